@@ -1,0 +1,209 @@
+"""The graph store's behaviour, written once. Each backend's test module subclasses
+``GraphStoreContract`` and provides a ``store`` fixture that yields an empty store."""
+
+from __future__ import annotations
+
+import pytest
+
+from devkb.errors import InvalidQueryError, SchemaMismatchError
+from devkb.store.models import Chunk, Document, Reference, SourceType, SyncState
+
+DIM = 4
+
+
+def doc(id: str, type: SourceType = SourceType.JIRA, **meta) -> Document:
+    return Document(
+        id=id,
+        type=type,
+        title=meta.pop("title", id.upper()),
+        url=f"https://example.test/{id}",
+        updated_at=meta.pop("updated_at", "2026-01-01T00:00:00+00:00"),
+        content_hash=meta.pop("content_hash", "h-" + id),
+        metadata=meta,
+        source=type.value.lower(),
+    )
+
+
+def chunks(d: Document, *texts_and_vectors: tuple[str, list[float]]) -> list[Chunk]:
+    return [
+        Chunk(id=Chunk.make_id(d.id, i, t), document_id=d.id, chunk_index=i, content=t, embedding=v, section=f"s{i}")
+        for i, (t, v) in enumerate(texts_and_vectors)
+    ]
+
+
+def seed(store) -> None:
+    store.ensure_schema("test-model", DIM)
+    a = doc("jira:PAY-1", project="PAY", status="Open", component=["ledger", "api"], title="Ledger drift")
+    b = doc("jira:PAY-2", project="PAY", status="Closed", updated_at="2026-03-01T00:00:00+00:00")
+    c = doc("confluence:page:10", SourceType.CONFLUENCE, space="PAY", title="Retry policy")
+    g = doc("github:acme/pay:commit:abc", SourceType.GITHUB, repository="acme/pay", kind="commit")
+    store.write_documents(
+        [
+            (a, chunks(a, ("the ledger balance drifts after refunds", [1, 0, 0, 0]), ("second part about api", [0.9, 0.1, 0, 0]))),
+            (b, chunks(b, ("webhook signature verification fails", [0, 1, 0, 0]))),
+            (c, chunks(c, ("retry with exponential backoff and jitter", [0, 0, 1, 0]))),
+            (g, chunks(g, ("PAY-1: fix ledger rounding", [0.7, 0, 0, 0.7]))),
+        ]
+    )
+    store.write_references(["jira:PAY-1"], [Reference("jira:PAY-1", "jira:PAY-2", "jira-issuelink", "relates to", "jira:PAY-1")])
+    store.write_references(
+        ["github:acme/pay:commit:abc"],
+        [Reference("jira:PAY-1", "github:acme/pay:commit:abc", "jira-key-in-commit-message", "PAY-1", "github:acme/pay:commit:abc")],
+    )
+    store.write_references(
+        ["jira:PAY-2"], [Reference("jira:PAY-2", "confluence:page:10", "jira-mentions-confluence-title", "Retry policy", "jira:PAY-2")]
+    )
+
+
+class GraphStoreContract:
+    def test_write_and_get_document(self, store):
+        seed(store)
+        got = store.get_document("jira:PAY-1")
+        assert got is not None
+        assert got.document.title == "Ledger drift"
+        assert got.document.metadata["component"] == ["ledger", "api"]
+        assert [c.chunk_index for c in got.chunks] == [0, 1]
+        assert got.chunks[0].section == "s0"
+        assert store.get_document("jira:NOPE-1") is None
+
+    def test_rewrite_replaces_chunks(self, store):
+        seed(store)
+        a = doc("jira:PAY-1", project="PAY", title="Ledger drift v2", content_hash="h2")
+        store.write_documents([(a, chunks(a, ("only one chunk now", [0, 0, 0, 1])))])
+        got = store.get_document("jira:PAY-1")
+        assert got.document.title == "Ledger drift v2"
+        assert [c.content for c in got.chunks] == ["only one chunk now"]
+        assert store.stats().chunks == 4
+        hits = store.vector_search([1, 0, 0, 0], top_k=10)
+        assert all(h.chunk.content != "the ledger balance drifts after refunds" for h in hits)
+
+    def test_content_hashes_and_ids(self, store):
+        seed(store)
+        assert store.content_hashes(["jira:PAY-1", "jira:X-1"]) == {"jira:PAY-1": "h-jira:PAY-1"}
+        assert store.document_ids(source="jira") == {"jira:PAY-1", "jira:PAY-2"}
+        assert store.document_ids(type=SourceType.CONFLUENCE) == {"confluence:page:10"}
+
+    def test_chunk_embeddings(self, store):
+        seed(store)
+        cid = store.get_document("jira:PAY-2").chunks[0].id
+        emb = store.chunk_embeddings([cid, "missing"])
+        assert list(emb) == [cid]
+        assert emb[cid] == pytest.approx([0, 1, 0, 0])
+
+    def test_vector_search_order_and_filters(self, store):
+        seed(store)
+        hits = store.vector_search([1, 0, 0, 0], top_k=3)
+        assert hits[0].document.id == "jira:PAY-1" and hits[0].chunk.chunk_index == 0
+        assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+        assert [h.score for h in hits] == sorted([h.score for h in hits], reverse=True)
+        only = store.vector_search([1, 0, 0, 0], top_k=5, types=[SourceType.GITHUB])
+        assert {h.document.id for h in only} == {"github:acme/pay:commit:abc"}
+        scoped = store.vector_search([1, 0, 0, 0], top_k=5, document_ids=["confluence:page:10"])
+        assert {h.document.id for h in scoped} == {"confluence:page:10"}
+        assert store.vector_search([1, 0, 0, 0], document_ids=[]) == []
+
+    def test_keyword_search(self, store):
+        seed(store)
+        hits = store.keyword_search("exponential backoff", top_k=5)
+        assert hits and hits[0].document.id == "confluence:page:10"
+        assert store.keyword_search("ledger", types=[SourceType.GITHUB])[0].document.id == "github:acme/pay:commit:abc"
+        # query syntax is never interpreted
+        for q in ['ledger" OR "x', "NEAR(a b)", "a AND OR NOT", "*", "'; DROP TABLE chunks; --", "-ledger", ""]:
+            store.keyword_search(q)
+        assert store.stats().chunks == 5
+
+    def test_neighbors_both_directions_and_kinds(self, store):
+        seed(store)
+        ns = store.neighbors(["jira:PAY-1"])
+        assert {(n.document.id, n.direction, n.kind) for n in ns} == {
+            ("jira:PAY-2", "out", "jira-issuelink"),
+            ("github:acme/pay:commit:abc", "out", "jira-key-in-commit-message"),
+        }
+        ins = store.neighbors(["jira:PAY-2"], direction="in")
+        assert [(n.document.id, n.evidence, n.via) for n in ins] == [("jira:PAY-1", "relates to", "jira:PAY-2")]
+        only = store.neighbors(["jira:PAY-1"], kinds=["jira-issuelink"])
+        assert [n.document.id for n in only] == ["jira:PAY-2"]
+        typed = store.neighbors(["jira:PAY-1"], types=[SourceType.GITHUB])
+        assert [n.document.id for n in typed] == ["github:acme/pay:commit:abc"]
+
+    def test_dangling_edges_hidden_until_target_exists(self, store):
+        seed(store)
+        store.write_references(
+            ["jira:PAY-1"],
+            [
+                Reference("jira:PAY-1", "jira:PAY-2", "jira-issuelink", "relates to", "jira:PAY-1"),
+                Reference("jira:PAY-1", "jira:PAY-9", "jira-issuelink", "depends on", "jira:PAY-1"),
+            ],
+        )
+        assert "jira:PAY-9" not in {n.document.id for n in store.neighbors(["jira:PAY-1"])}
+        d9 = doc("jira:PAY-9")
+        store.write_documents([(d9, chunks(d9, ("nine", [0, 0, 0, 1])))])
+        assert "jira:PAY-9" in {n.document.id for n in store.neighbors(["jira:PAY-1"])}
+
+    def test_references_replaced_per_owner(self, store):
+        seed(store)
+        store.write_references(["jira:PAY-1"], [])
+        assert [n.document.id for n in store.neighbors(["jira:PAY-1"])] == ["github:acme/pay:commit:abc"]
+        with pytest.raises(ValueError):
+            store.write_references(["jira:PAY-1"], [Reference("a", "b", "k", "", "jira:OTHER")])
+
+    def test_delete_removes_chunks_and_owned_edges(self, store):
+        seed(store)
+        assert store.delete_documents(["github:acme/pay:commit:abc", "missing"]) == 1
+        s = store.stats()
+        assert (s.documents, s.chunks, s.references) == (3, 4, 2)
+        assert store.vector_search([0.7, 0, 0, 0.7], top_k=10)[0].document.id != "github:acme/pay:commit:abc"
+        assert store.keyword_search("rounding") == []
+        assert store.get_document("github:acme/pay:commit:abc") is None
+
+    def test_find_documents(self, store):
+        seed(store)
+        assert [d.id for d in store.find_documents({"project": "pay", "status": "open"})] == ["jira:PAY-1"]
+        assert [d.id for d in store.find_documents({"component": "API"})] == ["jira:PAY-1"]
+        assert {d.id for d in store.find_documents({"status": ["Open", "Closed"]})} == {"jira:PAY-1", "jira:PAY-2"}
+        assert [d.id for d in store.find_documents(types=[SourceType.CONFLUENCE])] == ["confluence:page:10"]
+        assert [d.id for d in store.find_documents(title_contains="retry")] == ["confluence:page:10"]
+        assert [d.id for d in store.find_documents({"id": "JIRA:PAY-2"})] == ["jira:PAY-2"]
+        newest = store.find_documents(types=[SourceType.JIRA])
+        assert newest[0].id == "jira:PAY-2"
+        assert [d.id for d in store.find_documents(updated_from="2026-02-01", types=[SourceType.JIRA])] == ["jira:PAY-2"]
+        assert store.find_documents({"project": "PAY' OR '1'='1"}) == []
+        with pytest.raises(InvalidQueryError):
+            store.find_documents({"content) MATCH (n": "x"})
+        assert len(store.find_documents(limit=2)) == 2
+
+    def test_graph_page(self, store):
+        seed(store)
+        page = store.graph_page(limit=10)
+        assert {d.id for d in page.nodes} == {"jira:PAY-1", "jira:PAY-2", "confluence:page:10", "github:acme/pay:commit:abc"}
+        assert len(page.edges) == 3
+        small = store.graph_page(limit=1)
+        assert [d.id for d in small.nodes] == ["jira:PAY-1"] and small.edges == []
+        around = store.graph_page(limit=10, around=["confluence:page:10"])
+        assert {d.id for d in around.nodes} == {"confluence:page:10", "jira:PAY-2"}
+        kinds = store.graph_page(limit=10, kinds=["jira-issuelink"])
+        assert {e.kind for e in kinds.edges} == {"jira-issuelink"}
+
+    def test_stats(self, store):
+        seed(store)
+        s = store.stats()
+        assert (s.documents, s.chunks, s.references) == (4, 5, 3)
+        assert s.documents_by_type == {"JIRA": 2, "CONFLUENCE": 1, "GITHUB": 1}
+        assert s.references_by_kind["jira-issuelink"] == 1
+        assert (s.embedding_model, s.embedding_dimension) == ("test-model", DIM)
+
+    def test_schema_mismatch(self, store):
+        store.ensure_schema("test-model", DIM)
+        store.ensure_schema("test-model", DIM)
+        with pytest.raises(SchemaMismatchError, match="re-embed"):
+            store.ensure_schema("other-model", DIM)
+        with pytest.raises(SchemaMismatchError):
+            store.ensure_schema("test-model", DIM + 1)
+
+    def test_sync_state_roundtrip(self, store):
+        assert store.get_sync_state("jira") is None
+        store.save_sync_state(SyncState("jira", cursor="2026-01-01 10:00", counts={"documents": 3}, extra={"x": 1}))
+        store.save_sync_state(SyncState("github", last_error="boom"))
+        got = store.get_sync_state("jira")
+        assert (got.cursor, got.counts, got.extra) == ("2026-01-01 10:00", {"documents": 3}, {"x": 1})
+        assert [s.source for s in store.list_sync_states()] == ["github", "jira"]

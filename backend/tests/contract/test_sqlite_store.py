@@ -1,0 +1,74 @@
+"""The contract suite on the embedded SQLite backend, plus its own durability behaviour."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from devkb.store.sqlite import SQLiteGraphStore
+from tests.contract.store_contract import DIM, GraphStoreContract, chunks, doc, seed
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SQLiteGraphStore(tmp_path / "graph.sqlite")
+    yield s
+    s.close()
+
+
+class TestSQLiteGraphStore(GraphStoreContract):
+    pass
+
+
+def test_reopen_persists(tmp_path):
+    s = SQLiteGraphStore(tmp_path / "g.sqlite")
+    seed(s)
+    s.close()
+    again = SQLiteGraphStore(tmp_path / "g.sqlite")
+    assert again.stats().chunks == 5
+    assert again.vector_search([1, 0, 0, 0], top_k=1)[0].document.id == "jira:PAY-1"
+
+
+def test_failed_batch_rolls_back(tmp_path):
+    s = SQLiteGraphStore(tmp_path / "g.sqlite")
+    seed(s)
+    a = doc("jira:PAY-1", title="changed")
+    bad = chunks(a, ("x", [1, 0, 0, 0]))
+    dup = bad + bad  # duplicate chunk id violates uniqueness mid-batch
+    with pytest.raises(Exception):
+        s.write_documents([(a, dup)])
+    got = s.get_document("jira:PAY-1")
+    assert got.document.title == "Ledger drift" and len(got.chunks) == 2
+
+
+def test_second_connection_sees_writes_in_vector_index(tmp_path):
+    writer = SQLiteGraphStore(tmp_path / "g.sqlite")
+    reader = SQLiteGraphStore(tmp_path / "g.sqlite")
+    seed(writer)
+    assert reader.vector_search([0, 0, 1, 0], top_k=1)[0].document.id == "confluence:page:10"
+    writer.delete_documents(["confluence:page:10"])
+    assert all(h.document.id != "confluence:page:10" for h in reader.vector_search([0, 0, 1, 0], top_k=5))
+
+
+def test_reads_while_writing_from_threads(tmp_path):
+    s = SQLiteGraphStore(tmp_path / "g.sqlite")
+    s.ensure_schema("test-model", DIM)
+    errors: list[BaseException] = []
+
+    def write():
+        try:
+            for i in range(50):
+                d = doc(f"jira:T-{i}")
+                s.write_documents([(d, chunks(d, (f"text {i}", [1, i, 0, 0])))])
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=write)
+    t.start()
+    while t.is_alive():
+        s.vector_search([1, 0, 0, 0], top_k=3)
+        s.keyword_search("text")
+    t.join()
+    assert not errors
+    assert s.stats().documents == 50
