@@ -207,3 +207,18 @@ class GraphStoreContract:
         got = store.get_sync_state("jira")
         assert (got.cursor, got.counts, got.extra) == ("2026-01-01 10:00", {"documents": 3}, {"x": 1})
         assert [s.source for s in store.list_sync_states()] == ["github", "jira"]
+
+    def test_write_documents_with_references_is_one_step(self, store):
+        seed(store)
+        a = doc("jira:PAY-1", project="PAY", title="Ledger drift", content_hash="h3")
+        store.write_documents(
+            [(a, chunks(a, ("x", [1, 0, 0, 0])))],
+            references=[Reference("jira:PAY-1", "confluence:page:10", "jira-mentions-confluence-title", "Retry policy", "jira:PAY-1")],
+        )
+        out = {(n.document.id, n.kind) for n in store.neighbors(["jira:PAY-1"], direction="out")}
+        assert out == {
+            ("confluence:page:10", "jira-mentions-confluence-title"),
+            ("github:acme/pay:commit:abc", "jira-key-in-commit-message"),  # owned by the commit: kept
+        }
+        with pytest.raises(ValueError):
+            store.write_documents([(a, [])], references=[Reference("a", "b", "k", "", "jira:OTHER")])

@@ -38,8 +38,14 @@ class GraphStore(Protocol):
         or dimension."""
 
     # -- writes ---------------------------------------------------------------------------
-    def write_documents(self, items: Sequence[tuple[Document, Sequence[Chunk]]]) -> None:
-        """Upsert documents; each document's chunks are replaced by the given ones."""
+    def write_documents(
+        self,
+        items: Sequence[tuple[Document, Sequence[Chunk]]],
+        references: Sequence[Reference] | None = None,
+    ) -> None:
+        """Upsert documents; each document's chunks are replaced by the given ones. With
+        ``references``, the edges owned by these documents are replaced too — all in one
+        transaction, so a crash never leaves a document without its edges."""
 
     def write_references(self, owner_ids: Iterable[str], references: Sequence[Reference]) -> None:
         """Replace every edge owned by ``owner_ids`` with ``references`` (whose owners must be

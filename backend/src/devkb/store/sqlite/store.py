@@ -143,10 +143,18 @@ class SQLiteGraphStore:
             c.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dimension')")
 
     # -- writes ---------------------------------------------------------------------------
-    def write_documents(self, items: Sequence[tuple[Document, Sequence[Chunk]]]) -> None:
+    def write_documents(
+        self,
+        items: Sequence[tuple[Document, Sequence[Chunk]]],
+        references: Sequence[Reference] | None = None,
+    ) -> None:
         if not items:
             return
+        if references is not None:
+            self._check_owners({d.id for d, _ in items}, references)
         with self._write() as c:
+            if references is not None:
+                self._replace_references(c, [d.id for d, _ in items], references)
             for doc, chunks in items:
                 c.execute(
                     "INSERT INTO documents(id, type, title, url, updated_at, content_hash, metadata, source) "
@@ -181,19 +189,26 @@ class SQLiteGraphStore:
                     ],
                 )
 
-    def write_references(self, owner_ids: Iterable[str], references: Sequence[Reference]) -> None:
-        owners = list(dict.fromkeys(owner_ids))
-        owner_set = set(owners)
+    @staticmethod
+    def _check_owners(owner_set: set[str], references: Sequence[Reference]) -> None:
         for r in references:
             if r.owner_id not in owner_set:
                 raise ValueError(f"reference {r.from_id}->{r.to_id} has owner {r.owner_id!r} not in owner_ids")
+
+    @staticmethod
+    def _replace_references(c: sqlite3.Connection, owners: list[str], references: Sequence[Reference]) -> None:
+        for part in _chunks_of(owners):
+            c.execute(f"DELETE FROM refs WHERE owner_id IN ({_marks(len(part))})", part)
+        c.executemany(
+            "INSERT OR REPLACE INTO refs(from_id, to_id, kind, evidence, owner_id) VALUES (?, ?, ?, ?, ?)",
+            [(r.from_id, r.to_id, r.kind, r.evidence, r.owner_id) for r in references if r.from_id != r.to_id],
+        )
+
+    def write_references(self, owner_ids: Iterable[str], references: Sequence[Reference]) -> None:
+        owners = list(dict.fromkeys(owner_ids))
+        self._check_owners(set(owners), references)
         with self._write() as c:
-            for part in _chunks_of(owners):
-                c.execute(f"DELETE FROM refs WHERE owner_id IN ({_marks(len(part))})", part)
-            c.executemany(
-                "INSERT OR REPLACE INTO refs(from_id, to_id, kind, evidence, owner_id) VALUES (?, ?, ?, ?, ?)",
-                [(r.from_id, r.to_id, r.kind, r.evidence, r.owner_id) for r in references if r.from_id != r.to_id],
-            )
+            self._replace_references(c, owners, references)
 
     def delete_documents(self, document_ids: Iterable[str]) -> int:
         ids = list(dict.fromkeys(document_ids))

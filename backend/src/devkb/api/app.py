@@ -1,0 +1,79 @@
+"""The FastAPI app factory."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from devkb import __version__
+from devkb.api.routers import ask, documents, graph, health, sources, stats
+from devkb.container import Container, prepare_store, shutdown
+from devkb.errors import (
+    ConfigurationError,
+    DevkbError,
+    InvalidQueryError,
+    SchemaMismatchError,
+    StoreUnavailableError,
+    SyncInProgressError,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _errors(app: FastAPI) -> None:
+    def handler(status: int):
+        async def respond(_: Request, exc: Exception) -> JSONResponse:
+            return JSONResponse({"detail": str(exc)}, status_code=status)
+
+        return respond
+
+    app.add_exception_handler(InvalidQueryError, handler(400))
+    app.add_exception_handler(ConfigurationError, handler(400))
+    app.add_exception_handler(SyncInProgressError, handler(409))
+    app.add_exception_handler(StoreUnavailableError, handler(503))
+    app.add_exception_handler(SchemaMismatchError, handler(503))
+    app.add_exception_handler(DevkbError, handler(500))
+
+    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+            parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+        return JSONResponse({"detail": "; ".join(parts) or "invalid request"}, status_code=422)
+
+    app.add_exception_handler(RequestValidationError, validation)
+
+
+def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:
+    container = container or Container()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        prepare_store(container)
+        starters = getattr(container, "background_start", None)
+        if start_background and starters is not None:
+            starters()()
+        try:
+            yield
+        finally:
+            stoppers = getattr(container, "background_stop", None)
+            if stoppers is not None:
+                stoppers()()
+            shutdown(container)
+
+    app = FastAPI(
+        title="devkb",
+        version=__version__,
+        description="A knowledge base for software teams: Jira, Confluence and GitHub as a graph, answered with citations.",
+        lifespan=lifespan,
+    )
+    app.state.container = container
+    _errors(app)
+    for module in (health, ask, documents, graph, stats, sources):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,40 @@
+"""``Annotated`` dependency aliases: handlers ask for what they need by type."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from devkb.agent.ask_service import AskService
+from devkb.config.settings import Settings
+from devkb.container import Container
+from devkb.indexing.run_manager import RunManager
+from devkb.store.protocol import GraphStore
+
+
+def get_container(request: Request) -> Container:
+    return request.app.state.container
+
+
+def get_store(request: Request) -> GraphStore:
+    return request.app.state.container.store()
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.container.settings()
+
+
+def get_ask(request: Request) -> AskService:
+    return request.app.state.container.ask()
+
+
+def get_runs(request: Request) -> RunManager:
+    return request.app.state.container.runs()
+
+
+ContainerDep = Annotated[Container, Depends(get_container)]
+StoreDep = Annotated[GraphStore, Depends(get_store)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+AskDep = Annotated[AskService, Depends(get_ask)]
+RunsDep = Annotated[RunManager, Depends(get_runs)]

@@ -1,0 +1,189 @@
+"""Request and response models of the API (the OpenAPI schema the front end's client is generated from)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from devkb.store.models import SourceType
+
+SourceName = Literal["jira", "confluence", "github"]
+
+
+def parse_sources(v: list[str] | None) -> list[str] | None:
+    if v is None:
+        return None
+    out: list[str] = []
+    for item in v:
+        if not isinstance(item, str):
+            raise ValueError("sources must be strings")
+        t = SourceType.parse(item)  # raises ValueError with the allowed values
+        if t.value.lower() not in out:
+            out.append(t.value.lower())
+    return out
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"question": "How do we retry failed payment webhooks?", "sources": ["jira"]}]}
+    )
+
+    question: str = Field(..., min_length=1, max_length=100_000, description="The question (limit: DEVKB_MAX_QUESTION_CHARS, default 2000).")
+    sources: list[str] | None = Field(
+        None, description="Restrict to these sources: jira, confluence, github (case-insensitive).", max_length=3 * 4
+    )
+
+    @field_validator("question")
+    @classmethod
+    def _question(cls, v: str) -> str:
+        cleaned = "".join(ch for ch in v if ch in "\n\t" or (ord(ch) >= 32 and ord(ch) != 127)).strip()
+        if not cleaned:
+            raise ValueError("question must not be empty or whitespace only")
+        return cleaned
+
+    @field_validator("sources")
+    @classmethod
+    def _sources(cls, v: list[str] | None) -> list[str] | None:
+        return parse_sources(v)
+
+    def source_types(self) -> list[SourceType] | None:
+        return None if not self.sources else [SourceType.parse(s) for s in self.sources]
+
+
+class SourceCitation(BaseModel):
+    document_id: str
+    title: str
+    url: str
+    type: str
+    score: float
+    snippet: str
+
+
+class ToolCallOut(BaseModel):
+    tool: str
+    arguments: dict[str, Any]
+    result_count: int
+
+
+class AskResponse(BaseModel):
+    answer: str
+    sources: list[SourceCitation]
+    tool_calls: list[ToolCallOut] = Field(default_factory=list)
+    mode: Literal["llm", "extractive"] = "extractive"
+    session_id: str | None = None
+
+
+class ComponentHealth(BaseModel):
+    ok: bool
+    detail: str
+
+
+class HealthResponse(BaseModel):
+    status: Literal["ok", "degraded"]
+    store: ComponentHealth
+    embedder: ComponentHealth
+    llm: ComponentHealth
+
+
+class DocumentOut(BaseModel):
+    id: str
+    type: str
+    title: str
+    url: str
+    updated_at: str
+    metadata: dict[str, Any]
+    source: str
+
+
+class ChunkOut(BaseModel):
+    id: str
+    chunk_index: int
+    section: str
+    content: str
+
+
+class DocumentDetail(BaseModel):
+    document: DocumentOut
+    chunks: list[ChunkOut]
+
+
+class NeighborOut(BaseModel):
+    document: DocumentOut
+    kind: str
+    evidence: str
+    direction: Literal["out", "in"]
+
+
+class GraphNode(BaseModel):
+    id: str
+    type: str
+    title: str
+    url: str
+    metadata: dict[str, Any]
+
+
+class GraphEdge(BaseModel):
+    source: str
+    target: str
+    kind: str
+    evidence: str
+
+
+class GraphResponse(BaseModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+class StatsResponse(BaseModel):
+    documents: int
+    chunks: int
+    references: int
+    documents_by_type: dict[str, int]
+    references_by_kind: dict[str, int]
+    embedding_model: str | None
+    embedding_dimension: int | None
+
+
+class RunOut(BaseModel):
+    id: str
+    source: str
+    state: str
+    phase: str
+    done: int
+    total: int | None
+    documents_indexed: int
+    documents_unchanged: int
+    documents_deleted: int
+    chunks_written: int
+    chunks_embedded: int
+    references_written: int
+    retries: int
+    errors: list[str]
+    started_at: str | None
+    finished_at: str | None
+    full: bool
+
+
+class SourceOut(BaseModel):
+    name: str
+    type: str
+    status: Literal["idle", "running", "failed", "never-synced"]
+    schedule: str | None
+    last_success: str | None
+    last_error: str | None
+    next_run: str | None
+    counts: dict[str, int]
+    current_run: RunOut | None
+    last_run: RunOut | None
+    config: dict[str, Any]
+
+
+class SyncStarted(BaseModel):
+    run_id: str
+    source: str
+    status_url: str
+
+
+class ErrorResponse(BaseModel):
+    detail: str

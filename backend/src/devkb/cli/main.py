@@ -1,0 +1,246 @@
+"""``devkb``: index, sync, ask, serve, status — the same components as the server, from a shell.
+
+Exit codes: 0 ok, 1 a run or question failed, 2 bad input or configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Annotated, Optional
+
+import typer
+from tqdm import tqdm
+
+from devkb.container import Container, is_demo, prepare_store, shutdown
+from devkb.errors import ConfigurationError, DevkbError, SchemaMismatchError, SyncInProgressError
+from devkb.indexing.run_status import RunStatus
+from devkb.store.models import SourceType
+
+app = typer.Typer(help="devkb: a knowledge base for Jira, Confluence and GitHub.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+def _container() -> Container:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        c = Container()
+        c.settings()
+        return c
+    except Exception as e:  # pydantic ValidationError and ConfigurationError
+        _fail(f"invalid configuration: {e}")
+        raise
+
+
+def _sync(container: Container, names: list[str], full: bool, allow_mass_delete: bool = False) -> bool:
+    runs = container.runs()
+    ok = True
+    for name in names:
+        bar = tqdm(desc=f"{name}", unit="doc", dynamic_ncols=True, file=sys.stderr)
+
+        def progress(s: RunStatus) -> None:
+            if s.total is not None and bar.total != s.total:
+                bar.total = s.total
+            bar.n = s.done
+            bar.set_postfix(phase=s.phase, new=s.documents_indexed, same=s.documents_unchanged,
+                            deleted=s.documents_deleted, retries=s.retries, refresh=False)
+            bar.refresh()
+
+        try:
+            s = runs.run(name, full=full, on_progress=progress, allow_mass_delete=allow_mass_delete)
+            bar.close()
+            typer.echo(
+                f"{name}: {s.documents_indexed} indexed, {s.documents_unchanged} unchanged, "
+                f"{s.documents_deleted} deleted, {s.chunks_embedded} chunks embedded, "
+                f"{s.references_written} references, {s.retries} retries"
+            )
+        except SyncInProgressError as e:
+            bar.close()
+            typer.secho(f"{name}: {e}", fg=typer.colors.YELLOW, err=True)
+            ok = False
+        except DevkbError as e:
+            bar.close()
+            typer.secho(f"{name}: sync failed: {e}", fg=typer.colors.RED, err=True)
+            ok = False
+    return ok
+
+
+@app.command()
+def index(
+    source: Annotated[Optional[str], typer.Option("--source", "-s", help="Only this source.")] = None,
+    full: Annotated[bool, typer.Option(help="Re-read everything, not only changes.")] = False,
+) -> None:
+    """Index every configured source (or one), incrementally, with a progress bar."""
+    c = _container()
+    try:
+        prepare_store(c)
+        runs = c.runs()
+        names = [source] if source else runs.ordered_names()
+        for n in names:
+            runs.loader(n)
+        if is_demo(c.settings()):
+            typer.echo("no sources configured: indexing the built-in demo workspace", err=True)
+        if not _sync(c, names, full):
+            raise typer.Exit(1)
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def sync(
+    name: Annotated[str, typer.Argument(help="Source name (see `devkb sources`).")],
+    full: Annotated[bool, typer.Option(help="Re-read everything, not only changes.")] = False,
+    allow_mass_delete: Annotated[bool, typer.Option(help="Allow deleting more than half of the source's documents.")] = False,
+) -> None:
+    """Sync one source now, with a progress bar."""
+    c = _container()
+    try:
+        prepare_store(c)
+        c.runs().loader(name)
+        if not _sync(c, [name], full, allow_mass_delete):
+            raise typer.Exit(1)
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def sources() -> None:
+    """List the configured sources with their last sync."""
+    c = _container()
+    try:
+        store = prepare_store(c)
+        for cfg in c.sources():
+            st = store.get_sync_state(cfg.name)
+            last = st.last_success if st else None
+            err = f"  last error: {st.last_error}" if st and st.last_error else ""
+            counts = json.dumps(st.counts) if st else "{}"
+            typer.echo(f"{cfg.name:<16} {cfg.type:<11} schedule={cfg.schedule or 'manual':<8} last={last or 'never'} {counts}{err}")
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    source: Annotated[Optional[list[str]], typer.Option("--source", "-s", help="jira, confluence or github; repeatable.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole response as JSON.")] = False,
+) -> None:
+    """Ask a question and print the answer with its sources."""
+    if not question.strip():
+        _fail("the question is empty")
+    c = _container()
+    try:
+        types = [SourceType.parse(s) for s in source] if source else None
+    except ValueError as e:
+        _fail(str(e))
+        return
+    try:
+        prepare_store(c)
+        answer = c.ask().ask(question.strip(), types)
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+        return
+    finally:
+        shutdown(c)
+    if as_json:
+        typer.echo(json.dumps({"answer": answer.answer, "mode": answer.mode,
+                               "sources": [s.__dict__ for s in answer.sources],
+                               "tool_calls": [t.__dict__ for t in answer.tool_calls]}, indent=2))
+        return
+    typer.echo(answer.answer)
+    typer.echo(f"\n({answer.mode})")
+    for i, s in enumerate(answer.sources, 1):
+        typer.echo(f"[{i}] {s.title} — {s.url}")
+
+
+@app.command()
+def status() -> None:
+    """Store counts, embedding model and source states."""
+    c = _container()
+    try:
+        store = prepare_store(c)
+        s = store.stats()
+        typer.echo(f"store: {c.settings().store}  documents={s.documents} chunks={s.chunks} references={s.references}")
+        typer.echo(f"embedding: {s.embedding_model} ({s.embedding_dimension}-d)")
+        for t, n in sorted(s.documents_by_type.items()):
+            typer.echo(f"  {t:<11} {n}")
+        for k, n in sorted(s.references_by_kind.items()):
+            typer.echo(f"  edge {k:<34} {n}")
+        for st in store.list_sync_states():
+            typer.echo(f"source {st.source}: last success {st.last_success or 'never'}"
+                       + (f", last error: {st.last_error}" if st.last_error else ""))
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def serve(
+    host: Annotated[Optional[str], typer.Option(help="Bind address (default DEVKB_HOST).")] = None,
+    port: Annotated[Optional[int], typer.Option(help="Port (default DEVKB_PORT).")] = None,
+    index_first: Annotated[bool, typer.Option("--index/--no-index", help="Sync every source before serving.")] = False,
+) -> None:
+    """Serve the API (and the web app) with uvicorn."""
+    import uvicorn
+
+    from devkb.api.app import create_app
+
+    c = _container()
+    settings = c.settings()
+    if index_first:
+        try:
+            prepare_store(c)
+            _sync(c, c.runs().ordered_names(), full=False)
+        except (ConfigurationError, SchemaMismatchError) as e:
+            shutdown(c)
+            _fail(str(e))
+    try:
+        prepare_store(c)
+    except (ConfigurationError, SchemaMismatchError, DevkbError) as e:
+        shutdown(c)
+        _fail(str(e))
+    logging.getLogger().setLevel(logging.INFO)
+    uvicorn.run(create_app(c), host=host or settings.host, port=port or settings.port, log_level="info")
+
+
+@app.command()
+def reindex(
+    re_embed: Annotated[bool, typer.Option("--re-embed", help="Drop every chunk and embed again with the configured embedder.")] = False,
+) -> None:
+    """Index every source from scratch; with --re-embed, switch the store to the configured embedding model."""
+    c = _container()
+    try:
+        store = c.store()
+        if re_embed:
+            reset = getattr(store, "reset_embedding_model", None)
+            if reset is None:
+                _fail("this store cannot reset its embedding model")
+            reset()
+        prepare_store(c)
+        if not _sync(c, c.runs().ordered_names(), full=True):
+            raise typer.Exit(1)
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,90 @@
+"""All of devkb's configuration in one typed class: ``DEVKB_*`` environment variables and ``.env``.
+
+Secrets are ``SecretStr``: they never appear in logs, reprs, errors or API responses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DEVKB_", env_file=".env", extra="ignore")
+
+    # -- where things live --------------------------------------------------------------
+    data_dir: Path = Field(Path("data"), description="Directory of the embedded store and run state.")
+    sources_file: Path | None = Field(
+        None, description="YAML file with the sources and their schedules; unset = built-in demo workspace."
+    )
+
+    # -- store ------------------------------------------------------------------------------
+    store: Literal["sqlite", "neo4j"] = "sqlite"
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str = "neo4j"
+
+    # -- embedder ---------------------------------------------------------------------------
+    embedder: Literal["local", "onnx", "ollama", "openai"] = "local"
+    embed_batch_size: int = Field(32, ge=1, le=1024)
+    ollama_embed_model: str = "nomic-embed-text"
+    openai_embed_model: str = "text-embedding-3-small"
+
+    # -- LLM ---------------------------------------------------------------------------------
+    llm_provider: Literal["auto", "ollama", "openai", "none"] = "auto"
+    ollama_url: str = "http://127.0.0.1:11434"
+    ollama_model: str = "qwen2.5:3b"
+    openai_api_key: SecretStr | None = None
+    openai_model: str = "gpt-4o-mini"
+    openai_base_url: str | None = None
+    agent_max_steps: int = Field(6, ge=1, le=20)
+
+    # -- indexing -------------------------------------------------------------------------------
+    chunk_size: int = Field(1000, ge=200, le=8000, description="Target characters per chunk.")
+    chunk_overlap: int = Field(100, ge=0, le=2000)
+
+    # -- API ------------------------------------------------------------------------------------
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    api_key: SecretStr | None = None
+    cors_origins: list[str] = Field(default_factory=list)
+    cookie_secure: bool = False
+    max_question_chars: int = Field(2000, ge=10, le=100_000)
+    session_ttl_seconds: int = Field(24 * 3600, ge=60)
+    max_sessions: int = Field(10_000, ge=1)
+    history_limit: int = Field(50, ge=1, le=1000)
+    scheduler_enabled: bool = True
+
+    # -- sources (used when no sources file is given and not in demo mode) ------------------------
+    jira_url: str | None = None
+    jira_user: str | None = None
+    jira_token: SecretStr | None = None
+    jira_jql: str | None = None
+    confluence_url: str | None = None
+    confluence_user: str | None = None
+    confluence_token: SecretStr | None = None
+    github_url: str = "https://api.github.com"
+    github_token: SecretStr | None = None
+
+    @field_validator("data_dir")
+    @classmethod
+    def _absolute(cls, v: Path) -> Path:
+        return v.expanduser().resolve()
+
+    @model_validator(mode="after")
+    def _check(self) -> "Settings":
+        if self.store == "neo4j" and not self.neo4j_uri:
+            raise ValueError("DEVKB_STORE=neo4j needs DEVKB_NEO4J_URI (e.g. bolt://localhost:7687)")
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("DEVKB_CHUNK_OVERLAP must be smaller than DEVKB_CHUNK_SIZE")
+        if self.sources_file is not None and not self.sources_file.exists():
+            raise ValueError(f"DEVKB_SOURCES_FILE {self.sources_file} does not exist")
+        return self
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "graph.sqlite"

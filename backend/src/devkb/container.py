@@ -1,0 +1,142 @@
+"""The one place that wires devkb's components together (dependency-injector).
+
+    settings ─┬─ store (sqlite | neo4j)
+              ├─ embedder (local | onnx | ollama | openai)
+              ├─ source configs (sources file | DEVKB_JIRA_* | demo workspace) → loaders
+              ├─ link context builder → indexing pipeline → source sync → run manager
+              └─ hybrid search → ask service (→ agent)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+from dependency_injector import containers, providers
+
+from devkb.agent.ask_service import AskService
+from devkb.agent.hybrid_search import HybridSearch
+from devkb.config.settings import Settings
+from devkb.config.sources_file import SourceConfig, load_sources_file
+from devkb.errors import ConfigurationError
+from devkb.indexing.embedders.base import TextEmbedder
+from devkb.indexing.pipeline import IndexingPipeline
+from devkb.indexing.references.context_builder import LinkContextBuilder
+from devkb.indexing.references.extractor import ReferenceExtractor
+from devkb.indexing.run_manager import RunManager
+from devkb.indexing.sync import SourceSync
+from devkb.sources.registry import build_loader
+from devkb.store.protocol import GraphStore
+
+log = logging.getLogger(__name__)
+
+
+def build_store(settings: Settings) -> GraphStore:
+    if settings.store == "neo4j":
+        from devkb.store.neo4j.factory import build_neo4j_store
+
+        return build_neo4j_store(settings)
+    from devkb.store.sqlite import SQLiteGraphStore
+
+    return SQLiteGraphStore(settings.sqlite_path)
+
+
+def build_embedder(settings: Settings) -> TextEmbedder:
+    if settings.embedder == "local":
+        from devkb.indexing.embedders.local_minilm import LocalMiniLMEmbedder
+
+        return LocalMiniLMEmbedder(batch_size=settings.embed_batch_size)
+    if settings.embedder == "onnx":
+        from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
+
+        return OnnxMiniLMEmbedder(cache_dir=settings.data_dir / "models", batch_size=settings.embed_batch_size)
+    if settings.embedder == "ollama":
+        from devkb.indexing.embedders.ollama_embedder import OllamaEmbedder
+
+        return OllamaEmbedder(url=settings.ollama_url, model=settings.ollama_embed_model)
+    from devkb.indexing.embedders.openai_embedder import OpenAIEmbedder
+
+    if settings.openai_api_key is None:
+        raise ConfigurationError("DEVKB_EMBEDDER=openai needs DEVKB_OPENAI_API_KEY")
+    return OpenAIEmbedder(api_key=settings.openai_api_key, model=settings.openai_embed_model,
+                          base_url=settings.openai_base_url)
+
+
+def store_resource(settings: Settings) -> Iterator[GraphStore]:
+    store = build_store(settings)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def demo_resource() -> Iterator[list[SourceConfig]]:
+    """The built-in demo: emulators on loopback serving the demo dataset; yields its sources."""
+    from devkb.demo.workspace import start_demo
+
+    server, sources = start_demo()
+    try:
+        yield sources
+    finally:
+        server.stop()
+
+
+def source_configs(settings: Settings, demo: providers.Provider) -> list[SourceConfig]:
+    if settings.sources_file is not None:
+        return load_sources_file(Path(settings.sources_file))
+    if settings.jira_url:
+        return [
+            SourceConfig(name="jira", type="jira", url=settings.jira_url, user=settings.jira_user,
+                         token_env="DEVKB_JIRA_TOKEN" if settings.jira_token else None,
+                         jql=settings.jira_jql)
+        ]
+    return demo()
+
+
+def is_demo(settings: Settings) -> bool:
+    return settings.sources_file is None and not settings.jira_url
+
+
+class Container(containers.DeclarativeContainer):
+    settings = providers.Singleton(Settings)
+
+    store = providers.Resource(store_resource, settings)
+    embedder = providers.Singleton(build_embedder, settings)
+
+    demo = providers.Resource(demo_resource)
+    sources = providers.Singleton(source_configs, settings, demo.provider)
+    loaders = providers.Singleton(lambda cfgs: [build_loader(c) for c in cfgs if c.enabled], sources)
+
+    link_context = providers.Singleton(LinkContextBuilder, store, loaders)
+    extractor = providers.Singleton(ReferenceExtractor)
+    pipeline = providers.Singleton(
+        lambda s, store, emb, ext, ctx: IndexingPipeline(
+            store, emb, ext, ctx.current, chunk_size=s.chunk_size, chunk_overlap=s.chunk_overlap,
+            embed_batch_size=s.embed_batch_size,
+        ),
+        settings, store, embedder, extractor, link_context,
+    )
+    sync = providers.Singleton(
+        lambda store, pipeline, ctx: SourceSync(store, pipeline, before_run=ctx.refresh), store, pipeline, link_context
+    )
+    runs = providers.Singleton(RunManager, sync, loaders)
+
+    search = providers.Singleton(HybridSearch, store, embedder)
+    ask = providers.Singleton(AskService, search)
+
+
+def prepare_store(container: Container) -> GraphStore:
+    """Open the store and check it against the embedder (fails fast with a clear message)."""
+    store = container.store()
+    emb = container.embedder()
+    store.ensure_schema(emb.model_name, emb.dimension)
+    return store
+
+
+def shutdown(container: Container) -> None:
+    """Close what was opened (store connections or driver, demo emulators)."""
+    try:
+        container.shutdown_resources()
+    except Exception:  # noqa: BLE001
+        log.exception("shutting down resources failed")

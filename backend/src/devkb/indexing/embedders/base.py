@@ -1,0 +1,25 @@
+"""The embedder interface used by indexing (chunks) and retrieval (queries)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class TextEmbedder(Protocol):
+    model_name: str  # recorded in the store; a different one needs a re-embed
+    dimension: int
+
+    def warm_up(self) -> None:
+        """Load the model (never at import time)."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """``len(texts) × dimension`` float32, L2-normalised rows."""
+        ...
+
+    def check(self) -> str | None:
+        """``None`` when usable, else a message saying what is wrong."""
+        ...

@@ -1,0 +1,64 @@
+"""Builds the ``LinkContext`` for a sync run from the configured loaders and the store."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from devkb.indexing.references.context import LinkContext
+from devkb.sources.base import SourceLoader
+from devkb.store.models import SourceType, SyncState
+from devkb.store.protocol import GraphStore
+
+
+class LinkContextBuilder:
+    def __init__(self, store: GraphStore, loaders: Iterable[SourceLoader]) -> None:
+        self.store = store
+        self.loaders = list(loaders)
+        self._ctx = LinkContext()
+        self._lock = threading.Lock()
+
+    def current(self) -> LinkContext:
+        return self._ctx
+
+    def refresh(self, _loader: SourceLoader | None = None) -> LinkContext:
+        """Ask every loader for its hints (project keys, repos, URLs), remember them in the
+        store's sync state (so they survive a source being unreachable), and add what the store
+        knows (Confluence titles and URLs)."""
+        with self._lock:
+            ctx = LinkContext()
+            for loader in self.loaders:
+                hints: dict[str, Any] = {}
+                get = getattr(loader, "link_hints", None)
+                state = self.store.get_sync_state(loader.name)
+                if get is not None:
+                    try:
+                        hints = get()
+                        if state is not None or hints:
+                            state = state or SyncState(source=loader.name)
+                            state.extra = {**state.extra, "link_hints": hints}
+                            self.store.save_sync_state(state)
+                    except Exception:  # noqa: BLE001 - fall back to the last known hints
+                        hints = (state.extra.get("link_hints") if state else None) or {}
+                self._merge(ctx, hints)
+            for state in self.store.list_sync_states():
+                self._merge(ctx, state.extra.get("link_hints") or {})
+            for page in self.store.find_documents(types=[SourceType.CONFLUENCE], limit=1_000_000):
+                ctx.confluence_titles.setdefault(page.title.lower(), page.id)
+                for path in page.metadata.get("url_paths", []) or []:
+                    ctx.confluence_urls.setdefault(path, page.id)
+            self._ctx = ctx
+            return ctx
+
+    @staticmethod
+    def _merge(ctx: LinkContext, hints: dict[str, Any]) -> None:
+        ctx.project_keys.update(hints.get("project_keys", []))
+        ctx.jira_urls.update(hints.get("jira_urls", []))
+        ctx.github_repos.update(hints.get("github_repos", []))
+        for site in hints.get("doc_sites", []):
+            t = tuple(site)
+            if t not in ctx.doc_sites:
+                ctx.doc_sites.append(t)  # type: ignore[arg-type]
+        for repo, paths in (hints.get("repo_files") or {}).items():
+            ctx.repo_files.setdefault(repo, set()).update(paths)

@@ -1,0 +1,145 @@
+"""``JiraLoader``: JQL search with pagination, incremental by ``updated``, deletion sync by key list."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from atlassian import Jira
+from pydantic import SecretStr
+
+from devkb.errors import ConfigurationError
+from devkb.sources.base import LoadBatch
+from devkb.sources.http_retry import retrying_session
+from devkb.sources.jira.convert import issue_to_document, jira_doc_id, parse_jira_time
+from devkb.sources.retry import call_with_retry
+from devkb.store.models import SourceType
+
+log = logging.getLogger(__name__)
+_PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+@dataclass
+class JiraLoaderConfig:
+    name: str
+    url: str
+    user: str | None = None
+    token: SecretStr | None = None
+    projects: list[str] = field(default_factory=list)  # empty = every project the user can see
+    jql: str | None = None  # extra JQL restriction, AND-ed
+    browse_url: str | None = None  # base URL for citations (defaults to url)
+    page_size: int = 100
+    retries: int = 6
+    backoff: float = 0.5
+    timeout: float = 30.0
+
+
+class JiraLoader:
+    type = SourceType.JIRA
+
+    def __init__(self, config: JiraLoaderConfig, on_retry: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.name = config.name
+        self._on_retry = on_retry
+        self._client: Jira | None = None
+        for p in config.projects:
+            if not _PROJECT_KEY.match(p):
+                raise ConfigurationError(f"source {config.name}: invalid Jira project key {p!r}")
+
+    def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
+        self._on_retry = on_retry
+        self._client = None
+
+    @property
+    def client(self) -> Jira:
+        if self._client is None:
+            session = retrying_session(
+                retries=self.config.retries,
+                backoff_factor=self.config.backoff,
+                timeout=self.config.timeout,
+                on_retry=self._on_retry,
+            )
+            token = self.config.token.get_secret_value() if self.config.token else None
+            kwargs: dict[str, Any] = {"url": self.config.url, "cloud": False, "session": session}
+            if self.config.user and token:
+                kwargs.update(username=self.config.user, password=token)
+            elif token:
+                kwargs["token"] = token
+            self._client = Jira(**kwargs)
+        return self._client
+
+    def describe(self) -> dict[str, Any]:
+        return {"url": self.config.url, "projects": self.config.projects, "jql": self.config.jql}
+
+    # -- JQL ------------------------------------------------------------------------------
+    def _scope(self) -> list[str]:
+        clauses = []
+        if self.config.projects:
+            clauses.append("project in (" + ", ".join(self.config.projects) + ")")
+        if self.config.jql:
+            clauses.append(f"({self.config.jql})")
+        return clauses
+
+    @staticmethod
+    def _jql_time(cursor: str) -> str:
+        t = datetime.fromisoformat(cursor).astimezone(timezone.utc) - timedelta(minutes=1)
+        return t.strftime("%Y-%m-%d %H:%M")
+
+    def _search(self, jql: str, start: int, fields: str) -> dict[str, Any]:
+        return call_with_retry(
+            f"Jira search at {start}",
+            lambda: self.client.jql(jql, fields=fields, start=start, limit=self.config.page_size),
+            on_retry=self._on_retry,
+        )
+
+    def load(self, since: str | None) -> Iterator[LoadBatch]:
+        clauses = self._scope()
+        if since:
+            clauses.append(f'updated >= "{self._jql_time(since)}"')
+        jql = (" AND ".join(clauses) + " ORDER BY updated ASC, key ASC").strip()
+        start = 0
+        cursor = since
+        while True:
+            page = self._search(jql, start, "*all")
+            issues = page.get("issues") or []
+            if not issues:
+                break
+            docs = [issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues]
+            for i in issues:
+                t = parse_jira_time((i.get("fields") or {}).get("updated"))
+                if t is not None:
+                    iso = t.astimezone(timezone.utc).isoformat(timespec="seconds")
+                    cursor = iso if cursor is None or iso > cursor else cursor
+            yield LoadBatch(documents=docs, cursor=cursor, total=page.get("total"))
+            start += len(issues)
+            if start >= int(page.get("total") or 0):
+                break
+
+    def list_ids(self) -> set[str]:
+        jql = (" AND ".join(self._scope()) + " ORDER BY key ASC").strip()
+        ids: set[str] = set()
+        start = 0
+        while True:
+            page = self._search(jql, start, "key")
+            issues = page.get("issues") or []
+            ids.update(jira_doc_id(i["key"]) for i in issues)
+            start += len(issues)
+            if not issues or start >= int(page.get("total") or 0):
+                return ids
+
+    def link_hints(self) -> dict[str, Any]:
+        """What other sources need to recognise references to this Jira: project keys and URLs."""
+        urls = {self.config.url.rstrip("/")}
+        if self.config.browse_url:
+            urls.add(self.config.browse_url.rstrip("/"))
+        return {"project_keys": self.project_keys(), "jira_urls": sorted(urls)}
+
+    def project_keys(self) -> list[str]:
+        """Project keys visible to the user (learned, never hard-coded)."""
+        projects = call_with_retry("Jira projects", lambda: self.client.projects(), on_retry=self._on_retry)
+        return sorted(p["key"] for p in projects or [] if p.get("key"))
+

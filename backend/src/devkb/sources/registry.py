@@ -1,0 +1,48 @@
+"""Builds a loader for each configured source (the container's one place for it)."""
+
+from __future__ import annotations
+
+from devkb.config.sources_file import SourceConfig
+from devkb.errors import ConfigurationError
+from devkb.sources.base import SourceLoader
+from devkb.sources.jira import JiraLoader, JiraLoaderConfig
+
+
+def build_loader(cfg: SourceConfig) -> SourceLoader:
+    if not cfg.url and cfg.type != "github":
+        raise ConfigurationError(f"source {cfg.name}: url is required for {cfg.type}")
+    if cfg.type == "jira":
+        return JiraLoader(
+            JiraLoaderConfig(
+                name=cfg.name,
+                url=cfg.url or "",
+                user=cfg.user,
+                token=cfg.token(),
+                projects=cfg.projects,
+                jql=cfg.jql,
+                browse_url=cfg.browse_url,
+                page_size=cfg.page_size,
+            )
+        )
+    builders = _extra_builders()
+    if cfg.type in builders:
+        return builders[cfg.type](cfg)
+    raise ConfigurationError(f"source {cfg.name}: the {cfg.type} loader is not available")
+
+
+def _extra_builders() -> dict:
+    """Loaders of other source types register here (Confluence, GitHub)."""
+    found = {}
+    try:
+        from devkb.sources.confluence import build_confluence_loader
+
+        found["confluence"] = build_confluence_loader
+    except ImportError:
+        pass
+    try:
+        from devkb.sources.github import build_github_loader
+
+        found["github"] = build_github_loader
+    except ImportError:
+        pass
+    return found

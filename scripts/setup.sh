@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Create or update the Python virtual environment (.venv) and, when a front end exists, its
+# npm packages and build. Re-runs are cheap: each step is skipped while its inputs are unchanged.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+mkdir -p .cache
+
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv with $($PY --version)"
+  "$PY" -m venv .venv
+fi
+STAMP=.cache/venv.stamp
+WANT=$(cat backend/pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
+  echo "==> installing Python packages"
+  .venv/bin/python -m pip install -q --upgrade pip
+  # torch first, pinned: the CPU wheel for 2.13.0 is on this machine's disk
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+  .venv/bin/python -m pip install -q -e "backend[dev]"
+  echo "$WANT" > "$STAMP"
+fi
+
+if [ -f frontend/package.json ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
+  bash scripts/build_frontend.sh
+fi
