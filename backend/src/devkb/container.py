@@ -4,7 +4,10 @@
               ├─ embedder (local | onnx | ollama | openai)
               ├─ source configs (sources file | DEVKB_JIRA_* | demo workspace) → loaders
               ├─ link context builder → indexing pipeline → source sync → run manager
-              └─ hybrid search → ask service (→ agent)
+              ├─ hybrid search → toolbox (RAGSearch, GraphQuery, FetchNeighbors, FilterDocs)
+              │     → planner (rules, no LLM) ─┐
+              ├─ llm provider (auto | ollama | openai | none) → agent runner ─┴→ ask service
+              └─ chat memory (sessions), llm status (for /health)
 """
 
 from __future__ import annotations
@@ -15,8 +18,13 @@ from pathlib import Path
 
 from dependency_injector import containers, providers
 
+from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.ask_service import AskService
 from devkb.agent.hybrid_search import HybridSearch
+from devkb.agent.planner import Planner
+from devkb.agent.providers import LlmProvider
+from devkb.agent.tools import Toolbox
+from devkb.api.sessions import ChatMemory
 from devkb.config.settings import Settings
 from devkb.config.sources_file import SourceConfig, load_sources_file
 from devkb.errors import ConfigurationError
@@ -32,11 +40,7 @@ from devkb.store.protocol import GraphStore
 log = logging.getLogger(__name__)
 
 
-def build_store(settings: Settings) -> GraphStore:
-    if settings.store == "neo4j":
-        from devkb.store.neo4j.factory import build_neo4j_store
-
-        return build_neo4j_store(settings)
+def build_sqlite_store(settings: Settings) -> GraphStore:
     from devkb.store.sqlite import SQLiteGraphStore
 
     return SQLiteGraphStore(settings.sqlite_path)
@@ -64,7 +68,18 @@ def build_embedder(settings: Settings) -> TextEmbedder:
 
 
 def store_resource(settings: Settings) -> Iterator[GraphStore]:
-    store = build_store(settings)
+    """The configured store; for Neo4j the container owns the driver and closes it here."""
+    if settings.store == "neo4j":
+        from devkb.store.neo4j import Neo4jGraphStore
+        from devkb.store.neo4j.factory import create_driver
+
+        driver = create_driver(settings)
+        try:
+            yield Neo4jGraphStore(driver, settings.neo4j_database)
+        finally:
+            driver.close()
+        return
+    store = build_sqlite_store(settings)
     try:
         yield store
     finally:
@@ -92,6 +107,14 @@ def source_configs(settings: Settings, demo: providers.Provider) -> list[SourceC
                          jql=settings.jira_jql)
         ]
     return demo()
+
+
+def known_project_keys(store: GraphStore) -> set[str]:
+    """Jira project keys the sources reported at their last sync (their link hints)."""
+    keys: set[str] = set()
+    for state in store.list_sync_states():
+        keys.update((state.extra.get("link_hints") or {}).get("project_keys", []))
+    return keys
 
 
 def is_demo(settings: Settings) -> bool:
@@ -123,13 +146,30 @@ class Container(containers.DeclarativeContainer):
     runs = providers.Singleton(RunManager, sync, loaders)
 
     search = providers.Singleton(HybridSearch, store, embedder)
-    ask = providers.Singleton(AskService, search)
+    project_keys = providers.Singleton(lambda store: (lambda: known_project_keys(store)), store)
+    toolbox = providers.Singleton(Toolbox, store, search, project_keys)
+    planner = providers.Singleton(Planner, toolbox, project_keys)
+    llm = providers.Singleton(LlmProvider, settings)
+    llm_status = providers.Singleton(lambda llm: llm.status, llm)
+    agent_runner = providers.Singleton(
+        lambda s, toolbox, planner: AgentRunner(toolbox, planner, max_steps=s.agent_max_steps),
+        settings, toolbox, planner,
+    )
+    ask = providers.Singleton(AskService, planner, agent_runner, llm)
+    chat_memory = providers.Singleton(
+        lambda s: ChatMemory(ttl_seconds=s.session_ttl_seconds, max_sessions=s.max_sessions,
+                             history_limit=s.history_limit),
+        settings,
+    )
 
 
 def prepare_store(container: Container) -> GraphStore:
     """Open the store and check it against the embedder (fails fast with a clear message)."""
     store = container.store()
     emb = container.embedder()
+    verify = getattr(store, "verify", None)
+    if verify is not None:
+        verify(emb.model_name, emb.dimension)  # reachable, authenticated, same embedding dimension
     store.ensure_schema(emb.model_name, emb.dimension)
     return store
 

@@ -238,6 +238,50 @@ def reindex(
         shutdown(c)
 
 
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Target backend: neo4j.")],
+    allow_non_empty: Annotated[bool, typer.Option(help="Copy into a target that already holds documents.")] = False,
+) -> None:
+    """Copy the embedded store into Neo4j (DEVKB_NEO4J_*) without re-embedding."""
+    from devkb.container import store_resource
+    from devkb.store.migrate import migrate as copy_store
+
+    if to != "neo4j":
+        _fail(f"--to must be neo4j, not {to!r}")
+    c = _container()
+    settings = c.settings()
+    if not settings.neo4j_uri:
+        _fail("set DEVKB_NEO4J_URI (and DEVKB_NEO4J_USER, DEVKB_NEO4J_PASSWORD) to the target server")
+    source_settings = settings.model_copy(update={"store": "sqlite"})
+    target_settings = settings.model_copy(update={"store": "neo4j"})
+    src_res, dst_res = store_resource(source_settings), store_resource(target_settings)
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage) or bars.setdefault(stage, tqdm(desc=stage, total=total, file=sys.stderr))
+        bar.n = done
+        bar.refresh()
+
+    try:
+        source, target = next(src_res), next(dst_res)
+        verify = getattr(target, "verify", None)
+        if verify is not None:
+            verify()
+        report = copy_store(source, target, progress, require_empty_target=not allow_non_empty)
+        for bar in bars.values():
+            bar.close()
+        typer.echo(
+            f"copied {report.documents} documents, {report.chunks} chunks, {report.references} references, "
+            f"{report.sync_states} sync states to {settings.neo4j_uri} (no re-embedding)"
+        )
+    except DevkbError as e:
+        _fail(str(e), 1)
+    finally:
+        for res in (src_res, dst_res):
+            res.close()
+
+
 def main() -> None:  # pragma: no cover
     app()
 

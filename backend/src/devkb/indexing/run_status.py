@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -46,10 +47,9 @@ class RunStatus:
                 self.errors.append(message)
 
     def snapshot(self) -> dict[str, Any]:
+        # not asdict(): it deep-copies every field, and a Lock cannot be copied
         with self._lock:
-            d = asdict(self)  # type: ignore[call-overload]
-        d.pop("_lock", None)
-        return d
+            return {f.name: copy.copy(getattr(self, f.name)) for f in fields(self) if f.name != "_lock"}
 
     @property
     def finished(self) -> bool:

@@ -76,7 +76,22 @@ class SourceSync:
                     f"{len(stale)} of them; check the source's credentials and scope, then run `devkb sync "
                     f"{loader.name} --full --allow-mass-delete`"
                 )
+            # Documents of this source linked to the deleted ones may have changed without their
+            # `updated` moving (Jira drops the link on the other issue): fetch them again.
+            affected = sorted(
+                {n.document.id for n in self.store.neighbors(sorted(stale), "both", limit=10_000)
+                 if n.document.source == loader.name} - stale
+            ) if stale else []
             status.update(documents_deleted=self.store.delete_documents(sorted(stale)))
+            fetch = getattr(loader, "fetch", None)
+            if affected and fetch is not None:
+                result = self.pipeline.run(fetch(affected), loader.name)
+                status.update(
+                    documents_indexed=status.documents_indexed + result.documents_written,
+                    chunks_written=status.chunks_written + result.chunks_written,
+                    references_written=status.references_written + result.references_written,
+                    chunks_embedded=self.pipeline.chunk_embedder.embedded - embedded_before,
+                )
             state.last_success = utc_now()
             state.last_error = None
             state.counts = {

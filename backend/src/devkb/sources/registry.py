@@ -46,3 +46,8 @@ def _extra_builders() -> dict:
     except ImportError:
         pass
     return found
+
+
+def available_types() -> set[str]:
+    """Source types whose loader is installed."""
+    return {"jira", *_extra_builders()}

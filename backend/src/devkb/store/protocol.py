@@ -120,6 +120,10 @@ class GraphStore(Protocol):
         """Up to ``limit`` documents — the best connected first, or ``around`` ids and their
         neighbours — with the REFERENCES edges among them."""
 
+    def all_references(self) -> list[Reference]:
+        """Every stored edge with its owner, including edges whose other end is missing
+        (used to migrate one store into another)."""
+
     def stats(self) -> StoreStats: ...
 
     # -- sync state -----------------------------------------------------------------------

@@ -3,6 +3,8 @@ document id, position and text) is already in the store."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from haystack import Document as HsDocument
 from haystack import component
 
@@ -26,14 +28,11 @@ class ChunkEmbedder:
     def run(self, chunks: list[HsDocument]) -> dict[str, list[HsDocument]]:
         known = self.store.chunk_embeddings([c.id for c in chunks]) if chunks else {}
         todo = [c for c in chunks if c.id not in known]
-        for c in chunks:
-            if c.id in known:
-                c.embedding = known[c.id]
+        vectors: dict[str, list[float]] = dict(known)
         for i in range(0, len(todo), self.batch_size):
             batch = todo[i : i + self.batch_size]
-            vectors = self.embedder.embed([c.content or "" for c in batch])
-            for c, v in zip(batch, vectors, strict=True):
-                c.embedding = v.tolist()
+            for c, v in zip(batch, self.embedder.embed([c.content or "" for c in batch]), strict=True):
+                vectors[c.id] = v.tolist()
         self.embedded += len(todo)
         self.reused += len(chunks) - len(todo)
-        return {"chunks": chunks}
+        return {"chunks": [replace(c, embedding=vectors[c.id]) for c in chunks]}

@@ -16,7 +16,7 @@ from devkb.indexing.references.context import LinkContext
 from devkb.sources.base import SourceDocument
 from devkb.store.models import Reference, SourceType
 
-ISSUE_KEY = re.compile(r"(?<![A-Za-z0-9_\-/])([A-Z][A-Z0-9]+)-([1-9][0-9]*)(?![A-Za-z0-9_])")
+ISSUE_KEY = re.compile(r"(?<![A-Za-z0-9_\-])([A-Z][A-Z0-9]+)-([1-9][0-9]*)(?![A-Za-z0-9_])")
 
 Rule = Callable[[SourceDocument, LinkContext], Iterable[Reference]]
 

@@ -7,12 +7,17 @@ chunk is split on paragraph, line, sentence and word boundaries by Haystack's
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from haystack import Document as HsDocument
 from haystack.components.preprocessors import RecursiveDocumentSplitter
 
 from devkb.indexing.splitting.sections import Section
+
+
+# Haystack warns when an overlap repeats the previous chunk's tail; that is expected for short tails.
+logging.getLogger("haystack.components.preprocessors.recursive_splitter").setLevel(logging.ERROR)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from atlassian import Jira
 from pydantic import SecretStr
 
 from devkb.errors import ConfigurationError
-from devkb.sources.base import LoadBatch
+from devkb.sources.base import LoadBatch, SourceDocument
 from devkb.sources.http_retry import retrying_session
 from devkb.sources.jira.convert import issue_to_document, jira_doc_id, parse_jira_time
 from devkb.sources.retry import call_with_retry
@@ -21,6 +21,7 @@ from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
 _PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9_]*-[0-9]+$")
 
 
 @dataclass
@@ -90,11 +91,14 @@ class JiraLoader:
         return t.strftime("%Y-%m-%d %H:%M")
 
     def _search(self, jql: str, start: int, fields: str) -> dict[str, Any]:
-        return call_with_retry(
-            f"Jira search at {start}",
-            lambda: self.client.jql(jql, fields=fields, start=start, limit=self.config.page_size),
-            on_retry=self._on_retry,
-        )
+        def call() -> dict[str, Any]:
+            page = self.client.jql(jql, fields=fields, start=start, limit=self.config.page_size)
+            # atlassian-python-api returns the raw text when the body is not JSON
+            if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
+                raise ValueError(f"invalid JSON in Jira search response: {str(page)[:80]!r}")
+            return page
+
+        return call_with_retry(f"Jira search at {start}", call, on_retry=self._on_retry)
 
     def load(self, since: str | None) -> Iterator[LoadBatch]:
         clauses = self._scope()
@@ -119,6 +123,22 @@ class JiraLoader:
             if start >= int(page.get("total") or 0):
                 break
 
+    def fetch(self, document_ids: list[str]) -> list[SourceDocument]:
+        """The current version of the given issues (those that still exist)."""
+        keys = [i.split(":", 1)[1] for i in document_ids if i.startswith("jira:")]
+        docs: list[SourceDocument] = []
+        for i in range(0, len(keys), 50):
+            jql = "key in (" + ", ".join(k for k in keys[i : i + 50] if _ISSUE_KEY.match(k)) + ")"
+            start = 0
+            while True:
+                page = self._search(jql, start, "*all")
+                issues = page.get("issues") or []
+                docs += [issue_to_document(x, self.config.browse_url or self.config.url, self.name) for x in issues]
+                start += len(issues)
+                if not issues or start >= int(page.get("total") or 0):
+                    break
+        return docs
+
     def list_ids(self) -> set[str]:
         jql = (" AND ".join(self._scope()) + " ORDER BY key ASC").strip()
         ids: set[str] = set()
@@ -140,6 +160,12 @@ class JiraLoader:
 
     def project_keys(self) -> list[str]:
         """Project keys visible to the user (learned, never hard-coded)."""
-        projects = call_with_retry("Jira projects", lambda: self.client.projects(), on_retry=self._on_retry)
-        return sorted(p["key"] for p in projects or [] if p.get("key"))
+        def call() -> list[dict[str, Any]]:
+            projects = self.client.projects()
+            if not isinstance(projects, list):
+                raise ValueError(f"invalid JSON in Jira project list: {str(projects)[:80]!r}")
+            return projects
+
+        projects = call_with_retry("Jira projects", call, on_retry=self._on_retry)
+        return sorted(p["key"] for p in projects if isinstance(p, dict) and p.get("key"))
 

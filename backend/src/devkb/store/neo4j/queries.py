@@ -86,7 +86,9 @@ GRAPH_SCHEMA = (
 
 
 def property_keys() -> list[str]:
-    keys = set(DOCUMENT_PROPERTIES) | set(CHUNK_PROPERTIES)
+    """Property names the statements read, plus keys of UNWIND row maps the analysis cannot tell
+    apart from properties (``row.from_id``)."""
+    keys = set(DOCUMENT_PROPERTIES) | set(CHUNK_PROPERTIES) | {"from_id", "to_id"}
     keys |= {"kind", "evidence", "owner_id", "key", "embedding_model", "embedding_dimension"}
     keys |= {"schema_version", "state"}
     keys |= {meta_property(f) for f, where in FIND_FIELDS.items() if where == "metadata"}

@@ -540,6 +540,13 @@ class SQLiteGraphStore:
         )
         return [Reference(*r) for r in rows]
 
+    def all_references(self) -> list[Reference]:
+        """Every stored edge with its owner, dangling ones included (for migration)."""
+        rows = self._conn().execute(
+            "SELECT from_id, to_id, kind, evidence, owner_id FROM refs ORDER BY owner_id, from_id, to_id, kind"
+        )
+        return [Reference(*r) for r in rows]
+
     def stats(self) -> StoreStats:
         conn = self._conn()
         by_type = dict(conn.execute("SELECT type, count(*) FROM documents GROUP BY type").fetchall())

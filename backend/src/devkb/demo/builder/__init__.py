@@ -1,0 +1,1 @@
+"""Assembly of the demo data from ``content/``: one module per system, plus edges, README and checks."""

@@ -1,0 +1,51 @@
+"""``python -m devkb.emulators --dataset DIR --port N``: serve Jira, Confluence and GitHub.
+
+Jira listens on N, Confluence on N+1, GitHub on N+2 (``--port 0``: free ports). The dataset
+defaults to the packaged demo workspace (``devkb/demo/data``). Stops on Ctrl-C / SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from pathlib import Path
+
+from devkb.emulators.dataset import Dataset
+from devkb.emulators.server import EmulatorSuite
+
+DEMO_DATASET = Path(__file__).resolve().parents[1] / "demo" / "data"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse arguments, start the suite, print the URLs and wait for a stop signal."""
+    parser = argparse.ArgumentParser(prog="python -m devkb.emulators", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--dataset", type=Path, default=DEMO_DATASET, help="dataset directory (default: demo data)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, default=8580, help="Jira port; Confluence +1, GitHub +2 (0: free ports)"
+    )
+    parser.add_argument("--verbose", action="store_true", help="log every request")
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(asctime)s %(message)s"
+    )
+
+    dataset = Dataset.load(args.dataset)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with EmulatorSuite(dataset, host=args.host, base_port=args.port or None) as suite:
+        print(f"jira       {suite.jira_url}", flush=True)
+        print(f"confluence {suite.confluence_url}", flush=True)
+        print(f"github     {suite.github_url}", flush=True)
+        try:
+            stop.wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
