@@ -31,3 +31,45 @@ def fluid_dir() -> Path:
     if not (FLUID_DIR / "jira" / "issues.jsonl.gz").exists():
         pytest.skip(f"the Fluid corpus is not at {FLUID_DIR} (../shared/data/fluid); corpus tests skipped")
     return FLUID_DIR
+
+
+@pytest.fixture(scope="session")
+def agent_corpus(tmp_path_factory, embedder) -> Path:
+    """The agent tests' small three-source corpus (``tests/agent_corpus.py``), indexed once per
+    session with the real pipeline and embedder; returns the directory holding ``graph.sqlite``.
+    Open it read-only in tests, or copy it when a test writes."""
+    from tests.agent_corpus import build_store
+
+    d = tmp_path_factory.mktemp("agent-corpus")
+    build_store(d / "graph.sqlite", embedder).close()
+    return d
+
+
+@pytest.fixture
+def agent_store(agent_corpus):
+    """A connection to the agent corpus store."""
+    from devkb.store.sqlite import SQLiteGraphStore
+
+    s = SQLiteGraphStore(agent_corpus / "graph.sqlite")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def agent_toolbox(agent_store, embedder):
+    """The four tools over the agent corpus."""
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.tools import Toolbox
+
+    return Toolbox(agent_store, HybridSearch(agent_store, embedder), lambda: {"PAY"})
+
+
+@pytest.fixture(scope="session")
+def demo_workspace(tmp_path_factory, embedder):
+    """The demo workspace indexed once per session (emulators on loopback, a sources file, an
+    indexed data directory); see ``tests/demo_workspace.py``. Copy its data before writing."""
+    from tests.demo_workspace import build_demo_workspace
+
+    ws = build_demo_workspace(tmp_path_factory.mktemp("demo-workspace"), embedder)
+    yield ws
+    ws.suite.stop()

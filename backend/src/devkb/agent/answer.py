@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+Mode = Literal["llm", "extractive"]
 
 
 @dataclass
@@ -29,3 +31,21 @@ class Answer:
     sources: list[Citation]
     tool_calls: list[ToolCall] = field(default_factory=list)
     mode: str = "extractive"  # llm | extractive
+    # the question as answered: a follow-up rewritten from the history by the LLM, else as asked
+    question: str = ""
+    # which LLM provider answered ("ollama", "openai") or "none"; why it fell back, when it did
+    provider: str = "none"
+    note: str | None = None
+
+    @property
+    def document_ids(self) -> list[str]:
+        return [c.document_id for c in self.sources]
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    """One earlier message of the conversation, as the agent needs it."""
+
+    role: Literal["user", "assistant"]
+    content: str
+    document_ids: tuple[str, ...] = ()

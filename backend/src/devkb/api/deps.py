@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from devkb.agent.ask_service import AskService
+from devkb.api.sessions import ChatMemory
 from devkb.config.settings import Settings
 from devkb.container import Container
 from devkb.indexing.run_manager import RunManager
@@ -33,8 +34,19 @@ def get_runs(request: Request) -> RunManager:
     return request.app.state.container.runs()
 
 
+def get_memory(request: Request) -> ChatMemory:
+    return request.app.state.container.chat_memory()
+
+
+def get_session_id(request: Request) -> str:
+    """The session the ``SessionMiddleware`` attached to this request."""
+    return request.state.session_id
+
+
 ContainerDep = Annotated[Container, Depends(get_container)]
 StoreDep = Annotated[GraphStore, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 AskDep = Annotated[AskService, Depends(get_ask)]
 RunsDep = Annotated[RunManager, Depends(get_runs)]
+MemoryDep = Annotated[ChatMemory, Depends(get_memory)]
+SessionDep = Annotated[str, Depends(get_session_id)]

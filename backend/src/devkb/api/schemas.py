@@ -72,6 +72,26 @@ class AskResponse(BaseModel):
     tool_calls: list[ToolCallOut] = Field(default_factory=list)
     mode: Literal["llm", "extractive"] = "extractive"
     session_id: str | None = None
+    question: str | None = Field(None, description="The question as answered (a follow-up rewritten by the LLM).")
+    provider: str | None = Field(None, description="ollama, openai or none.")
+    note: str | None = Field(None, description="Why the answer is extractive although an LLM is configured.")
+
+
+class ChatMessageOut(BaseModel):
+    role: Literal["user", "assistant"]
+    content: str
+    timestamp: str
+    sources: list[SourceCitation] = Field(default_factory=list)
+
+
+class ChatHistoryResponse(BaseModel):
+    session_id: str
+    messages: list[ChatMessageOut]
+
+
+class ChatClearResponse(BaseModel):
+    session_id: str
+    cleared: int
 
 
 class ComponentHealth(BaseModel):

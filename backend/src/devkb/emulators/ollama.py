@@ -32,9 +32,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -60,19 +60,19 @@ class ModelTurn:
     error: str = ""
 
     @classmethod
-    def say(cls, text: str) -> "ModelTurn":
+    def say(cls, text: str) -> ModelTurn:
         return cls(content=text)
 
     @classmethod
-    def call(cls, tool: str, **arguments: Any) -> "ModelTurn":
+    def call(cls, tool: str, **arguments: Any) -> ModelTurn:
         return cls(tool_calls=(ToolCallSpec(tool, arguments),))
 
     @classmethod
-    def calls(cls, *calls: tuple[str, dict[str, Any]], content: str = "") -> "ModelTurn":
+    def calls(cls, *calls: tuple[str, dict[str, Any]], content: str = "") -> ModelTurn:
         return cls(content=content, tool_calls=tuple(ToolCallSpec(n, a) for n, a in calls))
 
     @classmethod
-    def fail(cls, status: int = 500, error: str = "llama runner process has terminated") -> "ModelTurn":
+    def fail(cls, status: int = 500, error: str = "llama runner process has terminated") -> ModelTurn:
         return cls(status=status, error=error)
 
 
@@ -109,7 +109,7 @@ class OllamaEmulator:
     def model(self) -> str:
         return self.models[0]
 
-    def start(self) -> "OllamaEmulator":
+    def start(self) -> Self:
         if self._thread is None:
             self._thread = threading.Thread(target=self._server.serve_forever, name="ollama-emulator", daemon=True)
             self._thread.start()
@@ -122,7 +122,7 @@ class OllamaEmulator:
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> "OllamaEmulator":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -168,7 +168,7 @@ class OllamaEmulator:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _model_entry(name: str) -> dict[str, Any]:
@@ -239,10 +239,10 @@ def _handler_for(emulator: OllamaEmulator) -> type[BaseHTTPRequestHandler]:
             self.wfile.flush()
 
         # -- routes ---------------------------------------------------------------------
-        def do_HEAD(self) -> None:  # noqa: N802
+        def do_HEAD(self) -> None:
             self._text(200, "Ollama is running") if self.path == "/" else self._text(404, "404 page not found")
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             emulator._record("GET", self.path, {})
             if self.path == "/":
                 self._text(200, "Ollama is running")
@@ -253,7 +253,7 @@ def _handler_for(emulator: OllamaEmulator) -> type[BaseHTTPRequestHandler]:
             else:
                 self._text(404, "404 page not found")
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = self._body()
             emulator._record("POST", self.path, body or {})
             if body is None:

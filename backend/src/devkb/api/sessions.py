@@ -1,0 +1,198 @@
+"""Chat sessions: an HTTP-only cookie ``X-Session-ID`` and a server-side, thread-safe memory.
+
+The middleware gives every request to the chat endpoints (``/ask``, ``/chat``) a session:
+the id from the ``X-Session-ID`` cookie (or request header, for non-browser clients) when it is
+a well-formed UUID4 that this server issued and that has not expired; otherwise a new one. A
+forged, malformed or expired id is never an error and never adopted — the client silently gets
+a fresh session. The id is set as a cookie (HTTP-only, SameSite=Lax, 30 days, ``Secure`` from
+``DEVKB_COOKIE_SECURE``) and echoed as the ``X-Session-ID`` response header.
+
+``ChatMemory`` keeps, per session, the last ``history_limit`` messages (FIFO), drops sessions
+idle for ``ttl_seconds``, and holds at most ``max_sessions`` (least recently used evicted).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+COOKIE = "X-Session-ID"
+HEADER = b"x-session-id"
+COOKIE_MAX_AGE = 30 * 24 * 3600
+SESSION_PATHS = ("/ask", "/chat")
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    role: str  # user | assistant
+    content: str
+    timestamp: str  # ISO-8601, UTC
+    sources: tuple[dict[str, Any], ...] = ()  # citations of an assistant message
+
+    @property
+    def document_ids(self) -> tuple[str, ...]:
+        return tuple(str(s.get("document_id")) for s in self.sources if s.get("document_id"))
+
+
+@dataclass
+class _Session:
+    messages: deque[StoredMessage]
+    last_seen: float
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def parse_session_id(value: str | None) -> str | None:
+    """The canonical form of a UUID4, or ``None`` for anything else."""
+    if not value or len(value) > 64:
+        return None
+    try:
+        u = uuid.UUID(value.strip())
+    except (ValueError, AttributeError):
+        return None
+    return str(u) if u.version == 4 and u.variant == uuid.RFC_4122 else None
+
+
+class ChatMemory:
+    def __init__(self, ttl_seconds: float = 24 * 3600, max_sessions: int = 10_000, history_limit: int = 50,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl = ttl_seconds
+        self.max_sessions = max_sessions
+        self.history_limit = history_limit
+        self.clock = clock
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()  # least recently used first
+        self._lock = threading.Lock()
+
+    def create(self) -> str:
+        sid = str(uuid.uuid4())
+        with self._lock:
+            self._expire()
+            self._sessions[sid] = _Session(deque(maxlen=self.history_limit), self.clock())
+            while len(self._sessions) > self.max_sessions:
+                self._sessions.popitem(last=False)
+        return sid
+
+    def touch(self, sid: str) -> bool:
+        """Mark a session as used; ``False`` when it does not exist (or has expired)."""
+        with self._lock:
+            self._expire()
+            s = self._sessions.get(sid)
+            if s is None:
+                return False
+            s.last_seen = self.clock()
+            self._sessions.move_to_end(sid)
+            return True
+
+    def append(self, sid: str, message: StoredMessage) -> None:
+        s = self._get(sid)
+        if s is None:
+            return
+        with s.lock:
+            s.messages.append(message)
+
+    def history(self, sid: str) -> list[StoredMessage]:
+        s = self._get(sid)
+        if s is None:
+            return []
+        with s.lock:
+            return list(s.messages)
+
+    def clear(self, sid: str) -> int:
+        s = self._get(sid)
+        if s is None:
+            return 0
+        with s.lock:
+            n = len(s.messages)
+            s.messages.clear()
+            return n
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._expire()
+            return len(self._sessions)
+
+    def _get(self, sid: str) -> _Session | None:
+        with self._lock:
+            self._expire()
+            s = self._sessions.get(sid)
+            if s is not None:
+                s.last_seen = self.clock()
+                self._sessions.move_to_end(sid)
+            return s
+
+    def _expire(self) -> None:
+        limit = self.clock() - self.ttl
+        while self._sessions:
+            sid, s = next(iter(self._sessions.items()))
+            if s.last_seen > limit:
+                break
+            del self._sessions[sid]
+
+
+class SessionMiddleware:
+    """Pure ASGI middleware (streams pass through untouched). ``memory`` is looked up per request
+    so the app's container decides which ``ChatMemory`` is used."""
+
+    def __init__(self, app: ASGIApp, memory: Callable[[Scope], ChatMemory], secure: Callable[[Scope], bool],
+                 paths: tuple[str, ...] = SESSION_PATHS) -> None:
+        self.app = app
+        self.memory = memory
+        self.secure = secure
+        self.paths = paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(self.paths):
+            await self.app(scope, receive, send)
+            return
+        memory = self.memory(scope)
+        sid = self._known(scope, memory) or memory.create()
+        scope.setdefault("state", {})["session_id"] = sid
+        cookie = f"{COOKIE}={sid}; Path=/; Max-Age={COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax"
+        if self.secure(scope):
+            cookie += "; Secure"
+
+        async def send_with_session(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != HEADER]
+                headers += [(HEADER, sid.encode()), (b"set-cookie", cookie.encode())]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_session)
+
+    @staticmethod
+    def _known(scope: Scope, memory: ChatMemory) -> str | None:
+        for candidate in (_cookie(scope), _header(scope)):
+            sid = parse_session_id(candidate)
+            if sid is not None and memory.touch(sid):
+                return sid
+        return None
+
+
+def _header(scope: Scope) -> str | None:
+    for k, v in scope.get("headers", []):
+        if k.lower() == HEADER:
+            return v.decode("latin-1")
+    return None
+
+
+def _cookie(scope: Scope) -> str | None:
+    for k, v in scope.get("headers", []):
+        if k.lower() != b"cookie":
+            continue
+        for part in v.decode("latin-1").split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == COOKIE:
+                return value.strip().strip('"')
+    return None

@@ -1,0 +1,167 @@
+"""``/ask``, ``/ask/stream`` and ``/chat`` on the real app and container (no LLM), over the agent
+test corpus: answers, sessions and their isolation, follow-ups, and the SSE event sequence —
+in-process and from a uvicorn server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from dependency_injector import providers
+from fastapi.testclient import TestClient
+
+from devkb.api.app import create_app
+from devkb.config.settings import Settings
+from devkb.container import Container
+from devkb.errors import StoreUnavailableError
+from tests.agent_corpus import COMMIT_ID
+
+pytestmark = pytest.mark.integration
+
+
+def make_container(agent_corpus: Path, tmp: Path, embedder, **settings) -> Container:
+    shutil.copy(agent_corpus / "graph.sqlite", tmp / "graph.sqlite")
+    c = Container()
+    c.settings.override(providers.Object(Settings(data_dir=tmp, llm_provider="none", **settings)))
+    c.embedder.override(providers.Object(embedder))
+    c.project_keys.override(providers.Object(lambda: {"PAY"}))
+    return c
+
+
+@pytest.fixture
+def app(agent_corpus, tmp_path, embedder):
+    return create_app(make_container(agent_corpus, tmp_path, embedder), start_background=False)
+
+
+def events(lines: Iterator[str]) -> list[tuple[str, dict]]:
+    out, kind = [], None
+    for line in lines:
+        if line.startswith("event: "):
+            kind = line[len("event: "):]
+        elif line.startswith("data: "):
+            out.append((kind, json.loads(line[len("data: "):])))
+    return out
+
+
+def check_sequence(evs: list[tuple[str, dict]]) -> None:
+    kinds = [k for k, _ in evs]
+    assert kinds[0] == "status" and evs[0][1] == {"stage": "retrieving"}
+    first_token = kinds.index("token")
+    assert "tool_call" in kinds[:first_token]
+    assert evs[first_token - 1] == ("status", {"stage": "generating"})
+    assert kinds[-2:] == ["citations", "done"]
+    assert set(kinds) == {"status", "tool_call", "token", "citations", "done"}
+    done = evs[-1][1]
+    assert evs[-2][1]["sources"] == done["sources"]
+    assert "".join(p["text"] for k, p in evs if k == "token").strip() == done["answer"]
+    assert [p for k, p in evs if k == "tool_call"] == done["tool_calls"]
+
+
+def test_ask_answers_and_remembers_per_session(app):
+    with TestClient(app) as a, TestClient(app) as b:
+        r = a.post("/ask", json={"question": "What is the status of PAY-2?"})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        sid = body["session_id"]
+        assert r.headers["x-session-id"] == sid and a.cookies.get("X-Session-ID") == sid
+        assert body["mode"] == "extractive" and body["provider"] == "none"
+        assert body["sources"][0]["document_id"] == "jira:PAY-2" and "[1]" in body["answer"]
+        assert [t["tool"] for t in body["tool_calls"]] == ["GraphQuery", "FilterDocs"]
+
+        b.post("/ask", json={"question": "How are refund webhooks retried?"})
+        ha, hb = a.get("/chat/history").json(), b.get("/chat/history").json()
+        assert ha["session_id"] == sid and hb["session_id"] != sid
+        assert [m["role"] for m in ha["messages"]] == ["user", "assistant"]
+        assert ha["messages"][0]["content"] == "What is the status of PAY-2?"
+        assert ha["messages"][1]["sources"][0]["document_id"] == "jira:PAY-2"
+        assert "PAY-2" not in json.dumps(hb["messages"][0]) and hb["messages"][0]["content"].startswith("How are")
+
+        assert a.post("/chat/clear").json() == {"session_id": sid, "cleared": 2}
+        assert a.get("/chat/history").json()["messages"] == []
+        assert len(b.get("/chat/history").json()["messages"]) == 2
+
+
+def test_follow_up_carries_over_the_previous_documents(app):
+    with TestClient(app) as c:
+        c.post("/ask", json={"question": "What is PAY-1 about?"})
+        r = c.post("/ask", json={"question": "Which commits touched it?"}).json()
+        assert r["tool_calls"][0]["arguments"]["document_ids"] == ["jira:PAY-1"]
+        assert r["sources"][0]["document_id"] == COMMIT_ID
+
+
+def test_forged_or_malformed_cookie_gets_a_new_session(app):
+    with TestClient(app) as c:
+        for bad in (str(uuid.uuid4()), "garbage", "' OR 1=1"):
+            c.cookies.clear()
+            r = c.post("/ask", json={"question": "PAY-1"}, headers={"Cookie": f"X-Session-ID={bad}"})
+            assert r.status_code == 200 and r.json()["session_id"] not in (bad,)
+            assert c.get("/chat/history", headers={"Cookie": f"X-Session-ID={r.json()['session_id']}"}
+                         ).json()["messages"][0]["content"] == "PAY-1"
+
+
+def test_stream_sends_the_event_sequence(app):
+    with TestClient(app) as c:
+        with c.stream("POST", "/ask/stream", json={"question": "Which commits reference PAY-1?"}) as r:
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+            sid = r.headers["x-session-id"]
+            evs = events(r.iter_lines())
+        check_sequence(evs)
+        done = evs[-1][1]
+        assert done["session_id"] == sid and done["sources"][0]["document_id"] == COMMIT_ID
+        assert [m["role"] for m in c.get("/chat/history").json()["messages"]] == ["user", "assistant"]
+        assert c.post("/ask/stream", json={"question": "x" * 5000}).status_code == 422
+
+
+def test_stream_reports_errors_as_an_event(agent_corpus, tmp_path, embedder):
+    class Broken:
+        def ask(self, *a, **kw):
+            kw["on_event"]("status", {"stage": "retrieving"})
+            raise StoreUnavailableError("the store is not reachable")
+
+    container = make_container(agent_corpus, tmp_path, embedder)
+    container.ask.override(providers.Object(Broken()))
+    with TestClient(create_app(container, start_background=False)) as c, \
+            c.stream("POST", "/ask/stream", json={"question": "anything"}) as r:
+        evs = events(r.iter_lines())
+    assert evs == [("status", {"stage": "retrieving"}), ("error", {"detail": "the store is not reachable"})]
+
+
+@pytest.fixture
+def server(agent_corpus, tmp_path, embedder):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = create_app(make_container(agent_corpus, tmp_path, embedder), start_background=False)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_stream_over_http_from_uvicorn(server):
+    with httpx.Client(base_url=server, timeout=60) as c:
+        with c.stream("POST", "/ask/stream", json={"question": "How are refund webhooks retried?",
+                                                   "sources": ["GitHub"]}) as r:
+            assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
+            evs = events(r.iter_lines())
+        check_sequence(evs)
+        assert {s["type"] for s in evs[-1][1]["sources"]} == {"GITHUB"}
+        # the session cookie came back and the follow-up sees the history
+        history = c.get("/chat/history").json()
+        assert history["session_id"] == evs[-1][1]["session_id"] and len(history["messages"]) == 2
+        assert c.get("/health").json()["llm"] == {"ok": True, "detail": "none: extractive answers"}
