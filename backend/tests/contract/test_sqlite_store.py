@@ -72,3 +72,14 @@ def test_reads_while_writing_from_threads(tmp_path):
     t.join()
     assert not errors
     assert s.stats().documents == 50
+
+
+def test_connections_of_finished_threads_are_closed(tmp_path):
+    s = SQLiteGraphStore(tmp_path / "g.sqlite")
+    seed(s)
+    for _ in range(20):
+        t = threading.Thread(target=lambda: s.keyword_search("ledger"))
+        t.start()
+        t.join()
+    s.keyword_search("ledger")  # a new connection in a live thread prunes the dead ones
+    assert len(s._connections) <= 3

@@ -56,7 +56,7 @@ class SQLiteGraphStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: dict[int, sqlite3.Connection] = {}  # by thread ident
         self._conn_lock = threading.Lock()
         self._vectors = VectorIndex()
         conn = self._conn()
@@ -81,8 +81,20 @@ class SQLiteGraphStore:
             conn.execute("PRAGMA busy_timeout=30000")
             self._local.conn = conn
             with self._conn_lock:
-                self._connections.append(conn)
+                self._close_connections_of_finished_threads()
+                old = self._connections.pop(threading.get_ident(), None)
+                if old is not None:  # a finished thread whose ident was reused
+                    old.close()
+                self._connections[threading.get_ident()] = conn
         return conn
+
+    def _close_connections_of_finished_threads(self) -> None:
+        alive = {t.ident for t in threading.enumerate()}
+        for ident in [i for i in self._connections if i not in alive]:
+            try:
+                self._connections.pop(ident).close()
+            except sqlite3.Error:
+                pass
 
     class _Tx:
         def __init__(self, store: "SQLiteGraphStore") -> None:
@@ -107,7 +119,7 @@ class SQLiteGraphStore:
 
     def close(self) -> None:
         with self._conn_lock:
-            for conn in self._connections:
+            for conn in self._connections.values():
                 try:
                     conn.close()
                 except sqlite3.Error:
