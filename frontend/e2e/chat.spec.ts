@@ -1,0 +1,91 @@
+import { ask, expect, screenshot, test } from './fixtures';
+
+const QUESTION = 'How does payments-service decide whether a failed call to Meridian may be retried?';
+
+test('asks a question and streams a cited answer; a citation leads to the document in the graph', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: "Ask your team's knowledge base" })).toBeVisible();
+
+  // Remember whether the progress line ("Searching…", "Writing…") was ever shown.
+  await page.evaluate(() => {
+    const w = window as unknown as { sawStage: boolean };
+    w.sawStage = false;
+    new MutationObserver(() => (w.sawStage ||= !!document.querySelector('app-chat-turn .stage'))).observe(document.body, {
+      subtree: true,
+      childList: true,
+    });
+  });
+  const stream = page.waitForResponse((r) => r.url().endsWith('/ask/stream'));
+  await ask(page, QUESTION);
+  const body = await (await stream).text();
+  expect(body.match(/^event: token$/gm)?.length ?? 0).toBeGreaterThan(1);
+  expect(body).toMatch(/^event: done$/m);
+  expect(await page.evaluate(() => (window as unknown as { sawStage: boolean }).sawStage)).toBe(true);
+
+  const turn = page.locator('app-chat-turn').last();
+  await expect(turn.locator('.bubble p').first()).toHaveText(QUESTION);
+  await expect(turn.getByRole('list', { name: 'Steps taken' }).locator('li').first()).toBeVisible();
+  const answer = turn.getByTestId('answer');
+  await expect(answer).not.toBeEmpty();
+
+  const cards = turn.locator('app-source-card');
+  expect(await cards.count()).toBeGreaterThan(0);
+  const cite = answer.locator('a.cite').first();
+  await expect(cite).toBeVisible();
+  await turn.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await screenshot(page, 'chat');
+
+  // [n] brings its source card into focus …
+  const n = Number((await cite.getAttribute('data-cite')) ?? '1');
+  await cite.click();
+  const card = cards.nth(n - 1);
+  await expect(card).toBeFocused();
+  const docId = await card.getAttribute('data-document-id');
+  const title = (await card.locator('.title').innerText()).replace(/^Source \d+:\s*/, '').trim();
+
+  // … and "Show in graph" lands on that document, selected, with its details.
+  await card.getByRole('link', { name: 'Show in graph' }).click();
+  await expect(page).toHaveURL(/\/explore\?focus=/);
+  const panel = page.getByTestId('document-panel');
+  await expect(panel.getByRole('heading', { level: 2 })).toHaveText(title);
+  await expect(panel.locator('.id')).toHaveText(docId!);
+  const node = page.locator(`.gnode[data-id="${docId}"]`);
+  await expect(node).toHaveClass(/selected/);
+  await expect(node).toBeInViewport();
+});
+
+test('a source filter is sent with the question and respected by the answer', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Jira' }).click();
+  await page.getByRole('button', { name: 'Confluence' }).click();
+  await expect(page.getByRole('button', { name: 'Jira' })).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.getByText('Searching only GitHub.')).toBeVisible();
+
+  const request = page.waitForRequest((r) => r.url().endsWith('/ask/stream'));
+  await ask(page, 'How are retries of failed Meridian calls implemented?');
+  expect((await request).postDataJSON()).toMatchObject({ sources: ['github'] });
+
+  const turn = page.locator('app-chat-turn').last();
+  await expect(turn.getByText('Searched in: GitHub')).toBeVisible();
+  const types = await turn.locator('app-source-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-type')));
+  expect(types.length).toBeGreaterThan(0);
+  expect(new Set(types)).toEqual(new Set(['GITHUB']));
+});
+
+test('the conversation is restored after a reload, and can be cleared', async ({ page }) => {
+  await page.goto('/');
+  await ask(page, 'What is PAY-12 about?');
+  const before = await page.locator('app-chat-turn').last().getByTestId('answer').innerText();
+
+  await page.reload();
+  const turn = page.locator('app-chat-turn').last();
+  await expect(turn.locator('.bubble p').first()).toHaveText('What is PAY-12 about?');
+  await expect(turn.getByTestId('answer')).toHaveText(before);
+  expect(await turn.locator('app-source-card').count()).toBeGreaterThan(0);
+
+  await page.getByRole('button', { name: 'Clear conversation' }).click();
+  await expect(page.locator('app-chat-turn')).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: "Ask your team's knowledge base" })).toBeVisible();
+  await expect(page.locator('app-chat-turn')).toHaveCount(0);
+});

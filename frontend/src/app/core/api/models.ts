@@ -1,0 +1,24 @@
+/** Names for the generated schema's models, so features import `GraphNode` rather than a deep index type. */
+import type { components } from './schema';
+
+type S = components['schemas'];
+
+export type AskRequest = S['AskRequest'];
+export type AskResponse = S['AskResponse'];
+export type SourceCitation = S['SourceCitation'];
+export type ToolCall = S['ToolCallOut'];
+export type GraphNode = S['GraphNode'];
+export type GraphEdge = S['GraphEdge'];
+export type GraphResponse = S['GraphResponse'];
+export type DocumentDetail = S['DocumentDetail'];
+export type DocumentOut = S['DocumentOut'];
+export type Neighbor = S['NeighborOut'];
+export type SourceStatus = S['SourceOut'];
+export type Run = S['RunOut'];
+export type Stats = S['StatsResponse'];
+export type Health = S['HealthResponse'];
+export type ErrorBody = S['ErrorResponse'];
+
+/** The source filter values the API accepts (`AskRequest.sources`, `GET /graph?types=`). */
+export const SOURCE_KINDS = ['jira', 'confluence', 'github'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];

@@ -1,0 +1,78 @@
+import {
+  ChangeDetectionStrategy,
+  Component,
+  ElementRef,
+  afterRenderEffect,
+  computed,
+  inject,
+  signal,
+  viewChild,
+} from '@angular/core';
+import { FormsModule } from '@angular/forms';
+
+import { SOURCE_KINDS, type SourceKind } from '../../core/api/models';
+import { docTypeStyle } from '../../shared/doc-type';
+import { ChatStore } from './chat-store';
+import { ChatTurnView } from './chat-turn';
+
+/** The chat panel: source filter, conversation, composer. */
+@Component({
+  selector: 'app-chat-page',
+  imports: [FormsModule, ChatTurnView],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './chat-page.html',
+  styleUrl: './chat-page.scss',
+})
+export class ChatPage {
+  protected readonly store = inject(ChatStore);
+  protected readonly kinds = SOURCE_KINDS;
+  protected readonly question = signal(this.store.draft());
+  protected readonly announcement = computed(() => {
+    const last = this.store.turns().at(-1);
+    if (!last) return '';
+    if (last.streaming) return last.stage === 'generating' ? 'Writing the answer' : 'Searching';
+    if (last.error) return `Error: ${last.error}`;
+    return `Answer ready with ${last.sources.length} ${last.sources.length === 1 ? 'source' : 'sources'}`;
+  });
+  private readonly log = viewChild.required<ElementRef<HTMLElement>>('log');
+  private readonly input = viewChild.required<ElementRef<HTMLTextAreaElement>>('input');
+
+  constructor() {
+    this.store.draft.set('');
+    void this.store.loadHistory();
+    // Keep the newest text in view while an answer streams in, unless the reader scrolled up.
+    let lastCount = 0;
+    afterRenderEffect(() => {
+      const turns = this.store.turns();
+      const el = this.log().nativeElement;
+      const last = turns.at(-1);
+      void last?.answer;
+      const nearBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 160;
+      if (turns.length !== lastCount || nearBottom) el.scrollTop = el.scrollHeight;
+      lastCount = turns.length;
+    });
+  }
+
+  protected label(kind: SourceKind): string {
+    return docTypeStyle(kind).label;
+  }
+
+  protected submit(): void {
+    const q = this.question().trim();
+    if (!q || this.store.busy() || this.store.activeSources().length === 0) return;
+    this.question.set('');
+    void this.store.ask(q);
+  }
+
+  protected onKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      this.submit();
+    }
+  }
+
+  protected async clear(): Promise<void> {
+    await this.store.clear();
+    this.input().nativeElement.focus();
+  }
+}

@@ -1,0 +1,158 @@
+import { Injectable, computed, inject, signal } from '@angular/core';
+
+import { toApiError } from '../../core/api/api-error';
+import { SOURCE_KINDS, type SourceCitation, type SourceKind, type ToolCall } from '../../core/api/models';
+import { AskStream } from './ask-stream';
+import { ChatHistory } from './chat-history';
+
+/** One question and its answer, as the chat panel shows it. */
+export interface ChatTurn {
+  id: string;
+  question: string;
+  answer: string;
+  sources: SourceCitation[];
+  toolCalls: ToolCall[];
+  mode: 'llm' | 'extractive' | null;
+  /** Why the answer fell back (e.g. the LLM was unreachable), from the server. */
+  note: string | null;
+  /** The question as answered, when the server rewrote a follow-up. */
+  answeredAs: string | null;
+  /** "retrieving" | "generating" while streaming; null when done. */
+  stage: string | null;
+  streaming: boolean;
+  error: string | null;
+  /** The source filter the question was asked with (null: all sources). */
+  filter: SourceKind[] | null;
+}
+
+export function emptyTurn(id: string, question: string): ChatTurn {
+  return {
+    id,
+    question,
+    answer: '',
+    sources: [],
+    toolCalls: [],
+    mode: null,
+    note: null,
+    answeredAs: null,
+    stage: null,
+    streaming: false,
+    error: null,
+    filter: null,
+  };
+}
+
+let counter = 0;
+export function newTurnId(): string {
+  counter += 1;
+  return `t${Date.now().toString(36)}${counter}`;
+}
+
+/** The conversation: turns, the source filter, streaming and history. One per app (survives navigation). */
+@Injectable({ providedIn: 'root' })
+export class ChatStore {
+  private readonly stream = inject(AskStream);
+  private readonly history = inject(ChatHistory);
+  private abort: AbortController | null = null;
+
+  readonly turns = signal<ChatTurn[]>([]);
+  readonly enabled = signal<Record<SourceKind, boolean>>({ jira: true, confluence: true, github: true });
+  readonly historyState = signal<'idle' | 'loading' | 'loaded' | 'failed'>('idle');
+  readonly historyError = signal<string | null>(null);
+  /** A question put in the composer from elsewhere ("ask about this" in the graph). */
+  readonly draft = signal('');
+
+  readonly busy = computed(() => this.turns().some((t) => t.streaming));
+  readonly activeSources = computed(() => SOURCE_KINDS.filter((k) => this.enabled()[k]));
+  /** What the request sends as `sources`: null when every source is on. */
+  readonly sourcesParam = computed<SourceKind[] | null>(() => {
+    const active = this.activeSources();
+    return active.length === SOURCE_KINDS.length ? null : active;
+  });
+
+  toggleSource(kind: SourceKind): void {
+    this.enabled.update((e) => ({ ...e, [kind]: !e[kind] }));
+  }
+
+  /** Restores the session's turns from the server, once per page load. */
+  async loadHistory(): Promise<void> {
+    if (this.historyState() !== 'idle') return;
+    this.historyState.set('loading');
+    try {
+      const turns = await this.history.load();
+      // Turns asked while the history was loading come after it.
+      this.turns.update((current) => [...turns, ...current]);
+      this.historyState.set('loaded');
+    } catch (e) {
+      this.historyError.set(toApiError(e).message);
+      this.historyState.set('failed');
+    }
+  }
+
+  async clear(): Promise<void> {
+    this.stop();
+    await this.history.clear();
+    this.turns.set([]);
+  }
+
+  stop(): void {
+    this.abort?.abort();
+    this.abort = null;
+    this.turns.update((ts) => ts.map((t) => (t.streaming ? { ...t, streaming: false, stage: null } : t)));
+  }
+
+  async ask(question: string): Promise<void> {
+    const q = question.trim();
+    if (!q || this.busy() || this.activeSources().length === 0) return;
+    const id = newTurnId();
+    const filter = this.sourcesParam();
+    this.turns.update((ts) => [
+      ...ts,
+      { ...emptyTurn(id, q), stage: 'retrieving', streaming: true, filter },
+    ]);
+    const patch = (change: Partial<ChatTurn> | ((t: ChatTurn) => Partial<ChatTurn>)) =>
+      this.turns.update((ts) => ts.map((t) => (t.id === id ? { ...t, ...(typeof change === 'function' ? change(t) : change) } : t)));
+
+    const abort = new AbortController();
+    this.abort = abort;
+    try {
+      for await (const ev of this.stream.ask({ question: q, sources: filter }, abort.signal)) {
+        switch (ev.type) {
+          case 'status':
+            patch({ stage: ev.stage });
+            break;
+          case 'tool_call':
+            // With an LLM, text written before another tool call was provisional.
+            patch((t) => ({ toolCalls: [...t.toolCalls, ev.call], answer: '' }));
+            break;
+          case 'citations':
+            patch({ sources: ev.sources });
+            break;
+          case 'token':
+            patch((t) => ({ answer: t.answer + ev.text }));
+            break;
+          case 'done':
+            patch({
+              answer: ev.response.answer,
+              sources: ev.response.sources,
+              toolCalls: ev.response.tool_calls ?? [],
+              mode: ev.response.mode ?? null,
+              note: ev.response.note ?? null,
+              answeredAs: ev.response.question && ev.response.question !== q ? ev.response.question : null,
+              stage: null,
+              streaming: false,
+            });
+            break;
+          case 'error':
+            patch({ error: ev.detail, stage: null, streaming: false });
+            break;
+        }
+      }
+      patch((t) => (t.streaming ? { streaming: false, stage: null, error: t.error ?? (abort.signal.aborted ? null : 'The answer stopped early.') } : {}));
+    } catch (e) {
+      patch({ error: toApiError(e).message, stage: null, streaming: false });
+    } finally {
+      if (this.abort === abort) this.abort = null;
+    }
+  }
+}

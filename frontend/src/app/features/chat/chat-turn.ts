@@ -1,0 +1,67 @@
+import { ChangeDetectionStrategy, Component, ElementRef, computed, inject, input } from '@angular/core';
+import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
+
+import { docTypeStyle } from '../../shared/doc-type';
+import type { ChatTurn } from './chat-store';
+import { renderAnswer, sourceAnchor } from './markdown';
+import { SourceCard } from './source-card';
+
+const STAGES: Record<string, string> = {
+  retrieving: 'Searching the knowledge base…',
+  generating: 'Writing the answer…',
+};
+
+/** One question with its streamed answer, tool steps, citations and source cards. */
+@Component({
+  selector: 'app-chat-turn',
+  imports: [SourceCard],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './chat-turn.html',
+  styleUrl: './chat-turn.scss',
+})
+export class ChatTurnView {
+  private readonly sanitizer = inject(DomSanitizer);
+  private readonly host = inject<ElementRef<HTMLElement>>(ElementRef);
+
+  readonly turn = input.required<ChatTurn>();
+
+  protected readonly html = computed<SafeHtml>(() => {
+    const t = this.turn();
+    const titles = t.sources.map((s) => s.title);
+    // renderAnswer sanitises with DOMPurify; Angular's own sanitiser would drop the citation links' data.
+    return this.sanitizer.bypassSecurityTrustHtml(renderAnswer(t.answer, t.id, titles));
+  });
+  protected readonly stageText = computed(() => {
+    const stage = this.turn().stage;
+    return stage ? (STAGES[stage] ?? `${stage[0].toUpperCase()}${stage.slice(1)}…`) : '';
+  });
+  protected readonly filterText = computed(() => this.turn().filter?.map((k) => docTypeStyle(k).label).join(', ') ?? '');
+  protected readonly noResults = computed(() => {
+    const t = this.turn();
+    return !t.streaming && !t.error && t.sources.length === 0;
+  });
+
+  protected anchor(n: number): string {
+    return sourceAnchor(this.turn().id, n);
+  }
+
+  protected args(a: Record<string, unknown>): string {
+    return Object.entries(a)
+      .filter(([, v]) => v !== null && v !== undefined && v !== '')
+      .map(([k, v]) => `${k}: ${typeof v === 'string' ? `“${v}”` : JSON.stringify(v)}`)
+      .join(', ');
+  }
+
+  /** `[n]` in the answer: bring its source card into view and give it focus. */
+  protected onAnswerClick(event: MouseEvent): void {
+    const link = (event.target as Element | null)?.closest?.('a.cite');
+    if (!(link instanceof HTMLAnchorElement)) return;
+    event.preventDefault();
+    const card = this.host.nativeElement.querySelector<HTMLElement>(`#${CSS.escape(link.hash.slice(1))}`);
+    if (!card) return;
+    card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    card.focus({ preventScroll: true });
+    card.classList.add('flash');
+    setTimeout(() => card.classList.remove('flash'), 1600);
+  }
+}

@@ -1,0 +1,39 @@
+import { renderAnswer, sourceAnchor } from './markdown';
+
+describe('renderAnswer', () => {
+  const titles = ['PAY-1 Retry webhooks', 'Runbook'];
+
+  it('renders markdown and links known citations to source cards', () => {
+    const html = renderAnswer('**Retry** with backoff [1]. See also [2, 3].', 't1', titles);
+    const el = document.createElement('div');
+    el.innerHTML = html;
+    expect(el.querySelector('strong')?.textContent).toBe('Retry');
+    const cites = [...el.querySelectorAll('a.cite')];
+    expect(cites.map((a) => a.getAttribute('href'))).toEqual([`#${sourceAnchor('t1', 1)}`]);
+    expect(cites[0].getAttribute('aria-label')).toBe('Source 1: PAY-1 Retry webhooks');
+    expect(el.textContent).toContain('[2, 3]'); // 3 is unknown: the group stays text
+  });
+
+  it('splits grouped citations and leaves code alone', () => {
+    const el = document.createElement('div');
+    el.innerHTML = renderAnswer('Both [1, 2]; `arr[1]`', 't2', titles);
+    expect([...el.querySelectorAll('a.cite')].map((a) => a.textContent)).toEqual(['[1]', '[2]']);
+    expect(el.querySelector('code')?.textContent).toBe('arr[1]');
+  });
+
+  it('removes scripts, event handlers and javascript: links', () => {
+    const el = document.createElement('div');
+    el.innerHTML = renderAnswer('<script>alert(1)</script><b onclick="x()">b</b>\n\n[x](javascript:alert(1)) <a href="javascript:alert(2)">y</a>', 't3', titles);
+    expect(el.querySelector('script')).toBeNull();
+    expect(el.querySelector('b')?.getAttribute('onclick')).toBeNull();
+    expect([...el.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? '').filter((h) => h.startsWith('javascript'))).toEqual([]);
+  });
+
+  it('opens external links in a new tab safely', () => {
+    const el = document.createElement('div');
+    el.innerHTML = renderAnswer('[docs](https://example.com)', 't4', titles);
+    const a = el.querySelector('a')!;
+    expect(a.getAttribute('target')).toBe('_blank');
+    expect(a.getAttribute('rel')).toContain('noopener');
+  });
+});

@@ -1,0 +1,82 @@
+import { ChangeDetectionStrategy, Component, computed, inject, input, output, resource } from '@angular/core';
+import { firstValueFrom } from 'rxjs';
+
+import { ApiClient } from '../../core/api/api-client';
+import { toApiError } from '../../core/api/api-error';
+import type { GraphNode, Neighbor } from '../../core/api/models';
+import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
+import { shortLabel } from './graph-model';
+
+/** Flattens metadata into label/value rows worth showing (no nested objects, no empty values). */
+export function metadataRows(metadata: Record<string, unknown>): { key: string; value: string }[] {
+  const rows: { key: string; value: string }[] = [];
+  for (const [key, value] of Object.entries(metadata)) {
+    if (value === null || value === undefined || value === '') continue;
+    let text: string;
+    if (Array.isArray(value)) {
+      if (!value.length || value.some((v) => typeof v === 'object' && v !== null)) continue;
+      text = value.join(', ');
+    } else if (typeof value === 'object') {
+      continue;
+    } else if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) {
+      text = new Date(value).toLocaleString();
+    } else {
+      text = String(value);
+    }
+    rows.push({ key: key.replace(/_/g, ' '), value: text.length > 200 ? `${text.slice(0, 200)}…` : text });
+  }
+  return rows.slice(0, 16);
+}
+
+/** The side panel of the selected document: metadata, neighbours, chunks and actions. */
+@Component({
+  selector: 'app-document-panel',
+  imports: [DocTypeBadge],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './document-panel.html',
+  styleUrl: './document-panel.scss',
+})
+export class DocumentPanel {
+  private readonly api = inject(ApiClient);
+
+  readonly node = input.required<GraphNode>();
+  readonly expanded = input(false);
+  readonly closed = output<void>();
+  readonly expand = output<void>();
+  readonly focusDoc = output<string>();
+  readonly ask = output<void>();
+
+  protected readonly detail = resource({
+    params: () => this.node().id,
+    loader: ({ params }) => firstValueFrom(this.api.call('getDocument', { path: { document_id: params } })),
+  });
+  protected readonly neighbours = resource({
+    params: () => this.node().id,
+    loader: ({ params }) => firstValueFrom(this.api.call('documentNeighbors', { path: { document_id: params }, query: { limit: 200 } })),
+  });
+
+  protected readonly typeLabel = computed(() => docTypeStyle(this.node().type).label);
+  protected readonly meta = computed(() => metadataRows(this.detail.value()?.document.metadata ?? this.node().metadata));
+  protected readonly updated = computed(() => {
+    const raw = this.detail.value()?.document.updated_at;
+    const d = raw ? new Date(raw) : null;
+    return d && !Number.isNaN(d.getTime()) ? d.toLocaleString() : null;
+  });
+  protected readonly groups = computed(() => {
+    const by = new Map<string, Neighbor[]>();
+    for (const n of this.neighbours.value() ?? []) {
+      const list = by.get(n.kind) ?? [];
+      list.push(n);
+      by.set(n.kind, list);
+    }
+    return [...by.entries()].sort((a, b) => a[0].localeCompare(b[0]));
+  });
+
+  protected short(id: string): string {
+    return shortLabel(id);
+  }
+
+  protected errorOf(e: unknown): string {
+    return toApiError(e).message;
+  }
+}

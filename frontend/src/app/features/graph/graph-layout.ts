@@ -1,0 +1,114 @@
+import dagre from '@dagrejs/dagre';
+
+export const NODE_WIDTH = 220;
+export const NODE_HEIGHT = 60;
+const GAP = 48;
+/** Width : height the packed picture aims for (a wide screen minus the side panel). */
+const ASPECT = 2;
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+interface Box {
+  ids: string[];
+  pos: Map<string, Point>;
+  width: number;
+  height: number;
+}
+
+/** Connected components (edges as undirected), biggest first; ties keep input order. */
+export function components(ids: readonly string[], edges: readonly { source: string; target: string }[]): string[][] {
+  const parent = new Map(ids.map((id) => [id, id]));
+  const find = (x: string): string => {
+    let r = x;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    while (parent.get(x) !== r) {
+      const next = parent.get(x)!;
+      parent.set(x, r);
+      x = next;
+    }
+    return r;
+  };
+  for (const e of edges) {
+    if (!parent.has(e.source) || !parent.has(e.target)) continue;
+    const a = find(e.source);
+    const b = find(e.target);
+    if (a !== b) parent.set(a, b);
+  }
+  const groups = new Map<string, string[]>();
+  for (const id of ids) {
+    const r = find(id);
+    const g = groups.get(r);
+    if (g) g.push(id);
+    else groups.set(r, [id]);
+  }
+  return [...groups.values()].sort((a, b) => b.length - a.length);
+}
+
+function layoutComponent(ids: string[], edges: readonly { source: string; target: string }[]): Box {
+  const g = new dagre.graphlib.Graph({ multigraph: false });
+  g.setGraph({ rankdir: 'LR', nodesep: 22, ranksep: 90, marginx: 0, marginy: 0 });
+  g.setDefaultEdgeLabel(() => ({}));
+  const inside = new Set(ids);
+  for (const id of ids) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
+  for (const e of edges) {
+    if (e.source !== e.target && inside.has(e.source) && inside.has(e.target)) g.setEdge(e.source, e.target);
+  }
+  dagre.layout(g);
+  const pos = new Map<string, Point>();
+  let width = 0;
+  let height = 0;
+  for (const id of ids) {
+    const n = g.node(id);
+    const p = { x: Math.round(n.x - NODE_WIDTH / 2), y: Math.round(n.y - NODE_HEIGHT / 2) };
+    pos.set(id, p);
+    width = Math.max(width, p.x + NODE_WIDTH);
+    height = Math.max(height, p.y + NODE_HEIGHT);
+  }
+  return { ids, pos, width, height };
+}
+
+function gridBox(ids: string[], columns: number): Box {
+  const pos = new Map<string, Point>();
+  ids.forEach((id, i) => {
+    pos.set(id, { x: (i % columns) * (NODE_WIDTH + 24), y: Math.floor(i / columns) * (NODE_HEIGHT + 20) });
+  });
+  const rows = Math.ceil(ids.length / columns);
+  return { ids, pos, width: Math.min(ids.length, columns) * (NODE_WIDTH + 24) - 24, height: rows * (NODE_HEIGHT + 20) - 20 };
+}
+
+/**
+ * Positions (top-left corners) for every node: each connected component is laid out left to
+ * right by dagre, documents without references go into a grid, and the blocks are packed in
+ * rows so that the whole picture stays roughly 2:1 rather than one endless strip.
+ */
+export function layoutGraph(
+  ids: readonly string[],
+  edges: readonly { source: string; target: string }[],
+): Map<string, Point> {
+  const comps = components(ids, edges);
+  const connected = comps.filter((c) => c.length > 1);
+  const singles = comps.filter((c) => c.length === 1).map((c) => c[0]);
+  const boxes = connected.map((c) => layoutComponent(c, edges)).sort((a, b) => b.height - a.height);
+  const area = boxes.reduce((s, b) => s + (b.width + GAP) * (b.height + GAP), 0) + singles.length * (NODE_WIDTH + 24) * (NODE_HEIGHT + 20);
+  const rowWidth = Math.max(Math.sqrt(area * ASPECT) * 1.3, ...boxes.map((b) => b.width), NODE_WIDTH * 3);
+  if (singles.length) boxes.push(gridBox(singles, Math.max(1, Math.floor((rowWidth + 24) / (NODE_WIDTH + 24)))));
+
+  const out = new Map<string, Point>();
+  let x = 0;
+  let y = 0;
+  let rowHeight = 0;
+  for (const b of boxes) {
+    if (x > 0 && x + b.width > rowWidth) {
+      x = 0;
+      y += rowHeight + GAP * 2;
+      rowHeight = 0;
+    }
+    for (const [id, p] of b.pos) out.set(id, { x: p.x + x, y: p.y + y });
+    x += b.width + GAP * 2;
+    rowHeight = Math.max(rowHeight, b.height);
+  }
+  return out;
+}

@@ -1,0 +1,277 @@
+import {
+  ChangeDetectionStrategy,
+  Component,
+  DestroyRef,
+  afterRenderEffect,
+  computed,
+  inject,
+  signal,
+  viewChild,
+} from '@angular/core';
+import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
+import { ActivatedRoute, Router } from '@angular/router';
+import { FCanvasComponent, FFlowComponent, FFlowModule, FZoomDirective } from '@foblex/flow';
+import { map } from 'rxjs';
+
+import { SOURCE_KINDS, type GraphNode, type SourceKind } from '../../core/api/models';
+import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
+import { ChatStore } from '../chat/chat-store';
+import { DocumentPanel } from './document-panel';
+import { kindFamily, shortLabel } from './graph-model';
+import { GraphSearch } from './graph-search';
+import { GRAPH_LIMITS, GraphStore } from './graph-store';
+
+const IN = '>in';
+const OUT = '>out';
+const AUTO_LABEL_MAX = 400;
+const AUTO_LABEL_SCALE = 0.7;
+const FAR_SCALE = 0.45;
+const READABLE_SCALE = 0.6;
+const FIT_PADDING = { x: 40, y: 56 }; // screen pixels per side
+
+/** The graph explorer: documents as nodes, references as labelled edges, laid out by dagre. */
+@Component({
+  selector: 'app-graph-page',
+  imports: [FFlowModule, DocTypeBadge, DocumentPanel, GraphSearch],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './graph-page.html',
+  styleUrl: './graph-page.scss',
+})
+export class GraphPage {
+  protected readonly store = inject(GraphStore);
+  private readonly chat = inject(ChatStore);
+  private readonly router = inject(Router);
+  private readonly route = inject(ActivatedRoute);
+
+  protected readonly kinds = SOURCE_KINDS;
+  protected readonly limits = GRAPH_LIMITS;
+  protected readonly IN = IN;
+  protected readonly OUT = OUT;
+  protected readonly labelMode = signal<'auto' | 'all' | 'none'>('auto');
+
+  private readonly flow = viewChild(FFlowComponent);
+  private readonly canvas = viewChild(FCanvasComponent);
+  private readonly zoom = viewChild(FZoomDirective);
+  private rendered = false;
+  private handledView = 0;
+
+  /** Documents one hop from the selection (they stay bright; the rest dims). */
+  protected readonly near = computed(() => {
+    const id = this.store.selectedId();
+    if (!id) return null;
+    const out = new Set([id]);
+    for (const e of this.store.visibleEdges()) {
+      if (e.source === id) out.add(e.target);
+      if (e.target === id) out.add(e.source);
+    }
+    return out;
+  });
+  protected readonly kindOptions = computed(() => {
+    const seen = new Set(this.store.allKinds());
+    for (const e of this.store.edges()) seen.add(e.kind);
+    return [...seen].sort();
+  });
+  protected readonly kindSummary = computed(() => {
+    const n = this.store.kinds().size;
+    return n === 0 ? 'All edge kinds' : `${n} edge ${n === 1 ? 'kind' : 'kinds'}`;
+  });
+  /**
+   * The zoom band, not the scale itself, so zooming re-renders the template only when the band
+   * changes: "near" shows auto edge labels; "far" draws nodes as plain coloured blocks (their text
+   * is unreadable there anyway, and skipping it keeps zooming smooth with hundreds of nodes).
+   */
+  protected readonly zoomBand = signal<'far' | 'mid' | 'near'>('near');
+  private readonly labelsAll = computed(
+    () =>
+      this.labelMode() === 'all' ||
+      (this.labelMode() === 'auto' && this.zoomBand() === 'near' && this.store.visibleEdges().length <= AUTO_LABEL_MAX),
+  );
+
+  /** Everything the template needs per node and edge, computed once per change (not per check). */
+  protected readonly nodeViews = computed(() => {
+    const positions = this.store.positions();
+    const selected = this.store.selectedId();
+    const near = this.near();
+    const expanded = this.store.expanded();
+    return this.store.visibleNodes().map((n) => ({
+      node: n,
+      pos: positions.get(n.id) ?? { x: 0, y: 0 },
+      key: shortLabel(n.id),
+      aria: `${docTypeStyle(n.type).label} ${shortLabel(n.id)}: ${n.title}`,
+      selected: n.id === selected,
+      dim: near !== null && !near.has(n.id),
+      expanded: expanded.has(n.id),
+    }));
+  });
+  protected readonly edgeViews = computed(() => {
+    const selected = this.store.selectedId();
+    const labels = this.labelMode() !== 'none';
+    const all = this.labelsAll();
+    return this.store.visibleEdges().map((e) => {
+      const touches = selected !== null && (e.source === selected || e.target === selected);
+      return {
+        edge: e,
+        cls: `edge fam-${kindFamily(e.kind)}${touches ? ' hl' : ''}${selected !== null && !touches ? ' dim' : ''}`,
+        // With a selection, only its own edges keep their labels (the rest are dimmed).
+        label: labels && (touches || (all && selected === null) || this.labelMode() === 'all'),
+      };
+    });
+  });
+
+  protected onCanvasChange(scale: number): void {
+    this.zoomBand.set(scale >= AUTO_LABEL_SCALE ? 'near' : scale >= FAR_SCALE ? 'mid' : 'far');
+  }
+
+  /** Double-click zooms on the empty canvas only: on a node it expands the neighbours. */
+  protected readonly dblClickZoom = (event: MouseEvent | TouchEvent | WheelEvent): boolean =>
+    !(event.target as Element | null)?.closest?.('.gnode');
+
+  constructor() {
+    // ?focus=<document id> (from a citation's "Show in graph"): load around it, select and centre it.
+    this.route.queryParamMap
+      .pipe(
+        map((p) => p.get('focus')),
+        takeUntilDestroyed(inject(DestroyRef)),
+      )
+      .subscribe((focus) => void this.store.init(focus));
+
+    afterRenderEffect(() => {
+      const request = this.store.viewRequest();
+      this.nodeViews();
+      if (!request || request.seq === this.handledView || !this.rendered) return;
+      this.handledView = request.seq;
+      this.whenSettled(() => this.applyView(request.id));
+    });
+  }
+
+  protected onRendered(): void {
+    if (this.rendered) return;
+    this.rendered = true;
+    const request = this.store.viewRequest();
+    if (request) {
+      this.handledView = request.seq;
+      this.whenSettled(() => this.applyView(request.id));
+    }
+  }
+
+  /**
+   * Runs `then` once Foblex has placed and measured the nodes (it does so over a few frames):
+   * when their bounding box stops changing, or after about a second.
+   */
+  private whenSettled(then: () => void): void {
+    let last = '';
+    let stable = 0;
+    let frames = 0;
+    const tick = () => {
+      const box = this.flow()?.getNodesBoundingBox();
+      const key = box ? `${box.x},${box.y},${box.width},${box.height}` : '';
+      stable = key && key === last ? stable + 1 : 0;
+      last = key;
+      frames += 1;
+      if (stable >= 2 || frames > 60) then();
+      else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }
+
+  /**
+   * Fits the whole graph (never zooming in past 1); with an id, keeps that fit when the graph is
+   * small and the fit readable, else centres the node at a readable zoom.
+   */
+  private applyView(id: string | null): void {
+    const canvas = this.canvas();
+    const flow = this.flow();
+    const box = flow?.getNodesBoundingBox();
+    if (!canvas || !flow || !box) return;
+    const host = (flow.hostElement as HTMLElement).getBoundingClientRect();
+    const current = canvas.getScale();
+    const [w, h] = [box.width / current, box.height / current]; // canvas units
+    const fit = Math.min((host.width - 2 * FIT_PADDING.x) / w, (host.height - 2 * FIT_PADDING.y) / h);
+    let scale: number;
+    if (id === null || (this.store.visibleNodes().length <= 40 && fit >= READABLE_SCALE)) {
+      if (fit >= 1) canvas.resetScaleAndCenter(false);
+      // Foblex adds its padding once, in canvas units: convert screen pixels per side.
+      else canvas.fitToScreen({ x: (2 * FIT_PADDING.x) / fit, y: (2 * FIT_PADDING.y) / fit }, false);
+      scale = Math.min(fit, 1);
+    } else if (canvas.getScale() < READABLE_SCALE) {
+      canvas.resetScaleAndCenterGroupOrNode(id, false);
+      scale = 1;
+    } else {
+      canvas.centerGroupOrNode(id, true);
+      scale = canvas.getScale();
+    }
+    this.onCanvasChange(scale);
+  }
+
+  protected typeLabel(kind: string): string {
+    return docTypeStyle(kind).label;
+  }
+
+  protected family(kind: string): string {
+    return kindFamily(kind);
+  }
+
+  protected select(id: string): void {
+    this.store.select(this.store.selectedId() === id ? null : id);
+  }
+
+  protected expand(id: string, event?: Event): void {
+    event?.preventDefault();
+    this.store.select(id);
+    void this.store.expand(id);
+  }
+
+  protected onNodeKey(event: KeyboardEvent, id: string): void {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      if (event.shiftKey) this.expand(id);
+      else this.store.select(id);
+    } else if (event.key === 'Escape') {
+      this.store.select(null);
+    }
+  }
+
+  protected toggleKind(kind: string, on: boolean): void {
+    const next = new Set(this.store.kinds());
+    if (on) next.add(kind);
+    else next.delete(kind);
+    this.store.setKinds(next);
+  }
+
+  protected clearKinds(): void {
+    this.store.setKinds(new Set());
+  }
+
+  protected zoomIn(): void {
+    this.zoom()?.zoomIn();
+  }
+
+  protected zoomOut(): void {
+    this.zoom()?.zoomOut();
+  }
+
+  protected fit(): void {
+    this.applyView(null);
+  }
+
+  protected onLimit(value: string): void {
+    this.store.setLimit(Number(value));
+  }
+
+  protected onLabelMode(value: string): void {
+    this.labelMode.set(value as 'auto' | 'all' | 'none');
+  }
+
+  protected focusDoc(id: string): void {
+    void this.router.navigate([], { queryParams: { focus: id }, replaceUrl: false });
+  }
+
+  protected ask(node: { id: string; title: string }): void {
+    this.chat.draft.set(`What is “${node.title}” (${node.id}) about, and what is it connected to?`);
+    void this.router.navigate(['/']);
+  }
+
+  protected isOn(kind: SourceKind): boolean {
+    return this.store.types()[kind];
+  }
+}

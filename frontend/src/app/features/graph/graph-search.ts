@@ -1,0 +1,116 @@
+import { ChangeDetectionStrategy, Component, DestroyRef, inject, output, signal } from '@angular/core';
+import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
+import { Subject, catchError, debounceTime, distinctUntilChanged, of, switchMap } from 'rxjs';
+
+import { ApiClient } from '../../core/api/api-client';
+import type { GraphNode } from '../../core/api/models';
+import { DocTypeBadge } from '../../shared/doc-type';
+import { shortLabel } from './graph-model';
+
+/** A combobox that finds documents by id or title (`GET /graph/search`) and emits the one picked. */
+@Component({
+  selector: 'app-graph-search',
+  imports: [DocTypeBadge],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  template: `
+    <label for="graph-search" class="visually-hidden">Find a document</label>
+    <input
+      id="graph-search"
+      type="search"
+      placeholder="Find a document (key, title…)"
+      autocomplete="off"
+      role="combobox"
+      aria-autocomplete="list"
+      aria-controls="graph-search-results"
+      [attr.aria-expanded]="open()"
+      [attr.aria-activedescendant]="open() && results().length ? 'gs-opt-' + active() : null"
+      [value]="query()"
+      (input)="onInput($any($event.target).value)"
+      (keydown)="onKey($event)"
+      (focus)="open.set(results().length > 0)"
+      (blur)="close()"
+    />
+    @if (open()) {
+      <ul id="graph-search-results" role="listbox" aria-label="Matching documents">
+        @for (r of results(); track r.id; let i = $index) {
+          <li
+            role="option"
+            [id]="'gs-opt-' + i"
+            [class.active]="i === active()"
+            [attr.aria-selected]="i === active()"
+            (mousedown)="$event.preventDefault(); pick(r)"
+          >
+            <app-doc-type [type]="r.type" />
+            <span class="key">{{ short(r.id) }}</span>
+            <span class="title">{{ r.title }}</span>
+          </li>
+        } @empty {
+          <li class="none" role="option" aria-disabled="true">No documents match “{{ query() }}”.</li>
+        }
+      </ul>
+    }
+  `,
+  styleUrl: './graph-search.scss',
+})
+export class GraphSearch {
+  private readonly api = inject(ApiClient);
+  readonly picked = output<string>();
+
+  protected readonly query = signal('');
+  protected readonly results = signal<GraphNode[]>([]);
+  protected readonly open = signal(false);
+  protected readonly active = signal(0);
+  private readonly queries = new Subject<string>();
+
+  constructor() {
+    this.queries
+      .pipe(
+        debounceTime(200),
+        distinctUntilChanged(),
+        switchMap((q) => (q.length < 2 ? of(null) : this.api.call('searchGraph', { query: { q, limit: 12 } }).pipe(catchError(() => of(null))))),
+        takeUntilDestroyed(inject(DestroyRef)),
+      )
+      .subscribe((page) => {
+        this.results.set(page?.nodes ?? []);
+        this.active.set(0);
+        this.open.set(page !== null);
+      });
+  }
+
+  protected short(id: string): string {
+    return shortLabel(id);
+  }
+
+  protected onInput(value: string): void {
+    this.query.set(value);
+    this.queries.next(value.trim());
+  }
+
+  protected onKey(event: KeyboardEvent): void {
+    const n = this.results().length;
+    if (event.key === 'ArrowDown' && n) {
+      event.preventDefault();
+      this.open.set(true);
+      this.active.update((i) => (i + 1) % n);
+    } else if (event.key === 'ArrowUp' && n) {
+      event.preventDefault();
+      this.active.update((i) => (i - 1 + n) % n);
+    } else if (event.key === 'Enter' && this.open() && n) {
+      event.preventDefault();
+      this.pick(this.results()[this.active()]);
+    } else if (event.key === 'Escape') {
+      this.open.set(false);
+    }
+  }
+
+  protected pick(node: GraphNode): void {
+    this.open.set(false);
+    this.query.set('');
+    this.results.set([]);
+    this.picked.emit(node.id);
+  }
+
+  protected close(): void {
+    setTimeout(() => this.open.set(false), 100);
+  }
+}

@@ -1,0 +1,65 @@
+import { ChangeDetectionStrategy, Component, DestroyRef, computed, inject } from '@angular/core';
+
+import type { Run, SourceStatus } from '../../core/api/models';
+import { DocTypeBadge } from '../../shared/doc-type';
+import { SourcesStore, isFinished, progressPercent } from './sources-store';
+
+/** "in 5 min", "3 h ago", from an ISO timestamp; empty for none. */
+export function relativeTime(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '';
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return iso;
+  const s = Math.round((t - now) / 1000);
+  const abs = Math.abs(s);
+  const [value, unit] =
+    abs < 45 ? [0, 'now'] : abs < 3600 ? [Math.round(abs / 60), 'min'] : abs < 86400 ? [Math.round(abs / 3600), 'h'] : [Math.round(abs / 86400), 'd'];
+  if (unit === 'now') return 'just now';
+  return s > 0 ? `in ${value} ${unit}` : `${value} ${unit} ago`;
+}
+
+/** Every source with status, last and next run, counts and last error; "Sync now" with live progress. */
+@Component({
+  selector: 'app-sources-page',
+  imports: [DocTypeBadge],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './sources-page.html',
+  styleUrl: './sources-page.scss',
+})
+export class SourcesPage {
+  protected readonly store = inject(SourcesStore);
+  protected readonly rows = computed(() =>
+    this.store.sources().map((s) => {
+      const live = this.store.runs()[s.name];
+      // The run this page is following (kept after it finishes), or one the server says is running.
+      const run: Run | null = s.current_run && s.current_run.id !== live?.id ? s.current_run : (live ?? null);
+      const running = !!run && !isFinished(run);
+      return { s, run, running, percent: run ? progressPercent(run) : null };
+    }),
+  );
+
+  constructor() {
+    void this.store.load();
+    // Refresh now and then, so "next run" and schedule-triggered runs show up.
+    const timer = setInterval(() => void this.store.load(), 15000);
+    inject(DestroyRef).onDestroy(() => clearInterval(timer));
+  }
+
+  protected rel(iso: string | null | undefined): string {
+    return relativeTime(iso);
+  }
+
+  protected abs(iso: string | null | undefined): string {
+    if (!iso) return '';
+    const d = new Date(iso);
+    return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  }
+
+  protected counts(s: SourceStatus): { key: string; value: number }[] {
+    return Object.entries(s.counts).map(([key, value]) => ({ key: key.replace(/_/g, ' '), value }));
+  }
+
+  protected statusLabel(status: string, running: boolean): string {
+    if (running) return 'Syncing';
+    return { idle: 'Up to date', failed: 'Failed', 'never-synced': 'Never synced', running: 'Syncing' }[status] ?? status;
+  }
+}

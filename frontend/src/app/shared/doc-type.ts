@@ -1,0 +1,37 @@
+import { ChangeDetectionStrategy, Component, computed, input } from '@angular/core';
+
+export interface DocTypeStyle {
+  label: string;
+  short: string;
+  color: string;
+}
+
+const STYLES: Record<string, DocTypeStyle> = {
+  JIRA: { label: 'Jira', short: 'J', color: '#2563eb' },
+  CONFLUENCE: { label: 'Confluence', short: 'C', color: '#0f766e' },
+  GITHUB: { label: 'GitHub', short: 'GH', color: '#7c3aed' },
+};
+
+/** Label, letter and colour of a document type (JIRA, CONFLUENCE, GITHUB), case-insensitive. */
+export function docTypeStyle(type: string): DocTypeStyle {
+  return STYLES[type.toUpperCase()] ?? { label: type || 'Document', short: '?', color: '#64748b' };
+}
+
+/** A small coloured badge naming a document type; screen readers hear the full name. */
+@Component({
+  selector: 'app-doc-type',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  template: `<span class="badge" [style.background]="style().color" [attr.title]="style().label" aria-hidden="true">{{ style().short }}</span
+    ><span class="visually-hidden">{{ style().label }}</span>`,
+  styles: `
+    :host { display: inline-flex; }
+    .badge {
+      display: inline-grid; place-items: center; min-width: 1.5rem; height: 1.5rem; padding: 0 .25rem;
+      border-radius: .375rem; color: #fff; font: 700 .7rem/1 var(--font-sans); letter-spacing: .02em;
+    }
+  `,
+})
+export class DocTypeBadge {
+  readonly type = input.required<string>();
+  protected readonly style = computed(() => docTypeStyle(this.type()));
+}
