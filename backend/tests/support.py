@@ -53,7 +53,9 @@ class RunningServer:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
+        shared_models = Path(__file__).resolve().parents[2] / ".cache" / "models"  # one ONNX export per checkout
         self.env = {**os.environ, "DEVKB_DATA_DIR": str(data_dir), "DEVKB_LLM_PROVIDER": "none",
+                    "DEVKB_MODEL_CACHE_DIR": str(shared_models),
                     "DEVKB_SCHEDULER_ENABLED": "false", **(env or {})}
         self.args = [sys.executable, "-m", "devkb", "serve", "--port", str(self.port), "--host", "127.0.0.1",
                      "--index" if index else "--no-index"]

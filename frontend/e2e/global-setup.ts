@@ -48,6 +48,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DEVKB_DATA_DIR: dataDir,
+    DEVKB_MODEL_CACHE_DIR: join(ROOT, '.cache', 'models'), // one ONNX export per checkout
     DEVKB_HOST: '127.0.0.1',
     DEVKB_PORT: String(port),
     DEVKB_LLM_PROVIDER: 'none', // deterministic extractive answers

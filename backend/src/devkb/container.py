@@ -20,20 +20,23 @@ from dependency_injector import containers, providers
 
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.ask_service import AskService
-from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
+from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.tools import Toolbox
 from devkb.api.sessions import ChatMemory
+from devkb.config.secrets import masker_for
 from devkb.config.settings import Settings
 from devkb.config.sources_file import SourceConfig, load_sources_file
 from devkb.errors import ConfigurationError
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.indexing.pipeline import IndexingPipeline
+from devkb.indexing.references.backfill import ReferenceBackfill, SyncWithBackfill
 from devkb.indexing.references.context_builder import LinkContextBuilder
 from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.indexing.run_manager import RunManager
-from devkb.indexing.sync import SourceSync
+from devkb.indexing.splitting.by_kind import default_segmenters
+from devkb.scheduling import SyncScheduler
 from devkb.sources.registry import build_loader
 from devkb.store.protocol import GraphStore
 
@@ -54,17 +57,15 @@ def build_embedder(settings: Settings) -> TextEmbedder:
     if settings.embedder == "onnx":
         from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
-        return OnnxMiniLMEmbedder(cache_dir=settings.data_dir / "models", batch_size=settings.embed_batch_size)
+        return OnnxMiniLMEmbedder(cache_dir=settings.model_cache_dir or settings.data_dir / "models",
+                                  precision=settings.onnx_precision, batch_size=settings.embed_batch_size)
+    from devkb.indexing.embedders.remote_embedder import ollama_embedder, openai_embedder
+
     if settings.embedder == "ollama":
-        from devkb.indexing.embedders.ollama_embedder import OllamaEmbedder
-
-        return OllamaEmbedder(url=settings.ollama_url, model=settings.ollama_embed_model)
-    from devkb.indexing.embedders.openai_embedder import OpenAIEmbedder
-
+        return ollama_embedder(settings.ollama_url, settings.ollama_embed_model)
     if settings.openai_api_key is None:
         raise ConfigurationError("DEVKB_EMBEDDER=openai needs DEVKB_OPENAI_API_KEY")
-    return OpenAIEmbedder(api_key=settings.openai_api_key, model=settings.openai_embed_model,
-                          base_url=settings.openai_base_url)
+    return openai_embedder(settings.openai_api_key, settings.openai_embed_model, settings.openai_base_url)
 
 
 def store_resource(settings: Settings) -> Iterator[GraphStore]:
@@ -136,16 +137,26 @@ class Container(containers.DeclarativeContainer):
     pipeline = providers.Singleton(
         lambda s, store, emb, ext, ctx: IndexingPipeline(
             store, emb, ext, ctx.current, chunk_size=s.chunk_size, chunk_overlap=s.chunk_overlap,
-            embed_batch_size=s.embed_batch_size,
+            embed_batch_size=s.embed_batch_size, segmenters=default_segmenters(),
         ),
         settings, store, embedder, extractor, link_context,
     )
+    secret_masker = providers.Singleton(masker_for, settings, sources.provider)  # API, logs, sync errors
     sync = providers.Singleton(
-        lambda store, pipeline, ctx: SourceSync(store, pipeline, before_run=ctx.refresh), store, pipeline, link_context
+        lambda store, pipeline, ext, ctx, masker: SyncWithBackfill(
+            store, pipeline, ReferenceBackfill(store, ext, ctx.current), before_run=ctx.refresh, redact=masker.text
+        ),
+        store, pipeline, extractor, link_context, secret_masker,
     )
     runs = providers.Singleton(RunManager, sync, loaders)
+    scheduler = providers.Singleton(
+        lambda s, runs, sources: SyncScheduler(runs, sources, enabled=s.scheduler_enabled),
+        settings, runs.provider, sources.provider,
+    )
+    background_start = providers.Callable(lambda sch: sch.start, scheduler)
+    background_stop = providers.Callable(lambda sch: sch.stop, scheduler)
 
-    search = providers.Singleton(HybridSearch, store, embedder)
+    search = providers.Singleton(RelatedSearch, store, embedder)  # HybridSearch + learnt ranking (agent/retrieval)
     project_keys = providers.Singleton(lambda store: (lambda: known_project_keys(store)), store)
     toolbox = providers.Singleton(Toolbox, store, search, project_keys)
     planner = providers.Singleton(Planner, toolbox, project_keys)

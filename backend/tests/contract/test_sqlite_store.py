@@ -83,3 +83,50 @@ def test_connections_of_finished_threads_are_closed(tmp_path):
         t.join()
     s.keyword_search("ledger")  # a new connection in a live thread prunes the dead ones
     assert len(s._connections) <= 3
+
+
+def test_paged_incremental_index_matches_brute_force(tmp_path, monkeypatch):
+    """The vector index loads in pages, appends new rows, masks deleted ones and compacts; after
+    each step its ranking equals a brute-force cosine ranking of what the store holds."""
+    import numpy as np
+
+    from devkb.store.models import Chunk
+    from devkb.store.sqlite import vector_index
+
+    monkeypatch.setattr(vector_index, "PAGE_ROWS", 3)
+    rng = np.random.default_rng(0)
+    writer = SQLiteGraphStore(tmp_path / "g.sqlite")
+    writer.ensure_schema("test-model", DIM)
+    reader = SQLiteGraphStore(tmp_path / "g.sqlite")
+    held: dict[str, np.ndarray] = {}
+
+    def add(ids):
+        items = []
+        for i in ids:
+            d = doc(f"jira:PAY-{i}")
+            v = rng.standard_normal(DIM).astype(np.float32)
+            held[d.id] = v / np.linalg.norm(v)
+            items.append((d, [Chunk(Chunk.make_id(d.id, 0, "t"), d.id, 0, "t", embedding=(3 * v).tolist())]))
+        writer.write_documents(items)
+
+    def check():
+        q = rng.standard_normal(DIM)
+        got = [h.document.id for h in reader.vector_search(q.tolist(), top_k=len(held))]
+        want = sorted(held, key=lambda i: -float(held[i] @ (q / np.linalg.norm(q))))
+        assert got == want
+
+    add(range(10))  # four pages
+    check()
+    writer.delete_documents([f"jira:PAY-{i}" for i in (1, 4)])
+    for i in (1, 4):
+        del held[f"jira:PAY-{i}"]
+    check()
+    add(range(10, 17))  # appended, more than one page
+    check()
+    gone = [f"jira:PAY-{i}" for i in (0, 2, 3, 5, 6)]  # over a quarter dead: compacts
+    writer.delete_documents(gone)
+    for i in gone:
+        del held[i]
+    check()
+    add([0, 2])  # ids come back with new rows
+    check()

@@ -11,7 +11,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from devkb import __version__
-from devkb.api.routers import ask, documents, graph, health, sources, stats
+from devkb.api import openapi_errors, security
+from devkb.api.routers import ask, chat, documents, graph, health, sources, stats
+from devkb.api.sessions import SessionMiddleware
+from devkb.api.spa import mount_spa
 from devkb.container import Container, prepare_store, shutdown
 from devkb.errors import (
     ConfigurationError,
@@ -74,6 +77,14 @@ def create_app(container: Container | None = None, start_background: bool = True
     )
     app.state.container = container
     _errors(app)
-    for module in (health, ask, documents, graph, stats, sources):
-        app.include_router(module.router)
+    for module in (health, ask, chat, documents, graph, stats, sources):
+        app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))
+    app.add_middleware(
+        SessionMiddleware,
+        memory=lambda _scope: container.chat_memory(),
+        secure=lambda _scope: container.settings().cookie_secure,
+    )
+    security.install(app, container.settings(), container.secret_masker())  # CORS, secret masking
+    openapi_errors.install(app, container.settings().max_question_chars)
+    mount_spa(app)  # last: the web app's catch-all must not shadow any API route
     return app

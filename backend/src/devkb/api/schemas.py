@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from devkb.store.models import SourceType
 
 SourceName = Literal["jira", "confluence", "github"]
+# The documented forms of a source name (what parse_sources accepts): any ASCII case, blanks around.
+SOURCE_NAME_PATTERN = (
+    r"^\s*(?:[Jj][Ii][Rr][Aa]|[Cc][Oo][Nn][Ff][Ll][Uu][Ee][Nn][Cc][Ee]|[Gg][Ii][Tt][Hh][Uu][Bb])\s*$"
+)
+SourceParam = Annotated[str, WithJsonSchema({"type": "string", "pattern": SOURCE_NAME_PATTERN})]
+# A question needs one character that is neither blank nor a control character (they are removed).
+QUESTION_PATTERN = r"[^\s\x00-\x1f\x7f]"
 
 
 def parse_sources(v: list[str] | None) -> list[str] | None:
@@ -18,7 +25,10 @@ def parse_sources(v: list[str] | None) -> list[str] | None:
     for item in v:
         if not isinstance(item, str):
             raise ValueError("sources must be strings")
-        t = SourceType.parse(item)  # raises ValueError with the allowed values
+        allowed = [t.value.lower() for t in SourceType]
+        if item.strip().lower() not in allowed:  # ASCII names only: no Unicode case-mapping tricks
+            raise ValueError(f"unknown source {item!r}; expected one of {', '.join(allowed)}")
+        t = SourceType.parse(item)
         if t.value.lower() not in out:
             out.append(t.value.lower())
     return out
@@ -29,8 +39,9 @@ class AskRequest(BaseModel):
         json_schema_extra={"examples": [{"question": "How do we retry failed payment webhooks?", "sources": ["jira"]}]}
     )
 
-    question: str = Field(..., min_length=1, max_length=100_000, description="The question (limit: DEVKB_MAX_QUESTION_CHARS, default 2000).")
-    sources: list[str] | None = Field(
+    question: str = Field(..., min_length=1, max_length=100_000, description="The question (limit: DEVKB_MAX_QUESTION_CHARS, default 2000).",
+                          json_schema_extra={"pattern": QUESTION_PATTERN})
+    sources: list[SourceParam] | None = Field(
         None, description="Restrict to these sources: jira, confluence, github (case-insensitive).", max_length=3 * 4
     )
 

@@ -29,7 +29,11 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
 
     # -- embedder ---------------------------------------------------------------------------
-    embedder: Literal["local", "onnx", "ollama", "openai"] = "local"
+    embedder: Literal["local", "onnx", "ollama", "openai"] = Field(
+        "onnx", description="onnx: all-MiniLM-L6-v2 on ONNX Runtime (default, ~2x torch); local: the same model on torch."
+    )
+    onnx_precision: Literal["int8", "fp32"] = "int8"
+    model_cache_dir: Path | None = Field(None, description="Where exported ONNX models are cached (default: DATA_DIR/models).")
     embed_batch_size: int = Field(32, ge=1, le=1024)
     ollama_embed_model: str = "nomic-embed-text"
     openai_embed_model: str = "text-embedding-3-small"

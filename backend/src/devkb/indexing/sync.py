@@ -27,10 +27,12 @@ MASS_DELETE_MIN = 20
 
 class SourceSync:
     def __init__(self, store: GraphStore, pipeline: IndexingPipeline,
-                 before_run: Callable[[SourceLoader], None] | None = None) -> None:
+                 before_run: Callable[[SourceLoader], None] | None = None,
+                 redact: Callable[[str], str] | None = None) -> None:
         self.store = store
         self.pipeline = pipeline
         self.before_run = before_run
+        self.redact = redact or (lambda text: text)  # masks configured secrets in stored errors
 
     def run(self, loader: SourceLoader, status: RunStatus | None = None, full: bool = False,
             on_progress: Callable[[RunStatus], None] | None = None,
@@ -105,7 +107,7 @@ class SourceSync:
             self.store.save_sync_state(state)
             status.update(state="succeeded", phase="done", finished_at=utc_now())
         except Exception as e:  # noqa: BLE001 - recorded on the run and the source, then re-raised
-            message = f"{type(e).__name__}: {e}"[:1000]
+            message = self.redact(f"{type(e).__name__}: {e}")[:1000]
             log.error("sync of %s failed: %s", loader.name, message)
             state.last_error = message
             self.store.save_sync_state(state)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query
 
 from devkb.api.deps import StoreDep
-from devkb.api.schemas import GraphEdge, GraphNode, GraphResponse, parse_sources
+from devkb.api.schemas import ErrorResponse, GraphEdge, GraphNode, GraphResponse, SourceParam, parse_sources
 from devkb.store.models import GraphPage, SourceType
 
 router = APIRouter(prefix="/graph", tags=["graph"])
@@ -21,16 +21,19 @@ def graph_out(page: GraphPage) -> GraphResponse:
     )
 
 
-@router.get("", response_model=GraphResponse, operation_id="getGraph")
+@router.get("", response_model=GraphResponse, operation_id="getGraph", responses={422: {"model": ErrorResponse}})
 def get_graph(
     store: StoreDep,
     limit: Annotated[int, Query(ge=1, le=MAX_NODES, description=f"Maximum nodes (1–{MAX_NODES}).")] = 300,
-    types: Annotated[list[str] | None, Query(max_length=3, description="jira, confluence, github")] = None,
+    types: Annotated[list[SourceParam] | None, Query(max_length=3, description="jira, confluence, github")] = None,
     kinds: Annotated[list[str] | None, Query(max_length=50)] = None,
     around: Annotated[list[str] | None, Query(max_length=200, description="Centre on these document ids.")] = None,
 ) -> GraphResponse:
     """The best-connected documents (or those around given ids) with the edges among them."""
-    parsed = parse_sources(types)
+    try:
+        parsed = parse_sources(types)
+    except ValueError as e:  # an unknown type is bad input, not a server error
+        raise HTTPException(422, f"types: {e}") from e
     page = store.graph_page(
         limit=limit,
         types=[SourceType.parse(t) for t in parsed] if parsed else None,

@@ -7,6 +7,7 @@ from fastapi import APIRouter, HTTPException, Request
 from devkb.api.deps import ContainerDep, RunsDep, StoreDep
 from devkb.api.routers.convert import run_out
 from devkb.api.schemas import ErrorResponse, RunOut, SourceOut, SyncStarted
+from devkb.api.security import AdminDep, redact_config
 from devkb.errors import SyncInProgressError
 
 router = APIRouter(prefix="/sources", tags=["sources"])
@@ -44,16 +45,16 @@ def list_sources(container: ContainerDep, store: StoreDep, runs: RunsDep) -> lis
                 counts=(state.counts if state else {}),
                 current_run=run_out(current),
                 last_run=run_out(runs.last_run(cfg.name)),
-                config=runs.loaders[cfg.name].describe(),
+                config=redact_config(runs.loaders[cfg.name].describe()),
             )
         )
     return out
 
 
 @router.post("/{name}/sync", response_model=SyncStarted, status_code=202, operation_id="syncSource",
-             responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}})
+             responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}, dependencies=[AdminDep])
 def sync_source(name: str, runs: RunsDep, request: Request, full: bool = False) -> SyncStarted:
-    """Start a sync of one source; 409 if one is already running."""
+    """Start a sync of one source (an admin action); 409 if one is already running."""
     if name not in runs.loaders:
         raise HTTPException(404, f"no source named {name!r}")
     try:

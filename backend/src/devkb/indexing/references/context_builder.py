@@ -8,6 +8,7 @@ from typing import Any
 
 from devkb.indexing.references.context import LinkContext
 from devkb.sources.base import SourceLoader
+from devkb.sources.url_keys import host_of
 from devkb.store.models import SourceType, SyncState
 from devkb.store.protocol import GraphStore
 
@@ -48,6 +49,7 @@ class LinkContextBuilder:
                 ctx.confluence_titles.setdefault(page.title.lower(), page.id)
                 for path in page.metadata.get("url_paths", []) or []:
                     ctx.confluence_urls.setdefault(path, page.id)
+            self._add_repository_state(ctx)
             self._ctx = ctx
             return ctx
 
@@ -62,3 +64,20 @@ class LinkContextBuilder:
                 ctx.doc_sites.append(t)  # type: ignore[arg-type]
         for repo, paths in (hints.get("repo_files") or {}).items():
             ctx.repo_files.setdefault(repo, set()).update(paths)
+        ctx.confluence_hosts.update(host_of(u) for u in hints.get("confluence_urls", []) if host_of(u))
+        ctx.github_hosts.update(host_of(u) for u in hints.get("github_urls", []) if host_of(u))
+
+    def _add_repository_state(self, ctx: LinkContext) -> None:
+        """Files present in each repository and the renames its commits recorded (from the store)."""
+        if not ctx.github_repos:
+            return
+        for doc_id in self.store.document_ids(type=SourceType.GITHUB):
+            repo, kind, rest = (doc_id.split(":", 3)[1:] + ["", ""])[:3]
+            if kind == "file":
+                ctx.repo_files.setdefault(repo, set()).add(rest)
+        for commit in self.store.find_documents(types=[SourceType.GITHUB], filters={"kind": "commit"},
+                                                limit=10_000_000):
+            repo = commit.metadata.get("repository")
+            for pair in commit.metadata.get("renames") or []:
+                if repo and len(pair) == 2:
+                    ctx.repo_renames.setdefault(repo, {}).setdefault(pair[0], set()).add(pair[1])

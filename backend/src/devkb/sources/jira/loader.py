@@ -22,6 +22,12 @@ from devkb.store.models import SourceType
 log = logging.getLogger(__name__)
 _PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9_]*-[0-9]+$")
+VERIFY_PASSES = 3  # listings after a load; each fetches what changed while the previous one ran
+
+
+def _key_order(key: str) -> tuple[str, int]:
+    project, _, number = key.rpartition("-")
+    return (project, int(number)) if number.isdigit() else (key, 0)
 
 
 @dataclass
@@ -47,6 +53,7 @@ class JiraLoader:
         self.name = config.name
         self._on_retry = on_retry
         self._client: Jira | None = None
+        self._listed: set[str] | None = None  # ids a full load's verification listed last
         for p in config.projects:
             if not _PROJECT_KEY.match(p):
                 raise ConfigurationError(f"source {config.name}: invalid Jira project key {p!r}")
@@ -101,55 +108,97 @@ class JiraLoader:
         return call_with_retry(f"Jira search at {start}", call, on_retry=self._on_retry)
 
     def load(self, since: str | None) -> Iterator[LoadBatch]:
+        """Pages of ``ORDER BY updated``, then a check that no issue slipped between pages.
+
+        Offset pagination over a live result set is not stable: an issue updated (it moves to the
+        end) or deleted while the load is between pages shifts every later issue one place
+        back, so the next page silently starts one issue too far. After the last page the load
+        therefore lists the same query's keys and update times and fetches whatever it has not
+        seen in that version (at most ``VERIFY_PASSES`` listings). A full load's last listing
+        also answers the next ``list_ids`` call, so verification costs no extra requests there.
+        """
         clauses = self._scope()
         if since:
             clauses.append(f'updated >= "{self._jql_time(since)}"')
         jql = (" AND ".join(clauses) + " ORDER BY updated ASC, key ASC").strip()
         start = 0
         cursor = since
+        seen: dict[str, str | None] = {}  # key → the `updated` of the version indexed
+        self._listed = None
         while True:
             page = self._search(jql, start, "*all")
             issues = page.get("issues") or []
             if not issues:
                 break
+            cursor = self._note(issues, seen, cursor)
             docs = [issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues]
-            for i in issues:
-                t = parse_jira_time((i.get("fields") or {}).get("updated"))
-                if t is not None:
-                    iso = t.astimezone(timezone.utc).isoformat(timespec="seconds")
-                    cursor = iso if cursor is None or iso > cursor else cursor
             yield LoadBatch(documents=docs, cursor=cursor, total=page.get("total"))
             start += len(issues)
             if start >= int(page.get("total") or 0):
                 break
+        for _ in range(VERIFY_PASSES):
+            listed = self._list(jql, "key,updated")
+            missed = sorted((k for k, updated in listed.items() if seen.get(k, "") != updated), key=_key_order)
+            if not missed:
+                if since is None:
+                    self._listed = {jira_doc_id(k) for k in listed}
+                return
+            log.info("%s: %d issues changed while paging; fetching them", self.name, len(missed))
+            issues = self._issues_by_key(missed)
+            cursor = self._note(issues, seen, cursor)
+            docs = [issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues]
+            yield LoadBatch(documents=docs, cursor=cursor, total=None)
 
-    def fetch(self, document_ids: list[str]) -> list[SourceDocument]:
-        """The current version of the given issues (those that still exist)."""
-        keys = [i.split(":", 1)[1] for i in document_ids if i.startswith("jira:")]
-        docs: list[SourceDocument] = []
+    @staticmethod
+    def _note(issues: list[dict[str, Any]], seen: dict[str, str | None], cursor: str | None) -> str | None:
+        """Remember the versions served; the cursor after them (the newest ``updated``)."""
+        for i in issues:
+            updated = (i.get("fields") or {}).get("updated")
+            seen[i["key"]] = updated
+            t = parse_jira_time(updated)
+            if t is not None:
+                iso = t.astimezone(timezone.utc).isoformat(timespec="seconds")
+                cursor = iso if cursor is None or iso > cursor else cursor
+        return cursor
+
+    def _list(self, jql: str, fields: str) -> dict[str, str | None]:
+        """``{key: updated}`` of every issue the query matches."""
+        out: dict[str, str | None] = {}
+        start = 0
+        while True:
+            page = self._search(jql, start, fields)
+            issues = page.get("issues") or []
+            out.update((i["key"], (i.get("fields") or {}).get("updated")) for i in issues)
+            start += len(issues)
+            if not issues or start >= int(page.get("total") or 0):
+                return out
+
+    def _issues_by_key(self, keys: list[str]) -> list[dict[str, Any]]:
+        issues: list[dict[str, Any]] = []
         for i in range(0, len(keys), 50):
             jql = "key in (" + ", ".join(k for k in keys[i : i + 50] if _ISSUE_KEY.match(k)) + ")"
             start = 0
             while True:
                 page = self._search(jql, start, "*all")
-                issues = page.get("issues") or []
-                docs += [issue_to_document(x, self.config.browse_url or self.config.url, self.name) for x in issues]
-                start += len(issues)
-                if not issues or start >= int(page.get("total") or 0):
+                found = page.get("issues") or []
+                issues += found
+                start += len(found)
+                if not found or start >= int(page.get("total") or 0):
                     break
-        return docs
+        return issues
+
+    def fetch(self, document_ids: list[str]) -> list[SourceDocument]:
+        """The current version of the given issues (those that still exist)."""
+        keys = [i.split(":", 1)[1] for i in document_ids if i.startswith("jira:")]
+        base = self.config.browse_url or self.config.url
+        return [issue_to_document(x, base, self.name) for x in self._issues_by_key(keys)]
 
     def list_ids(self) -> set[str]:
+        listed, self._listed = self._listed, None
+        if listed is not None:  # the listing a full load just verified itself with
+            return listed
         jql = (" AND ".join(self._scope()) + " ORDER BY key ASC").strip()
-        ids: set[str] = set()
-        start = 0
-        while True:
-            page = self._search(jql, start, "key")
-            issues = page.get("issues") or []
-            ids.update(jira_doc_id(i["key"]) for i in issues)
-            start += len(issues)
-            if not issues or start >= int(page.get("total") or 0):
-                return ids
+        return {jira_doc_id(k) for k in self._list(jql, "key")}
 
     def link_hints(self) -> dict[str, Any]:
         """What other sources need to recognise references to this Jira: project keys and URLs."""

@@ -1,0 +1,5 @@
+import sys
+
+from devkb.bench.harness import main
+
+sys.exit(main())

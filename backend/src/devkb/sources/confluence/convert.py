@@ -1,0 +1,123 @@
+"""A Confluence page (REST JSON with ``body.storage,version,ancestors,space``) → a ``SourceDocument``.
+
+The text is the page as a reader sees it (``storage_format``), headed by its title and
+breadcrumb. Metadata carries space, ancestors, labels, version and author, and ``url_paths``:
+every URL key (``devkb.sources.url_keys``) under which the page can be linked — its ``webui``
+and ``tinyui`` paths, ``viewpage.action?pageId=``, plus configured aliases (e.g. the public site
+a space is published to). Reference rules resolve URLs in other documents through them.
+
+Explicit references owned by the page: ``confluence-parent`` (parent → this page) and
+``confluence-link`` (this page → every page it links to), resolved by a ``PageResolver``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from devkb.sources.base import SourceDocument
+from devkb.sources.confluence.storage_format import PageLink, storage_to_text
+from devkb.sources.url_keys import path_key, url_key
+from devkb.store.models import Reference, SourceType
+
+PageResolver = Callable[[PageLink, str], str | None]  # (link, space of the linking page) → page id
+
+
+def page_doc_id(page_id: str | int) -> str:
+    return f"confluence:page:{page_id}"
+
+
+def to_utc_iso(value: str | None) -> str:
+    if not value:
+        return ""
+    t = datetime.fromisoformat(value)
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    return t.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def page_url_paths(page: dict[str, Any], aliases: Iterable[str] = ()) -> list[str]:
+    """URL keys of a page: its own server paths plus alias keys (already normalised)."""
+    links = page.get("_links") or {}
+    keys = [
+        path_key(urlsplit(links[k]).path, urlsplit(links[k]).query)
+        for k in ("webui", "tinyui")
+        if links.get(k)
+    ]
+    keys.append(path_key("/pages/viewpage.action", f"pageId={page['id']}"))
+    keys.extend(aliases)
+    return list(dict.fromkeys(keys))
+
+
+def _labels(page: dict[str, Any]) -> list[str]:
+    labels = ((page.get("metadata") or {}).get("labels") or {}).get("results") or []
+    return [str(x.get("name")) for x in labels if x.get("name")]
+
+
+def page_to_document(
+    page: dict[str, Any],
+    base_url: str,
+    resolve: PageResolver | None = None,
+    aliases: Iterable[str] = (),
+) -> SourceDocument:
+    page_id = str(page["id"])
+    doc_id = page_doc_id(page_id)
+    title = (page.get("title") or "").strip()
+    space = page.get("space") or {}
+    space_key = space.get("key") or ""
+    version = page.get("version") or {}
+    ancestors = [a for a in page.get("ancestors") or [] if a.get("id")]
+    body = ((page.get("body") or {}).get("storage") or {}).get("value") or ""
+    converted = storage_to_text(body)
+    author = (version.get("by") or {}).get("displayName") or (version.get("by") or {}).get("username")
+    webui = (page.get("_links") or {}).get("webui") or f"/pages/viewpage.action?pageId={page_id}"
+
+    meta: dict[str, Any] = {
+        "space": space_key,
+        "space_name": space.get("name"),
+        "page_id": page_id,
+        "ancestors": [a.get("title") for a in ancestors if a.get("title")],
+        "parent_id": str(ancestors[-1]["id"]) if ancestors else None,
+        "label": _labels(page),
+        "version": version.get("number"),
+        "author": author,
+        "url_paths": page_url_paths(page, aliases),
+    }
+    meta = {k: v for k, v in meta.items() if v not in (None, "", [])}
+
+    references: list[Reference] = []
+    if ancestors:
+        parent = ancestors[-1]
+        references.append(
+            Reference(
+                page_doc_id(parent["id"]), doc_id, "confluence-parent", parent.get("title") or "", doc_id
+            )
+        )
+    hrefs = []
+    for link in converted.links:
+        if link.href:
+            hrefs.append(link.href)
+        target = resolve(link, space_key) if resolve else None
+        if target and target != page_id:
+            evidence = link.href or f"ri:page {link.title or link.content_id}"
+            references.append(Reference(doc_id, page_doc_id(target), "confluence-link", evidence, doc_id))
+
+    breadcrumb = " > ".join([*(a.get("title") or "" for a in ancestors), title])
+    head = f"{title}\nSpace: {space.get('name') or space_key} · Path: {breadcrumb}"
+    return SourceDocument(
+        id=doc_id,
+        type=SourceType.CONFLUENCE,
+        kind="page",
+        title=title,
+        url=base_url.rstrip("/") + webui,
+        updated_at=to_utc_iso(version.get("when")),
+        content=f"{head}\n\n{converted.text}".strip(),
+        metadata=meta,
+        references=references,
+        reference_text={"body": converted.text, "links": "\n".join(hrefs)},
+    )
+
+
+__all__ = ["PageResolver", "page_doc_id", "page_to_document", "page_url_paths", "to_utc_iso", "url_key"]

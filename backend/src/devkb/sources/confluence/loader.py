@@ -1,0 +1,224 @@
+"""``ConfluenceLoader``: CQL search per space, incremental by ``lastmodified``, deletion sync by id list.
+
+    space = "ILDH" and type = page and lastmodified >= "2024-05-01 10:00" order by lastmodified asc
+
+The cursor is JSON ``{"<space>": "<last version.when, UTC ISO>"}`` so several spaces resume
+independently after a crash. Page→page links are resolved through a page index (ids by title,
+by URL path and by configured alias), listed once per load.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from atlassian import Confluence
+from pydantic import SecretStr
+
+from devkb.errors import ConfigurationError
+from devkb.sources.base import LoadBatch
+from devkb.sources.confluence.convert import page_doc_id, page_to_document, page_url_paths
+from devkb.sources.confluence.storage_format import PageLink
+from devkb.sources.http_retry import retrying_session
+from devkb.sources.retry import call_with_retry
+from devkb.sources.url_keys import host_of, url_key
+from devkb.store.models import SourceType
+
+log = logging.getLogger(__name__)
+PAGE_EXPAND = "body.storage,version,ancestors,space,metadata.labels"
+
+
+@dataclass
+class ConfluenceLoaderConfig:
+    name: str
+    url: str
+    user: str | None = None
+    token: SecretStr | None = None
+    spaces: list[str] = field(default_factory=list)  # empty = every space the user can see
+    browse_url: str | None = None  # base URL for citations (defaults to the page's _links.base, then url)
+    url_aliases: dict[str, str] = field(default_factory=dict)  # URL or site path → page title
+    page_size: int = 50
+    retries: int = 6
+    backoff: float = 0.5
+    timeout: float = 30.0
+
+
+@dataclass
+class PageIndex:
+    """Where links can point: ids by (space, title) and by URL key."""
+
+    by_title: dict[tuple[str, str], str] = field(default_factory=dict)
+    by_key: dict[str, str] = field(default_factory=dict)
+
+
+class ConfluenceLoader:
+    type = SourceType.CONFLUENCE
+
+    def __init__(self, config: ConfluenceLoaderConfig, on_retry: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.name = config.name
+        self._on_retry = on_retry
+        self._client: Confluence | None = None
+        for s in config.spaces:
+            if not s or any(c in s for c in "\"'\\ "):
+                raise ConfigurationError(f"source {config.name}: invalid Confluence space key {s!r}")
+        self._hosts = {host_of(u) for u in (config.url, config.browse_url) if u}
+        # alias key → title; relative aliases are paths on the Confluence server itself
+        self._aliases = {url_key(k): v for k, v in config.url_aliases.items()}
+
+    def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
+        self._on_retry = on_retry
+        self._client = None
+
+    @property
+    def client(self) -> Confluence:
+        if self._client is None:
+            session = retrying_session(
+                retries=self.config.retries,
+                backoff_factor=self.config.backoff,
+                timeout=self.config.timeout,
+                on_retry=self._on_retry,
+            )
+            token = self.config.token.get_secret_value() if self.config.token else None
+            kwargs: dict[str, Any] = {"url": self.config.url, "cloud": False, "session": session}
+            if self.config.user and token:
+                kwargs.update(username=self.config.user, password=token)
+            elif token:
+                kwargs["token"] = token
+            self._client = Confluence(**kwargs)
+        return self._client
+
+    def describe(self) -> dict[str, Any]:
+        return {"url": self.config.url, "spaces": self.config.spaces, "aliases": len(self.config.url_aliases)}
+
+    def link_hints(self) -> dict[str, Any]:
+        """Hosts under which Confluence's own paths (``/display/…``, ``/x/…``) are recognised."""
+        return {
+            "confluence_urls": sorted({u.rstrip("/") for u in (self.config.url, self.config.browse_url) if u})
+        }
+
+    # -- requests -------------------------------------------------------------------------
+    def _call(self, what: str, fn: Callable[[], Any]) -> Any:
+        return call_with_retry(what, fn, on_retry=self._on_retry)
+
+    def _spaces(self) -> list[str]:
+        if self.config.spaces:
+            return list(self.config.spaces)
+        keys: list[str] = []
+        start = 0
+        while True:
+            page = self._call(
+                "Confluence spaces", lambda start=start: self.client.get_all_spaces(start=start, limit=100)
+            )
+            results = (page.get("results") if isinstance(page, dict) else page) or []
+            keys += [s["key"] for s in results if s.get("key")]
+            if len(results) < 100:
+                return keys
+            start += len(results)
+
+    def _search(self, cql: str, expand: str | None) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        start = 0
+        while True:
+            kwargs: dict[str, Any] = {"start": start, "limit": self.config.page_size}
+            if expand:
+                kwargs["expand"] = expand
+            page = self._call(
+                f"Confluence search at {start}",
+                lambda kwargs=kwargs: self.client.search_content(cql, **kwargs),
+            )
+            results = (page or {}).get("results") or []
+            if not results:
+                return
+            yield results, (page or {}).get("totalSize")
+            start += len(results)
+            if not ((page or {}).get("_links") or {}).get("next") and len(results) < self.config.page_size:
+                return
+
+    @staticmethod
+    def _cql_time(iso: str) -> str:
+        t = datetime.fromisoformat(iso).astimezone(UTC) - timedelta(minutes=1)
+        return t.strftime("%Y-%m-%d %H:%M")
+
+    # -- page index (link resolution) -----------------------------------------------------
+    def page_index(self) -> PageIndex:
+        index = PageIndex()
+        for space in self._spaces():
+            for results, _ in self._search(f'space = "{space}" and type = page', "space"):
+                for p in results:
+                    pid = str(p["id"])
+                    skey = (p.get("space") or {}).get("key") or space
+                    index.by_title[(skey, p.get("title") or "")] = pid
+                    for key in page_url_paths(p):
+                        index.by_key.setdefault(key, pid)
+        titles = {title: pid for (_, title), pid in index.by_title.items()}
+        for key, title in self._aliases.items():
+            if title in titles:
+                index.by_key.setdefault(key, titles[title])
+        return index
+
+    def _resolver(self) -> Callable[[PageLink, str], str | None]:
+        index: PageIndex | None = None
+
+        def resolve(link: PageLink, space: str) -> str | None:
+            nonlocal index
+            if link.content_id:
+                return link.content_id
+            if index is None:
+                index = self.page_index()
+            if link.title:
+                return index.by_title.get((link.space_key or space, link.title))
+            if not link.href or link.href.startswith("#"):
+                return None
+            key = url_key(link.href)
+            if key.startswith("/") or host_of(link.href) in self._hosts:
+                path = key if key.startswith("/") else key[key.index("/") :]
+                return index.by_key.get(path)
+            return index.by_key.get(key)
+
+        return resolve
+
+    def _aliases_for(self, title: str) -> list[str]:
+        return [k for k, t in self._aliases.items() if t == title]
+
+    # -- loading --------------------------------------------------------------------------
+    @staticmethod
+    def _parse_cursor(since: str | None, spaces: list[str]) -> dict[str, str]:
+        if not since:
+            return {}
+        try:
+            value = json.loads(since)
+        except ValueError:
+            value = since
+        if isinstance(value, dict):
+            return {k: str(v) for k, v in value.items()}
+        return {s: str(value) for s in spaces}  # one time for every space
+
+    def load(self, since: str | None) -> Iterator[LoadBatch]:
+        spaces = self._spaces()
+        cursor = self._parse_cursor(since, spaces)
+        resolve = self._resolver()
+        for space in spaces:
+            cql = f'space = "{space}" and type = page'
+            if cursor.get(space):
+                cql += f' and lastmodified >= "{self._cql_time(cursor[space])}"'
+            cql += " order by lastmodified asc"
+            for results, total in self._search(cql, PAGE_EXPAND):
+                docs = []
+                for p in results:
+                    base = self.config.browse_url or (p.get("_links") or {}).get("base") or self.config.url
+                    doc = page_to_document(p, base, resolve, self._aliases_for(p.get("title") or ""))
+                    docs.append(doc)
+                    if doc.updated_at and doc.updated_at > cursor.get(space, ""):
+                        cursor[space] = doc.updated_at
+                yield LoadBatch(documents=docs, cursor=json.dumps(cursor, sort_keys=True), total=total)
+
+    def list_ids(self) -> set[str]:
+        ids: set[str] = set()
+        for space in self._spaces():
+            for results, _ in self._search(f'space = "{space}" and type = page', None):
+                ids.update(page_doc_id(p["id"]) for p in results)
+        return ids

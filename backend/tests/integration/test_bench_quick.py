@@ -1,0 +1,71 @@
+"""``make bench --quick`` as a smoke test: every benchmark runs on the demo workspace at tiny
+sizes (a real ``devkb serve`` included) and writes its JSON and the markdown report. Checks the
+structure only — never a timing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from devkb.bench.harness import run_all
+from devkb.bench.options import BENCHMARKS, options_for
+
+pytestmark = [pytest.mark.integration]
+
+SUMMARY_KEYS = {"median", "min", "max", "runs", "unit"}
+GOAL_KEYS = {"goal", "target", "measured", "met"}
+
+
+def is_summary(value: object) -> bool:
+    return isinstance(value, dict) and SUMMARY_KEYS <= set(value)
+
+
+def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
+    out, work = tmp_path / "out", tmp_path / "work"
+    opts = options_for("quick", out, out / "benchmarks.md", work)
+
+    code = run_all(opts, "pytest: quick bench", embedder=embedder)
+
+    found = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
+    errors = {name: d["error"] for name, d in found.items() if "error" in d}
+    assert code == 0 and not errors, errors
+    assert set(BENCHMARKS) | {"run"} <= set(found)
+    assert not work.exists(), "the scratch directory is removed after the run"
+    for name in BENCHMARKS:
+        d = found[name]
+        assert {"mode", "date", "command", "machine"} <= set(d)
+        assert {"cores", "ram_bytes", "cpu_model"} <= set(d["machine"])
+    assert "skipped" in found["embedding"]  # quick mode skips the ONNX export
+
+    ingest = found["ingest"]
+    assert ingest["chunks"] > 0 and ingest["runs"]
+    assert all(is_summary(v) for v in ingest["summary"].values())
+
+    resync = found["resync"]["workspaces"][0]
+    assert is_summary(resync["summary"]["no_change_seconds"])
+    assert {"1%", "5%", "proportionality"} <= set(resync["summary"])
+    assert resync["runs"][0]["1%"]["documents_indexed"] >= 1  # the edits were picked up
+
+    query = found["query"]
+    for levels in (query["ask_http"]["levels"], *query["retrieval"]["systems"].values()):
+        assert set(levels) == {"1", "8", "32"}
+        for figures in levels.values():
+            assert is_summary(figures["p50_ms"]) and is_summary(figures["p95_ms"])
+            assert is_summary(figures["throughput_per_s"]) and figures["errors"] == 0
+    assert set(query["retrieval"]["ratios"]) == {"devkb hybrid", "devkb dense"}
+
+    scale = found["scale"]
+    assert scale["load"]["chunks"] == opts.scale_chunks
+    assert {"vector_search", "vector_search_filtered", "full_text", "full_text_question",
+            "full_text_no_common_words", "neighbours"} == set(scale["queries"])
+    assert scale["memory"]["matrix_bytes"] > 0
+
+    for name in ("ingest", "resync", "query", "scale"):
+        assert found[name]["goals"] and all(GOAL_KEYS <= set(g) for g in found[name]["goals"])
+
+    report = (out / "benchmarks.md").read_text()
+    for heading in ("# Benchmarks", "## Goals", "## 1. Ingest", "## 2. Embedding speed", "## 3. Resync",
+                    "## 4. Query", "## 5. Scale", "### Where the embedded store stops scaling", "## Reproduce"):
+        assert heading in report
+    assert "**Machine**" in report and "**Command**" in report and "**Date**" in report

@@ -1,0 +1,47 @@
+"""Pieces of the bench harness that must not drift: summaries, percentiles, reading the ONNX
+speed script's output, and the report's handling of skipped and failed benchmarks."""
+
+from __future__ import annotations
+
+import json
+
+from devkb.bench.embedding import parse
+from devkb.bench.measure import Summary, percentile
+from devkb.bench.report import fmt, render
+
+
+def test_summary_is_median_min_max_of_runs():
+    s = Summary.of([3.0, 1.0, 2.0], "s")
+    assert (s.median, s.min, s.max, s.runs, s.unit) == (2.0, 1.0, 3.0, 3, "s")
+    assert fmt(s.to_json()) == "2.0 (1.0–3.0)"
+    assert fmt(Summary.of([2.5]).to_json(), 2) == "2.50"
+
+
+def test_percentile_interpolates_like_numpy():
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 50) == 50.5
+    assert abs(percentile(values, 95) - 95.05) < 1e-9
+
+
+def test_reads_per_run_rates_of_the_onnx_speed_script():
+    out = ("speed: 300 texts of 1000 chars (230 tokens), batch 32, 2 runs, engines interleaved every 64 texts, 2 cores\n"
+           "  run 1: torch 23.1/s  onnx-fp32 40.2/s  onnx-int8 61.0/s  (int8/torch 2.64x)\n"
+           "  run 2: torch 22.0/s  onnx-fp32 39.0/s  onnx-int8 58.3/s  (int8/torch 2.65x)\n"
+           "\nengine      chunks/s  x torch  cosine to torch (these texts)\n"
+           "torch           22.5     1.00  mean 1.0000\n")
+    assert parse(out) == {"torch": [23.1, 22.0], "onnx-fp32": [40.2, 39.0], "onnx-int8": [61.0, 58.3]}
+
+
+def test_report_names_skipped_and_failed_benchmarks():
+    doc = render({
+        "run": {"machine": {"cpu_model": "cpu", "cores": 2, "ram_bytes": 2**34, "load_average": [7.0]},
+                "date": "2026-01-01T00:00:00+00:00", "command": "make bench", "mode": "default", "seconds": 60,
+                "load_average_at_end": [6.0]},
+        "ingest": {"skipped": "the Fluid corpus is absent"},
+        "query": {"error": "BenchError: boom"},
+        "load": json.loads('{"sessions": 50, "p95_ms": 80.5}'),
+    })
+    assert "_Skipped: the Fluid corpus is absent_" in doc
+    assert "_Failed: `BenchError: boom`" in doc
+    assert "The machine was shared" in doc
+    assert "## load" in doc and "| sessions | 50 |" in doc
