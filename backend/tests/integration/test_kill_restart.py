@@ -73,7 +73,7 @@ def emulators(fluid_dir, tmp_path):
 
 def devkb_index(data_dir: Path, sources: Path) -> subprocess.Popen:
     env = {**os.environ, "DEVKB_DATA_DIR": str(data_dir), "DEVKB_SOURCES_FILE": str(sources),
-           "DEVKB_LLM_PROVIDER": "none", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+           "DEVKB_LLM_PROVIDER": "none", "DEVKB_EMBEDDER": "local", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     return subprocess.Popen([sys.executable, "-m", "devkb", "index"], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
 

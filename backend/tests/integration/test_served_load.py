@@ -36,6 +36,7 @@ def server(demo_workspace, tmp_path_factory):
     sources = write_sources_file(root / "sources.yaml", demo_workspace.suite, {
         "jira": "DEVKB_TEST_JIRA_TOKEN", "code": "DEVKB_TEST_GITHUB_TOKEN", "wiki": "DEVKB_TEST_WIKI_TOKEN"})
     env = {**SECRETS, "DEVKB_SOURCES_FILE": str(sources), "DEVKB_MAX_SESSIONS": str(MAX_SESSIONS),
+           "DEVKB_EMBEDDER": "local",  # the model the session's data was indexed with
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     with RunningServer(demo_workspace.copy_data(root / "data"), env=env, index=False) as s:
         yield s

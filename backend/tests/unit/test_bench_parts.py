@@ -39,9 +39,14 @@ def test_report_names_skipped_and_failed_benchmarks():
                 "load_average_at_end": [6.0]},
         "ingest": {"skipped": "the Fluid corpus is absent"},
         "query": {"error": "BenchError: boom"},
-        "load": json.loads('{"sessions": 50, "p95_ms": 80.5}'),
+        "load": json.loads('{"sessions": 50, "seconds": 60, "requests": 900, "asks": 400, "history_reads": 400, '
+                           '"churn_requests": 100, "errors": 0, "leaks": 0, "latency_ms": {"p95": 80.5}, '
+                           '"ok": true}'),
+        "extra": {"figure": 1.5},
     })
     assert "_Skipped: the Fluid corpus is absent_" in doc
     assert "_Failed: `BenchError: boom`" in doc
     assert "The machine was shared" in doc
-    assert "## load" in doc and "| sessions | 50 |" in doc
+    assert "## Load test" in doc and "50 chat sessions for 60 s" in doc and "p95 80 ms" in doc
+    assert "| load test: 50 sessions × 60 s (errors, session leaks, RSS bound) |" in doc
+    assert "## extra" in doc and "| figure | 1.5 |" in doc

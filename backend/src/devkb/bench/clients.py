@@ -26,6 +26,21 @@ from devkb.bench.measure import hwm_bytes, latency_figures, rss_bytes
 from devkb.bench.workspace import BenchError
 
 
+def embedder_env(embedder: object) -> dict[str, str]:
+    """``DEVKB_*`` settings that make a server embed queries like ``embedder`` (unwrapping the
+    bench's and the cache's wrappers), so it opens a store that embedder wrote. ONNX keeps its
+    export cache, so the server does not export the model again."""
+    while hasattr(embedder, "inner"):
+        embedder = embedder.inner
+    name = type(embedder).__name__
+    if name == "OnnxMiniLMEmbedder":
+        return {"DEVKB_EMBEDDER": "onnx", "DEVKB_ONNX_PRECISION": str(embedder.precision),  # type: ignore[attr-defined]
+                "DEVKB_MODEL_CACHE_DIR": str(Path(embedder.cache_dir).resolve())}  # type: ignore[attr-defined]
+    if name == "LocalMiniLMEmbedder":
+        return {"DEVKB_EMBEDDER": "local"}
+    return {}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

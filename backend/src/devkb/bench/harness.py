@@ -102,7 +102,11 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
             _, ws = rec.run("ingest", ingest.run, ingest_opts, main, embedder)
             if not opts.wants("ingest"):
                 (opts.out_dir / "ingest.json").unlink(missing_ok=True)
-            if ws is not None:
+            if ws is None:  # ingest failed: nothing indexed to resync, query or imitate
+                for name in ("resync", "query", "scale"):
+                    if opts.wants(name):
+                        rec.save(name, {"skipped": "ingest failed (see ingest.json), so nothing was indexed"})
+            else:
                 whole = corpus("fluid-full") if main.name == "fluid-slice" else None
                 if opts.wants("resync"):
                     rec.run("resync", resync.run, opts, ws, whole)
@@ -110,7 +114,7 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
                     rec.run("query", query.run, opts, ws, embedder)
                 template_db = ws.data_dir / "graph.sqlite"
                 if opts.wants("scale"):
-                    rec.run("scale", scale.run, opts, template_db, embedder.model_name,
+                    rec.run("scale", scale.run, opts, template_db, embedder,
                             fluid if main.name != "demo" else None)
     finally:
         if ws is not None:

@@ -126,6 +126,8 @@ def run(opts: BenchOptions, corpus: Corpus, embedder: TextEmbedder) -> tuple[dic
         "ratio": Summary.of([x["ratio"] for x in runs]),
         "seconds": Summary.of([x["seconds"] for x in runs], "s"),
         "embed_share_of_pipeline": Summary.of([x["embed_seconds_in_pipeline"] / x["seconds"] for x in runs]),
+        "embed_in_pipeline_over_alone": Summary.of(
+            [x["embed_seconds_in_pipeline"] / x["embedder_alone_seconds"] for x in runs]),
         "peak_rss_bytes": Summary.of([x["peak_rss_bytes"] for x in runs], "bytes"),
     }
     result = {

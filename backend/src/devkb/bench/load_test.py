@@ -238,9 +238,10 @@ class DemoServer:
             self.port = s.getsockname()[1]
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
-        self.env = {**os.environ, "DEVKB_DATA_DIR": str(data_dir), "DEVKB_LLM_PROVIDER": "none",
-                    "DEVKB_SCHEDULER_ENABLED": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                    **(env or {})}
+        shared_models = Path(__file__).resolve().parents[4] / ".cache" / "models"  # one ONNX export per checkout
+        self.env = {"DEVKB_MODEL_CACHE_DIR": str(shared_models), **os.environ, "DEVKB_DATA_DIR": str(data_dir),
+                    "DEVKB_LLM_PROVIDER": "none", "DEVKB_SCHEDULER_ENABLED": "false", "HF_HUB_OFFLINE": "1",
+                    "TRANSFORMERS_OFFLINE": "1", **(env or {})}
         self.timeout = timeout
         self.proc: subprocess.Popen[bytes] | None = None
 

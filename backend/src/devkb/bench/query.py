@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from devkb.agent.hybrid_search import HybridSearch
-from devkb.bench.clients import ServerProcess, http_closed_loop, thread_closed_loop
+from devkb.bench.clients import ServerProcess, embedder_env, http_closed_loop, thread_closed_loop
 from devkb.bench.haystack_baseline import HaystackBaseline
 from devkb.bench.measure import Summary, latency_figures, timed_calls
 from devkb.bench.options import BenchOptions
@@ -78,10 +78,10 @@ def summarise(per_repeat: list[dict[str, dict[str, float]]], levels: tuple[int, 
     return out
 
 
-def ask_over_http(opts: BenchOptions, ws: Workspace, qs: list[str]) -> dict[str, Any]:
+def ask_over_http(opts: BenchOptions, ws: Workspace, qs: list[str], embedder: TextEmbedder) -> dict[str, Any]:
     bodies = [{"question": q} for q in qs]
     per_repeat: list[dict[str, dict[str, float]]] = []
-    with ServerProcess(ws.data_dir, ws.sources_file) as server:
+    with ServerProcess(ws.data_dir, ws.sources_file, env=embedder_env(embedder)) as server:
         for q in qs[:3]:
             server.ask(q)  # warm: model, vector index, caches
         for _ in range(opts.query_repeats):
@@ -159,7 +159,7 @@ def retrieval_side_by_side(opts: BenchOptions, ws: Workspace, embedder: TextEmbe
 def run(opts: BenchOptions, ws: Workspace, embedder: TextEmbedder) -> dict[str, Any]:
     qs = questions(ws.data_dir / "graph.sqlite", ws.corpus.name, opts.query_count)
     stats = ws.store.stats()
-    http = ask_over_http(opts, ws, qs)
+    http = ask_over_http(opts, ws, qs, embedder)
     side = retrieval_side_by_side(opts, ws, embedder, qs)
     goal_level = str(GOAL_CLIENTS) if str(GOAL_CLIENTS) in http["levels"] else str(opts.client_levels[-1])
     p95 = http["levels"][goal_level]["p95_ms"]["median"]

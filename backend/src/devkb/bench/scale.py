@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from devkb.bench.clients import ServerProcess
+from devkb.bench.clients import ServerProcess, embedder_env
 from devkb.bench.measure import (
     RssSampler,
     Summary,
@@ -45,6 +45,7 @@ from devkb.bench.measure import (
     timed_calls,
 )
 from devkb.bench.options import BenchOptions
+from devkb.indexing.embedders.base import TextEmbedder
 from devkb.store.models import Chunk, Document, Reference, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
 
@@ -60,7 +61,7 @@ DOC_MIX = ((SourceType.JIRA, "issue", 10052), (SourceType.GITHUB, "commit", 1371
            (SourceType.GITHUB, "file", 138), (SourceType.GITHUB, "pull", 223),
            (SourceType.CONFLUENCE, "page", 115))
 CHECKPOINTS = (0.1, 0.25, 0.5)
-TEXT_QUERIES = 20  # full-text queries per repeat (each may rank a large share of the table)
+TEXT_QUERIES = 12  # full-text queries per repeat (each may rank a large share of the table)
 COMMON_WORDS = frozenset({
     "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from",
     "has", "have", "how", "i", "if", "in", "is", "it", "its", "of", "on", "or", "should", "so", "that",
@@ -258,7 +259,8 @@ def measure(db_path: Path, opts: BenchOptions, qvecs: list[list[float]], titles:
             "matrix_variants": variants}
 
 
-def run(opts: BenchOptions, template_db: Path, model_name: str, fluid_dir: Path | None) -> dict[str, Any]:
+def run(opts: BenchOptions, template_db: Path, embedder: TextEmbedder, fluid_dir: Path | None) -> dict[str, Any]:
+    model_name = embedder.model_name
     template = Template.from_store(template_db, fluid_text(fluid_dir) if fluid_dir else None)
     root = opts.work_dir / "scale"
     shutil.rmtree(root, ignore_errors=True)
@@ -272,7 +274,7 @@ def run(opts: BenchOptions, template_db: Path, model_name: str, fluid_dir: Path 
     try:
         load, growth = fill(db_path, model_name, corpus, qvecs, opts.scale_chunks)
         measured = measure(db_path, opts, qvecs, titles, neighbour_args)
-        server = serve_and_ask(root, titles[:TEXT_QUERIES]) if opts.scale_server else None
+        server = serve_and_ask(root, titles[:TEXT_QUERIES], embedder) if opts.scale_server else None
     finally:
         if not opts.keep_work_dir:
             shutil.rmtree(root, ignore_errors=True)
@@ -307,12 +309,12 @@ def matrix_variants(store: SQLiteGraphStore, queries: list[list[float]]) -> dict
             "float16_blocked_p50_ms": 1000 * float(np.median(f16)), "queries": len(qs)}
 
 
-def serve_and_ask(root: Path, questions: list[str]) -> dict[str, Any]:
+def serve_and_ask(root: Path, questions: list[str], embedder: TextEmbedder) -> dict[str, Any]:
     """``devkb serve`` on the big store: time to the first answer (loads the matrix), then
     sequential POST /ask latency and the server's memory."""
     empty = root / "no-sources.yaml"
     empty.write_text("sources: []\n")
-    with ServerProcess(root / "data", empty) as server:
+    with ServerProcess(root / "data", empty, env=embedder_env(embedder)) as server:
         first = server.ask(questions[0])
         latencies = [server.ask(q) for q in questions]
         memory = server.memory()
