@@ -53,13 +53,14 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
         for figures in levels.values():
             assert is_summary(figures["p50_ms"]) and is_summary(figures["p95_ms"])
             assert is_summary(figures["throughput_per_s"]) and figures["errors"] == 0
-    assert set(query["retrieval"]["ratios"]) == {"devkb hybrid", "devkb dense"}
+    assert set(query["retrieval"]["ratios"]) == {"devkb hybrid", "devkb related", "devkb dense"}
 
     scale = found["scale"]
     assert scale["load"]["chunks"] == opts.scale_chunks
     assert {"vector_search", "vector_search_filtered", "full_text", "full_text_question",
             "full_text_no_common_words", "neighbours"} == set(scale["queries"])
     assert scale["memory"]["matrix_bytes"] > 0
+    assert scale["related_search_snapshot"]["chunks"] > 0
 
     for name in ("ingest", "resync", "query", "scale"):
         assert found[name]["goals"] and all(GOAL_KEYS <= set(g) for g in found[name]["goals"])

@@ -101,11 +101,11 @@ class ServerProcess:
         pid = self.proc.pid if self.proc else None
         return {"rss_bytes": rss_bytes(pid) if pid else None, "peak_rss_bytes": hwm_bytes(pid) if pid else None}
 
-    def ask(self, question: str) -> float:
-        """One POST /ask; its latency in seconds (raises on a non-200 answer)."""
+    def ask(self, question: str, timeout: float = 120.0) -> float:
+        """One POST /ask; its latency in seconds (raises on a non-200 answer or a timeout)."""
         start = time.perf_counter()
         response = httpx.post(self.base_url + "/ask", json={"question": question}, headers=self.headers,
-                              timeout=120)
+                              timeout=timeout)
         if response.status_code != 200:
             raise BenchError(f"POST /ask answered {response.status_code}: {response.text[:300]}")
         return time.perf_counter() - start

@@ -62,6 +62,8 @@ class Recorder:
         return result, value
 
     def save(self, name: str, result: dict[str, Any], seconds: float = 0.0) -> None:
+        if not self.opts.wants(name):  # run only as another benchmark's prerequisite
+            return
         write_json(self.opts.out_dir / f"{name}.json",
                    {"benchmark": name, **self.meta, "benchmark_seconds": seconds, **result})
 
@@ -72,7 +74,7 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
     started = time.perf_counter()
     meta = {"mode": opts.mode, "date": utc_now(), "command": command, "machine": machine()}
     opts.out_dir.mkdir(parents=True, exist_ok=True)
-    for name in BENCHMARKS:  # stale figures of benchmarks not run now would mislead
+    for name in opts.only:  # their old figures must not survive a failed run
         (opts.out_dir / f"{name}.json").unlink(missing_ok=True)
     rec = Recorder(opts, meta)
     fluid = find_fluid_dir()
@@ -100,8 +102,6 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
                 embedder = build_embedder(Settings())
             ingest_opts = opts if opts.wants("ingest") else replace(opts, ingest_repeats=1)
             _, ws = rec.run("ingest", ingest.run, ingest_opts, main, embedder)
-            if not opts.wants("ingest"):
-                (opts.out_dir / "ingest.json").unlink(missing_ok=True)
             if ws is None:  # ingest failed: nothing indexed to resync, query or imitate
                 for name in ("resync", "query", "scale"):
                     if opts.wants(name):

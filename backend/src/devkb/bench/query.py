@@ -5,6 +5,8 @@
 - Retrieval alone, in process (worker threads; the API has no retrieval-only endpoint), side by
   side and interleaved per repeat:
   ``devkb hybrid`` = ``HybridSearch.search`` (query embedding, vector + BM25, fusion);
+  ``devkb related`` = ``RelatedSearch.search``, the learnt ranking ``POST /ask`` uses (its corpus
+  snapshot built before timing);
   ``devkb dense`` = query embedding + ``store.vector_search`` (what the baseline does);
   ``haystack`` = a plain Haystack pipeline (same embedder → ``InMemoryEmbeddingRetriever`` over an
   ``InMemoryDocumentStore`` holding the same chunks and embeddings), top 50 everywhere.
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from devkb.agent.hybrid_search import HybridSearch
+from devkb.agent.retrieval import RelatedSearch
 from devkb.bench.clients import ServerProcess, embedder_env, http_closed_loop, thread_closed_loop
 from devkb.bench.haystack_baseline import HaystackBaseline
 from devkb.bench.measure import Summary, latency_figures, timed_calls
@@ -100,11 +103,14 @@ def retrieval_side_by_side(opts: BenchOptions, ws: Workspace, embedder: TextEmbe
     store = SQLiteGraphStore(db_path)
     try:
         hybrid = HybridSearch(store, embedder, candidates=TOP_K)
+        related = RelatedSearch(store, embedder, candidates=TOP_K)
+        related.warm_up()  # its corpus snapshot
         t = time.perf_counter()
         baseline = HaystackBaseline(db_path, embedder, top_k=TOP_K)
         baseline_load_s = time.perf_counter() - t
         systems = {
             "devkb hybrid": lambda q: hybrid.search(q),
+            "devkb related": lambda q: related.search(q),
             "devkb dense": lambda q: store.vector_search(embedder.embed([q])[0], TOP_K),
             "haystack": baseline.search,
         }
@@ -119,7 +125,7 @@ def retrieval_side_by_side(opts: BenchOptions, ws: Workspace, embedder: TextEmbe
             for name in systems:
                 per_system[name].append(rep[name])
         ratios: dict[str, Any] = {}
-        for devkb in ("devkb hybrid", "devkb dense"):
+        for devkb in ("devkb hybrid", "devkb related", "devkb dense"):
             ratios[devkb] = {
                 str(level): {
                     "throughput_devkb_over_haystack": Summary.of([

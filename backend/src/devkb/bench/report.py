@@ -266,7 +266,14 @@ def scale_section(d: dict[str, Any] | None) -> list[str]:
         f"{size(mem['peak_rss_during_load_bytes'])})."),
     ]
     srv = d.get("server")
-    if srv:
+    if srv and "error" in srv:
+        lines.append(f"`devkb serve` on this store failed: `{srv['error'][:300]}`.")
+    elif srv and srv.get("first_ask_seconds") is None:
+        lines.append(
+            f"`devkb serve` on this store gave **no first answer within {srv['first_ask_timeout_seconds']:.0f} s** "
+            f"(server RSS {size(srv.get('rss_bytes'))} then, peak {size(srv.get('peak_rss_bytes'))}): the first "
+            "`POST /ask` builds `RelatedSearch`'s in-memory corpus snapshot (below).")
+    elif srv:
         lines.append(
             f"`devkb serve` on this store: first answer after {srv['first_ask_seconds']:.1f} s (loads the index), "
             f"then `POST /ask` p50 {srv['ask']['p50_ms']:.0f} ms, p95 {srv['ask']['p95_ms']:.0f} ms "
@@ -284,6 +291,16 @@ def scale_section(d: dict[str, Any] | None) -> list[str]:
                       f"{v['float32_matvec_p50_ms']:.0f} ms; float16 storage converted in 64k-row blocks "
                       f"{v['float16_blocked_p50_ms']:.0f} ms (numpy has no fast float16 product), so the "
                       f"index stays float32.")]
+    snap = d.get("related_search_snapshot")
+    if snap:
+        per = snap["seconds"] / max(1, snap["chunks"])
+        mem = snap["rss_growth_bytes"] / max(1, snap["chunks"])
+        lines += ["", (f"`RelatedSearch` (the ranking behind `POST /ask` since the retrieval work) holds its own "
+                       f"in-memory snapshot of the corpus (document texts as tokens, BM25 indexes, vectors), built "
+                       f"on the first question: at {snap['chunks']:,} chunks ({snap['documents']:,} documents) it took "
+                       f"{snap['seconds']:.0f} s and {size(snap['rss_growth_bytes'])} (peak "
+                       f"{size(snap['peak_rss_growth_bytes'])}) — linearly about **{per * n / 60:.0f} min and "
+                       f"{size(mem * n)} at {n:,} chunks**.")]
     lines += ["", *where_it_stops(d), ""]
     return lines
 
@@ -296,9 +313,22 @@ def where_it_stops(d: dict[str, Any]) -> list[str]:
     server_rss = (d.get("server") or {}).get("rss_bytes")
     held = (f"`devkb serve` held {size(server_rss)}" if server_rss else
             f"the benchmark process held {size(d['memory']['rss_after_load_bytes'])} (model and corpus included)")
+    snap = d.get("related_search_snapshot")
+    first_limit: list[str] = []
+    if snap and snap["chunks"]:
+        minutes = snap["seconds"] / snap["chunks"] * n / 60
+        first_limit = [
+            (f"**The first limit is now `RelatedSearch`'s snapshot, not the store**: about {minutes:.0f} min and "
+             f"{size(snap['rss_growth_bytes'] / snap['chunks'] * n)} to build at {n:,} chunks before the first "
+             "answer (and its periodic re-check reads every document's hash). Beyond ~100k chunks it needs a "
+             "store-backed first stage (FTS5 and the vector index) with the learnt features computed on the "
+             "candidates only, or the Neo4j backend's indexes."),
+            "",
+        ]
     return [
         "### Where the embedded store stops scaling",
         "",
+        *first_limit,
         (f"Exact search scans every vector, so its latency grows linearly with the chunk count (table above): "
         f"at this machine's measured {p95:.0f} ms p95 for {n:,} chunks, the 250 ms goal holds up to about "
         f"**{limit:,} chunks**. Memory grows linearly too: {per_chunk:,.0f} bytes of matrix per chunk "
@@ -362,17 +392,25 @@ def other_sections(all_: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def provenance(section: list[str], d: dict[str, Any] | None, run: dict[str, Any]) -> list[str]:
+    """A section measured by an earlier run (``--only``) says when and by what command."""
+    if not d or not run or d.get("date") in (None, run.get("date")):
+        return section
+    return [*section[:2], f"_Measured {d['date']} by `{d.get('command', '?')}`._", "", *section[2:]]
+
+
 def render(all_: dict[str, dict[str, Any]]) -> str:
+    run = all_.get("run", {})
     lines = [
         *header(all_),
         *goals(all_),
-        *ingest_section(all_.get("ingest")),
+        *provenance(ingest_section(all_.get("ingest")), all_.get("ingest"), run),
         *(ingest_projection(all_["ingest"], all_.get("resync"))
           if all_.get("ingest") and not status(all_["ingest"]) else []),
-        *embedding_section(all_.get("embedding")),
-        *resync_section(all_.get("resync")),
-        *query_section(all_.get("query")),
-        *scale_section(all_.get("scale")),
+        *provenance(embedding_section(all_.get("embedding")), all_.get("embedding"), run),
+        *provenance(resync_section(all_.get("resync")), all_.get("resync"), run),
+        *provenance(query_section(all_.get("query")), all_.get("query"), run),
+        *provenance(scale_section(all_.get("scale")), all_.get("scale"), run),
         *load_section(all_.get("load")),
         *other_sections(all_),
         "## Reproduce",

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 
 from devkb.bench.clients import ServerProcess, embedder_env
@@ -45,6 +46,7 @@ from devkb.bench.measure import (
     timed_calls,
 )
 from devkb.bench.options import BenchOptions
+from devkb.bench.workspace import BenchError
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.store.models import Chunk, Document, Reference, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
@@ -61,6 +63,7 @@ DOC_MIX = ((SourceType.JIRA, "issue", 10052), (SourceType.GITHUB, "commit", 1371
            (SourceType.GITHUB, "file", 138), (SourceType.GITHUB, "pull", 223),
            (SourceType.CONFLUENCE, "page", 115))
 CHECKPOINTS = (0.1, 0.25, 0.5)
+FIRST_ASK_TIMEOUT = 180.0
 TEXT_QUERIES = 12  # full-text queries per repeat (each may rank a large share of the table)
 COMMON_WORDS = frozenset({
     "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from",
@@ -187,14 +190,16 @@ def p95_of(fn: Any, args: list[Any], repeats: int) -> dict[str, Any]:
 
 
 def fill(db_path: Path, model_name: str, corpus: SyntheticCorpus, qvecs: list[list[float]],
-         total: int) -> tuple[dict[str, Any], list[dict[str, float]]]:
+         total: int) -> tuple[dict[str, Any], list[dict[str, float]], dict[str, Any] | None]:
     """Bulk-load the synthetic corpus; vector search is timed at each checkpoint on a second
-    connection whose index refreshes incrementally, as a server's would."""
+    connection whose index refreshes incrementally, as a server's would; at the first
+    checkpoint, the cost of ``RelatedSearch``'s snapshot is measured too."""
     store = SQLiteGraphStore(db_path)
     store.ensure_schema(model_name, DIM)
     reader = SQLiteGraphStore(db_path)
     growth: list[dict[str, float]] = []
     marks = [int(total * f) for f in CHECKPOINTS]
+    snapshot: dict[str, Any] | None = None
     written = 0
     generate_s = write_s = 0.0
     try:
@@ -211,6 +216,8 @@ def fill(db_path: Path, model_name: str, corpus: SyntheticCorpus, qvecs: list[li
                 lat = latency_figures(timed_calls(lambda v: reader.vector_search(v, TOP_K), qvecs[:20]))
                 growth.append({"chunks": written, **lat})
                 log.info("scale: %d chunks written, vector p95 %.0f ms", written, lat["p95_ms"])
+                if snapshot is None:
+                    snapshot = snapshot_cost(db_path)
             t = time.perf_counter()
     finally:
         reader.close()
@@ -219,7 +226,7 @@ def fill(db_path: Path, model_name: str, corpus: SyntheticCorpus, qvecs: list[li
             "write_seconds": write_s, "chunks_per_s": written / (generate_s + write_s),
             "disk_bytes": directory_bytes(db_path.parent)}
     log.info("scale: bulk load %s", load)
-    return load, growth
+    return load, growth, snapshot
 
 
 def measure(db_path: Path, opts: BenchOptions, qvecs: list[list[float]], titles: list[str],
@@ -272,9 +279,14 @@ def run(opts: BenchOptions, template_db: Path, embedder: TextEmbedder, fluid_dir
                       for _ in range(opts.scale_queries)]
     titles = [template.titles[int(i)] for i in rng.integers(0, len(template.titles), opts.scale_queries)]
     try:
-        load, growth = fill(db_path, model_name, corpus, qvecs, opts.scale_chunks)
+        load, growth, snapshot = fill(db_path, model_name, corpus, qvecs, opts.scale_chunks)
         measured = measure(db_path, opts, qvecs, titles, neighbour_args)
-        server = serve_and_ask(root, titles[:TEXT_QUERIES], embedder) if opts.scale_server else None
+        server: dict[str, Any] | None = None
+        if opts.scale_server:
+            try:
+                server = serve_and_ask(root, titles[:TEXT_QUERIES], embedder)
+            except (BenchError, httpx.HTTPError) as e:  # the figures above stay
+                server = {"error": f"{type(e).__name__}: {e}"[:2000]}
     finally:
         if not opts.keep_work_dir:
             shutil.rmtree(root, ignore_errors=True)
@@ -285,6 +297,7 @@ def run(opts: BenchOptions, template_db: Path, embedder: TextEmbedder, fluid_dir
         "growth": growth,
         **measured,
         "server": server,
+        "related_search_snapshot": snapshot,
         "goals": [{
             "goal": f"vector search p95 at {load['chunks']:,} chunks (exact, top {TOP_K})",
             "target": f"≤ {VECTOR_P95_GOAL_MS:.0f} ms",
@@ -310,12 +323,37 @@ def matrix_variants(store: SQLiteGraphStore, queries: list[list[float]]) -> dict
 
 
 def serve_and_ask(root: Path, questions: list[str], embedder: TextEmbedder) -> dict[str, Any]:
-    """``devkb serve`` on the big store: time to the first answer (loads the matrix), then
-    sequential POST /ask latency and the server's memory."""
+    """``devkb serve`` on the big store: time to the first answer (it builds what ``/ask``
+    holds in memory: the vector matrix and ``RelatedSearch``'s corpus snapshot), then sequential
+    POST /ask latency and the server's memory. A first answer slower than FIRST_ASK_TIMEOUT is
+    recorded as such, with the server's memory at that moment."""
     empty = root / "no-sources.yaml"
     empty.write_text("sources: []\n")
     with ServerProcess(root / "data", empty, env=embedder_env(embedder)) as server:
-        first = server.ask(questions[0])
+        try:
+            first = server.ask(questions[0], timeout=FIRST_ASK_TIMEOUT)
+        except httpx.TimeoutException:
+            return {"first_ask_seconds": None, "first_ask_timeout_seconds": FIRST_ASK_TIMEOUT, **server.memory()}
         latencies = [server.ask(q) for q in questions]
         memory = server.memory()
     return {"first_ask_seconds": first, "ask": latency_figures(latencies), **memory}
+
+
+def snapshot_cost(db_path: Path) -> dict[str, Any]:
+    """What ``RelatedSearch`` (the ranking behind /ask) costs to build over the store as it is:
+    its in-memory corpus snapshot — every document, chunk text tokens and vectors."""
+    from devkb.agent.retrieval.snapshot import SnapshotLoader
+
+    store = SQLiteGraphStore(db_path)
+    try:
+        before = rss_bytes() or 0
+        with RssSampler() as sampler:
+            start = time.perf_counter()
+            snapshot = SnapshotLoader(store, DIM).load(None)
+            seconds = time.perf_counter() - start
+        out = {"documents": snapshot.n, "chunks": len(snapshot.vectors), "seconds": seconds,
+               "rss_growth_bytes": (rss_bytes() or 0) - before, "peak_rss_growth_bytes": sampler.peak - before}
+    finally:
+        store.close()
+    log.info("scale: RelatedSearch snapshot %s", out)
+    return out

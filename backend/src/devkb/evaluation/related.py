@@ -190,12 +190,13 @@ def run_related(
             log(_line(methods[-1]))
 
         hybrid = HybridSearch(store, embedder)
-        sample = list(queries[:hybrid_sample])
+        step = max(1, len(queries) // hybrid_sample) if hybrid_sample else 1
+        sample = list(queries[::step][:hybrid_sample]) if hybrid_sample else []
         if sample:
             methods.append(_run(
                 "HybridSearch (FTS5 + vector RRF, as shipped)", "devkb", sample,
                 lambda q: [h.document.id for h in hybrid.search(texts[q.key], top_k=K + 1, types=[SourceType.JIRA])],
-                note=f"first {len(sample)} queries only (slow: FTS5 with a whole issue as the query)",
+                note=f"every {step}th query, {len(sample)} in all (slow: FTS5 with a whole issue as the query)",
             ))
             log(_line(methods[-1]))
 

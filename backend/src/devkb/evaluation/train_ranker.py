@@ -59,7 +59,7 @@ def collect(
 
 
 def fit_pairwise(
-    data: Sequence[tuple[np.ndarray, np.ndarray]], c: float = 1.0, negatives: int = 60, seed: int = 0
+    data: Sequence[tuple[np.ndarray, np.ndarray]], c: float = 1.0, negatives: int = 200, seed: int = 0
 ) -> np.ndarray:
     """Weights of a logistic regression on (better − worse) feature differences."""
     from sklearn.linear_model import LogisticRegression

@@ -1,0 +1,101 @@
+"""RelatedSearch (the ranking behind RAGSearch) on the agent test corpus, and its BM25."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from devkb.agent.evidence import Scope
+from devkb.agent.retrieval import RelatedSearch
+from devkb.agent.retrieval.fields import document_fields
+from devkb.agent.retrieval.lexical import BM25Index, Tokenizer
+from devkb.agent.tools.rag_search import RAGSearch
+from devkb.store.models import Chunk, Document, SourceType
+from devkb.store.sqlite import SQLiteGraphStore
+from tests.agent_corpus import COMMIT_ID, PAGE_ID
+
+
+def test_bm25_prefers_rare_shared_terms_and_stems():
+    index = BM25Index([{"text": "retry the webhook deliveries to the payment provider later"},
+                       {"text": "the the the report"},
+                       {"text": "webhooks retried with backoff"}])
+    scores = index.scores("retrying webhooks")
+    assert scores[1] == 0
+    assert scores[2] > scores[0] > 0  # both match both after stemming; doc 0 is longer
+    assert Tokenizer()("The Webhooks were RETRIED") == ["webhook", "retri"]
+
+
+def test_fields_of_a_jira_document():
+    doc = Document(id="jira:PAY-1", type=SourceType.JIRA, title="PAY-1: Refunds fail")
+    chunks = [
+        Chunk(id="a", document_id=doc.id, chunk_index=0,
+              content="PAY-1: Refunds fail\nType: Bug · Project: Payments\n\n## Description\nTimeouts."),
+        Chunk(id="b", document_id=doc.id, chunk_index=1,
+              content="PAY-1: Refunds fail — Comments\n## Comments\n### Ada (2024-01-01)\nRetried."),
+    ]
+    f = document_fields(doc, chunks)
+    assert f["summary"] == "Refunds fail"
+    assert "Project: Payments" in f["facts"]
+    assert f["description"].strip() == "Timeouts."
+    assert "Retried." in f["comments"] and "PAY-1" not in f["comments"]
+
+
+@pytest.fixture
+def related(agent_store, embedder):
+    return RelatedSearch(agent_store, embedder)
+
+
+def test_text_search_finds_the_runbook_and_returns_passages(related):
+    hits = related.search("what does the runbook say when refund webhooks fail", top_k=3)
+    assert hits and hits[0].document.id in {PAGE_ID, "jira:PAY-1"}
+    assert all(h.chunks and h.chunks[0].document.id == h.document.id for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_anchor_is_left_out_and_filters_hold(related):
+    hits = related.search("refund webhooks retries", top_k=10, anchor="jira:PAY-1")
+    ids = [h.document.id for h in hits]
+    assert "jira:PAY-1" not in ids and "jira:PAY-2" in ids
+    assert [h.document.id for h in related.search("refund webhooks retries", top_k=10, anchor="PAY-1")] == ids
+    only_jira = related.search("refund webhooks", top_k=10, types=[SourceType.JIRA], anchor="jira:PAY-1")
+    assert {h.document.type for h in only_jira} == {SourceType.JIRA}
+    subset = related.search("refund webhooks", top_k=10, document_ids=[COMMIT_ID, PAGE_ID])
+    assert {h.document.id for h in subset} <= {COMMIT_ID, PAGE_ID}
+
+
+def test_rag_search_tool_passes_the_anchor(related):
+    scope = Scope.for_sources(None)
+    docs = RAGSearch(related).run(scope, "refund webhooks", top_k=5, anchor="jira:PAY-1")
+    assert docs and all(d.id != "jira:PAY-1" for d in docs)
+    assert scope.calls[-1].arguments["anchor"] == "jira:PAY-1"
+
+
+def test_snapshot_refresh_sees_new_documents(agent_corpus, tmp_path, embedder):
+    import shutil
+
+    shutil.copy(agent_corpus / "graph.sqlite", tmp_path / "graph.sqlite")
+    store = SQLiteGraphStore(tmp_path / "graph.sqlite")
+    try:
+        related = RelatedSearch(store, embedder, refresh_seconds=3600)
+        before = related.snapshot()
+        doc = Document(id="jira:PAY-9", type=SourceType.JIRA, title="PAY-9: Chargeback disputes",
+                       content_hash="h9", metadata={"project": "PAY", "created": "2024-05-02T00:00:00+00:00"})
+        text = "PAY-9: Chargeback disputes\n\n## Description\nChargeback disputes are escalated by email."
+        vector = embedder.embed([text])[0].tolist()
+        store.write_documents([(doc, [Chunk(Chunk.make_id(doc.id, 0, text), doc.id, 0, text, vector)])])
+        after = related.refresh()
+        assert after.n == before.n + 1
+        hits = related.search("chargeback disputes escalation", top_k=1)
+        assert hits[0].document.id == "jira:PAY-9"
+        assert np.allclose(np.linalg.norm(after.vectors, axis=1)[after.chunk_count.sum() - 1], 1.0, atol=1e-3)
+    finally:
+        store.close()
+
+
+def test_empty_store_falls_back_to_hybrid_search(tmp_path, embedder):
+    store = SQLiteGraphStore(tmp_path / "graph.sqlite")
+    store.ensure_schema(embedder.model_name, embedder.dimension)
+    try:
+        assert RelatedSearch(store, embedder).search("anything", top_k=3) == []
+    finally:
+        store.close()
