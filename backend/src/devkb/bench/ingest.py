@@ -142,10 +142,16 @@ def run(opts: BenchOptions, corpus: Corpus, embedder: TextEmbedder) -> tuple[dic
         "ru_maxrss_bytes": peak_rss_bytes(),
         "runs": runs,
         "goals": [{
-            "goal": "ingest: end-to-end chunks/s ÷ embedder-alone chunks/s",
+            "goal": "ingest: end-to-end chunks/s ÷ embedder-alone chunks/s (separate passes, same repeat)",
             "target": "≥ 0.9",
             "measured": summary["ratio"].median,
             "met": summary["ratio"].median >= 0.9,
+        }, {
+            "goal": "ingest: share of the end-to-end time outside the embedder (loaders, emulators, pipeline, "
+                    "store; measured within each pass)",
+            "target": "< 0.1",
+            "measured": 1 - summary["embed_share_of_pipeline"].median,
+            "met": 1 - summary["embed_share_of_pipeline"].median < 0.1,
         }],
     }
     return result, workspace

@@ -87,6 +87,8 @@ def load_goal(d: dict[str, Any]) -> dict[str, Any]:
 
 def goals(all_: dict[str, dict[str, Any]]) -> list[str]:
     lines = ["## Goals", "", "| goal | target | measured | met |", "| --- | --- | ---: | --- |"]
+    if all_.get("ingest") and "summary" in all_["ingest"]:
+        all_ = {**all_, "ingest": {**all_["ingest"], "goals": ingest_goals(all_["ingest"])}}
     if all_.get("load") and "sessions" in all_["load"]:
         all_ = {**all_, "load": {**all_["load"], "goals": [load_goal(all_["load"])]}}
     for name in KNOWN[1:]:
@@ -112,6 +114,17 @@ def ingest_projection(ingest: dict[str, Any], resync: dict[str, Any] | None) -> 
             "(a projection from two measurements, not a measured ratio; `--full` measures it)."), ""]
 
 
+def ingest_goals(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """Ingest JSON written before the in-pass goal existed gets it from its summary."""
+    goals = list(d.get("goals", []))
+    if len(goals) == 1 and "embed_share_of_pipeline" in d.get("summary", {}):
+        outside = 1 - d["summary"]["embed_share_of_pipeline"]["median"]
+        goals.append({"goal": "ingest: share of the end-to-end time outside the embedder (loaders, emulators, "
+                              "pipeline, store; measured within each pass)",
+                      "target": "< 0.1", "measured": outside, "met": outside < 0.1})
+    return goals
+
+
 def ingest_section(d: dict[str, Any] | None) -> list[str]:
     lines = ["## 1. Ingest", ""]
     if (s := status(d)) is not None:
@@ -128,12 +141,18 @@ def ingest_section(d: dict[str, Any] | None) -> list[str]:
         f"| end-to-end chunks/s (loaders → pipeline → store) | {fmt(sm['pipeline_chunks_per_s'])} |",
         f"| embedder alone on the same chunks, chunks/s | {fmt(sm['embedder_alone_chunks_per_s'])} |",
         f"| **ratio** end-to-end ÷ embedder alone | **{fmt(sm['ratio'], 3)}** |",
-        f"| share of the end-to-end time spent in the embedder | {fmt(sm['embed_share_of_pipeline'], 3)} |",
+        (f"| share of the end-to-end time spent in the embedder (within the pass: immune to load drift "
+         f"between passes) | {fmt(sm['embed_share_of_pipeline'], 3)} |"),
         (f"| the same batches' embedding time inside the pipeline ÷ alone | "
         f"{fmt(sm.get('embed_in_pipeline_over_alone'), 3)} |"),
         f"| wall time of one ingest, s | {fmt(sm['seconds'])} |",
         f"| peak RSS during an ingest (sampled every 0.1 s), MiB | {fmt(sm['peak_rss_bytes'], 0, 1 / MiB)} |",
         f"| process `ru_maxrss` after the ingest runs | {size(d['ru_maxrss_bytes'])} |",
+        "",
+        ("The ratio compares two passes over the same batches; when other work on the machine changes "
+         "between them, it moves with it (its min–max shows how much). The embedder's share of each "
+         "end-to-end pass answers the same question — what everything but the model costs — inside one "
+         "pass."),
         "",
     ]
     return lines

@@ -150,13 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      issue_text_dense=args.issue_text_dense, log=log)
         report.timings["related_issue_retrieval"] = time.monotonic() - t
     if args.skip_fidelity:
-        report.fidelity_note = "skipped (--skip-fidelity)"
+        report.fidelity_note = "skipped: --skip-fidelity"
     else:
         log("graph fidelity: running tests/integration/test_fidelity_corpus.py ...")
         report.fidelity, report.fidelity_note, seconds = run_fidelity(args.timeout)
         report.timings["graph_fidelity"] = seconds
     if args.skip_agent:
-        report.agent_note = "skipped (--skip-agent)"
+        report.agent_note = "skipped: --skip-agent"
     else:
         log("agent questions: python -m devkb.agent.evaluate --fluid-slice ...")
         report.agent, report.agent_note, seconds = run_agent(data, args.timeout)

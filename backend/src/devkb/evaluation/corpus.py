@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,7 +41,8 @@ log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
 DEFAULT_FLUID_DIR = (REPO_ROOT / ".." / "shared" / "data" / "fluid").resolve()
-DEFAULT_CACHE_DIR = REPO_ROOT / ".cache" / "eval"
+# DEVKB_EVAL_CACHE: share one warm cache between checkouts (a fresh clone has an empty .cache/)
+DEFAULT_CACHE_DIR = Path(os.environ.get("DEVKB_EVAL_CACHE") or REPO_ROOT / ".cache" / "eval")
 Engine = Literal["auto", "onnx-fp32", "torch"]
 
 

@@ -93,22 +93,22 @@ class Report:
     def markdown(self) -> str:
         m = self.machine
         lines = [
-            f"**Run:** {self.started} · `{self.command}` · revision {self.revision}",
-            (f"**Machine:** {m['cpu']} · {m['cores']} cores · load average at start {m['load_average']} · "
+            f"- **Run:** {self.started} · `{self.command}` · revision {self.revision}",
+            (f"- **Machine:** {m['cpu']} · {m['cores']} cores · load average at start {m['load_average']} · "
              f"Python {m['python']} · {m['system']}"),
-            f"**Queries:** `{self.queries_file}`"
+            f"- **Queries:** `{self.queries_file}`"
             + (f" — {self.related.queries:,} queries, {self.related.relevant_pairs:,} relevant pairs" if self.related else ""),
         ]
         if self.corpus:
             c = self.corpus
             lines.append(
-                f"**Corpus:** {c.get('documents', 0):,} documents {c.get('documents_by_type', {})}, "
+                f"- **Corpus:** {c.get('documents', 0):,} documents {c.get('documents_by_type', {})}, "
                 f"{c.get('chunks', 0):,} chunks, indexed through the emulators with `strip_links` in "
                 f"{c.get('seconds', 0):.0f} s; embedding cache {c.get('cache_hits', 0):,} hits, "
                 f"{c.get('cache_misses', 0):,} misses (chunks embedded now)"
             )
         if self.timings:
-            lines.append("**Timings (s):** " + ", ".join(f"{k} {v:.0f}" for k, v in self.timings.items()))
+            lines.append("- **Timings (s):** " + ", ".join(f"{k} {v:.0f}" for k, v in self.timings.items()))
         lines += ["", "### Related-issue retrieval", ""]
         if self.related is None:
             lines.append("not run")
@@ -134,9 +134,10 @@ class Report:
             if best is not None:
                 ok = (best.metrics["ndcg@10"] >= TARGETS["ndcg@10"] and best.metrics["recall@10"] >= TARGETS["recall@10"]
                       and best.latency_ms["p95"] <= TARGETS["p95_ms"])
-                lines += ["", (f"Targets (dev split): nDCG@10 ≥ {TARGETS['ndcg@10']}, Recall@10 ≥ "
+                lines += ["", (f"Targets of issue 7 (set for the dev split): nDCG@10 ≥ {TARGETS['ndcg@10']}, Recall@10 ≥ "
                                f"{TARGETS['recall@10']}, p95 ≤ {TARGETS['p95_ms']:.0f} ms — "
-                               f"**{'met' if ok else 'not met'}** by RelatedSearch with the anchor (nDCG@10 "
+                               f"**{'met' if ok else 'not met'}** on these queries by RelatedSearch with the "
+                               f"anchor (nDCG@10 "
                                f"{best.metrics['ndcg@10']:.3f}, Recall@10 {best.metrics['recall@10']:.3f}, "
                                f"p95 {best.latency_ms['p95']:.1f} ms).")]
         lines += ["", "### Graph fidelity per edge kind", ""]

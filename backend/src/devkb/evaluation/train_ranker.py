@@ -8,6 +8,7 @@ pairwise model, no intercept) gives the weights. Two passes: the second collects
 the first pass's weights. Five-fold cross-validation over queries, running the real search with
 weights fitted on the other folds, tells how well the weights carry to unseen queries.
 
+    make eval ARGS="--store .cache/eval/dev-store"     # once: an indexed store to train on
     python -m devkb.evaluation.train_ranker --store .cache/eval/dev-store/graph.sqlite [--write]
 
 Only the development split (``eval/linked_issues_dev.jsonl``) may be used: held-out queries
@@ -130,7 +131,7 @@ def train(
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m devkb.evaluation.train_ranker", description=__doc__.split("\n\n")[0])
     p.add_argument("--store", type=Path, default=DEFAULT_CACHE_DIR / "dev-store" / "graph.sqlite",
-                   help="an indexed evaluation store (make eval ARGS=--keep-store leaves one)")
+                   help="an indexed evaluation store (make eval ARGS=\"--store .cache/eval/dev-store\" keeps one)")
     p.add_argument("--data", type=Path, default=DEFAULT_FLUID_DIR)
     p.add_argument("--model", choices=sorted(MODELS), action="append")
     p.add_argument("--c", type=float, default=1.0, help="inverse regularisation strength")
