@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from devkb.bench import embedding, ingest, query, resync, scale
-from devkb.bench.measure import machine, utc_now
+from devkb.bench.measure import load_average, machine, utc_now
 from devkb.bench.options import BENCHMARKS, BenchOptions, options_for
 from devkb.bench.report import write_report
 from devkb.bench.workspace import REPO_ROOT, Workspace, corpus, find_fluid_dir
@@ -65,7 +65,8 @@ class Recorder:
         if not self.opts.wants(name):  # run only as another benchmark's prerequisite
             return
         write_json(self.opts.out_dir / f"{name}.json",
-                   {"benchmark": name, **self.meta, "benchmark_seconds": seconds, **result})
+                   {"benchmark": name, **self.meta, "benchmark_seconds": seconds,
+                    "load_average_at_end": load_average(), **result})
 
 
 def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = None) -> int:
