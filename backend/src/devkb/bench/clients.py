@@ -9,20 +9,16 @@ through the question list from different offsets, so concurrent clients ask diff
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import httpx
 
 from devkb.bench.measure import hwm_bytes, latency_figures, rss_bytes
+from devkb.bench.server_process import DevkbServer
 from devkb.bench.workspace import BenchError
 
 
@@ -41,61 +37,17 @@ def embedder_env(embedder: object) -> dict[str, str]:
     return {}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class ServerProcess:
+class ServerProcess(DevkbServer):
     """``devkb serve --no-index`` on 127.0.0.1 over ``data_dir``, extractive, no scheduler."""
 
     def __init__(self, data_dir: Path, sources_file: Path | None, timeout: float = 600.0,
                  env: dict[str, str] | None = None) -> None:
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self.data_dir = data_dir
-        self.timeout = timeout
-        self.env = {**os.environ, "DEVKB_DATA_DIR": str(data_dir), "DEVKB_LLM_PROVIDER": "none",
-                    "DEVKB_SCHEDULER_ENABLED": "false", **(env or {})}
+        extra = dict(env or {})
         if sources_file is not None:
-            self.env["DEVKB_SOURCES_FILE"] = str(sources_file)
-        self.log_path = data_dir.parent / f"{data_dir.name}-server.log"
-        self.proc: subprocess.Popen[bytes] | None = None
+            extra["DEVKB_SOURCES_FILE"] = str(sources_file)
+        super().__init__(data_dir, env=extra, index=False, timeout=timeout,
+                         log_path=data_dir.parent / f"{data_dir.name}-server.log")
         self.headers = {"X-API-Key": self.env["DEVKB_API_KEY"]} if self.env.get("DEVKB_API_KEY") else {}
-
-    def __enter__(self) -> Self:
-        self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "devkb", "serve", "--no-index", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + self.timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise BenchError(f"devkb serve exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                if httpx.get(self.base_url + "/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        self.__exit__(None, None, None)
-        raise BenchError(f"devkb serve did not become healthy in {self.timeout:.0f} s:\n{self.log()}")
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-4000:]
 
     def memory(self) -> dict[str, int | None]:
         pid = self.proc.pid if self.proc else None

@@ -30,16 +30,17 @@ import json
 import os
 import re
 import secrets as pysecrets
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+
+from devkb.bench.server_process import DevkbServer
 
 QUESTIONS = [
     "What is PAY-12 about?",
@@ -226,54 +227,12 @@ async def run_load(base_url: str, sessions: int = 10, seconds: float = 10.0, *, 
 
 # -- a server of its own ------------------------------------------------------------------------------
 
-class DemoServer:
+class DemoServer(DevkbServer):
     """``devkb serve --index`` on a free loopback port with the demo workspace (extractive, no
     scheduler); ``env`` adds settings. Stopped on exit."""
 
     def __init__(self, data_dir: Path, env: dict[str, str] | None = None, timeout: float = 600.0) -> None:
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self.data_dir = data_dir
-        shared_models = Path(__file__).resolve().parents[4] / ".cache" / "models"  # one ONNX export per checkout
-        self.env = {"DEVKB_MODEL_CACHE_DIR": str(shared_models), **os.environ, "DEVKB_DATA_DIR": str(data_dir),
-                    "DEVKB_LLM_PROVIDER": "none", "DEVKB_SCHEDULER_ENABLED": "false", "HF_HUB_OFFLINE": "1",
-                    "TRANSFORMERS_OFFLINE": "1", **(env or {})}
-        self.timeout = timeout
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> Self:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.data_dir / "server.log", "wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "devkb", "serve", "--index", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + self.timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"devkb serve exited with {self.proc.returncode}; see {self._log.name}")
-            try:
-                if httpx.get(self.base_url + "/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        self.__exit__()
-        raise TimeoutError(f"devkb serve was not healthy after {self.timeout:.0f} s")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
+        super().__init__(data_dir, env=env, index=True, timeout=timeout)
 
 
 def report(result: LoadResult) -> str:
