@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -18,25 +19,35 @@ log = logging.getLogger(__name__)
 TRANSIENT_STATUS = (429, 500, 502, 503, 504)
 
 
-class ReportingRetry(Retry):
-    """urllib3 ``Retry`` that logs each retry and calls an optional hook."""
+class RetryReporting:
+    """Mixin for a urllib3 ``Retry``: logs each retry, calls an optional ``on_retry`` hook (kept
+    across the copies urllib3 makes with ``new``) and caps ``Retry-After`` waits."""
 
     on_retry: Callable[[str], None] | None = None
     max_retry_after: float = 120.0
+    fault_label: str = "transient fault"
 
-    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):  # type: ignore[override]
+    def new(self, **kw: Any) -> Any:
+        retry = super().new(**kw)  # type: ignore[misc]
+        retry.on_retry = self.on_retry
+        return retry
+
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):  # type: ignore[no-untyped-def]
         reason = f"HTTP {response.status}" if response is not None else type(error).__name__ if error else "retry"
-        new = super().increment(method, url, response, error, _pool, _stacktrace)
-        new.on_retry = self.on_retry
-        msg = f"transient fault ({reason}) on {method} {url}; retrying"
+        new = super().increment(method, url, response, error, _pool, _stacktrace)  # type: ignore[misc]
+        msg = f"{self.fault_label} ({reason}) on {method} {url}; retrying"
         log.warning(msg)
         if self.on_retry is not None:
             self.on_retry(msg)
         return new
 
-    def get_retry_after(self, response):  # type: ignore[override]
-        value = super().get_retry_after(response)
+    def get_retry_after(self, response):  # type: ignore[no-untyped-def]
+        value = super().get_retry_after(response)  # type: ignore[misc]
         return None if value is None else min(value, self.max_retry_after)
+
+
+class ReportingRetry(RetryReporting, Retry):
+    """urllib3 ``Retry`` that logs each retry and calls an optional hook."""
 
 
 def retrying_session(

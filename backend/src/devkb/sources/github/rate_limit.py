@@ -15,40 +15,19 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
 
 from github import Github, GithubRetry
 
+from devkb.sources.http_retry import TRANSIENT_STATUS, RetryReporting
+
 log = logging.getLogger(__name__)
 
-TRANSIENT_STATUS = [429, 500, 502, 503, 504]
+class ReportingGithubRetry(RetryReporting, GithubRetry):
+    """``GithubRetry`` (primary and secondary rate limits) that also retries 429 and 5xx and
+    reports each retry."""
 
-
-class ReportingGithubRetry(GithubRetry):
-    """``GithubRetry`` that also retries 429 and reports each retry."""
-
-    on_retry: Callable[[str], None] | None = None
-    max_retry_after: float = 300.0
-
-    def new(self, **kw: Any) -> ReportingGithubRetry:
-        retry = super().new(**kw)
-        retry.on_retry = self.on_retry
-        return retry  # type: ignore[return-value]
-
-    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):  # type: ignore[override]
-        reason = (
-            f"HTTP {response.status}" if response is not None else type(error).__name__ if error else "retry"
-        )
-        new = super().increment(method, url, response, error, _pool, _stacktrace)
-        msg = f"GitHub transient fault ({reason}) on {method} {url}; retrying"
-        log.warning(msg)
-        if self.on_retry is not None:
-            self.on_retry(msg)
-        return new
-
-    def get_retry_after(self, response):  # type: ignore[override]
-        value = super().get_retry_after(response)
-        return None if value is None else min(value, self.max_retry_after)
+    max_retry_after = 300.0
+    fault_label = "GitHub transient fault"
 
 
 def make_retry(
