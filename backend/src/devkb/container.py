@@ -58,7 +58,8 @@ def build_embedder(settings: Settings) -> TextEmbedder:
         from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
         return OnnxMiniLMEmbedder(cache_dir=settings.model_cache_dir or settings.data_dir / "models",
-                                  precision=settings.onnx_precision, batch_size=settings.embed_batch_size)
+                                  precision=settings.onnx_precision, batch_size=settings.onnx_batch_size,
+                                  workers=settings.onnx_workers)
     from devkb.indexing.embedders.remote_embedder import ollama_embedder, openai_embedder
 
     if settings.embedder == "ollama":

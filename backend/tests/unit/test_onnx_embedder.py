@@ -153,3 +153,40 @@ def test_check_reports_unusable_cache_dir(tmp_path):
     blocker.write_text("")
     message = OnnxMiniLMEmbedder(cache_dir=blocker / "models").check()
     assert message is not None and "ONNX" in message
+
+
+def test_parallel_sessions_give_the_single_session_vectors(cache_dir):
+    """Micro-batches spread over several sessions land in their own rows: the same vectors as
+    one session running the same micro-batches in order (fp32: no batch-dependent quantisation)."""
+    texts = [f"{i}: " + SENTENCES[i % len(SENTENCES)] * (1 + i % 4) for i in range(41)]
+    one = OnnxMiniLMEmbedder(cache_dir=cache_dir, precision="fp32", batch_size=3, workers=1)
+    many = OnnxMiniLMEmbedder(cache_dir=cache_dir, precision="fp32", batch_size=3, workers=3)
+    try:
+        np.testing.assert_allclose(many.embed(texts), one.embed(texts), atol=1e-5)
+        assert many._pool is not None and one._pool is None
+    finally:
+        many.close()
+
+
+def test_a_failing_run_raises_in_the_caller(cache_dir):
+    embedder = OnnxMiniLMEmbedder(cache_dir=cache_dir, batch_size=1, workers=2)
+    embedder.warm_up()
+
+    class Broken:
+        def run(self, *args, **kwargs):
+            raise RuntimeError("session died")
+
+    assert embedder._sessions is not None
+    sessions = [embedder._sessions.get() for _ in range(2)]
+    for _ in sessions:
+        embedder._sessions.put(Broken())
+    with pytest.raises(RuntimeError, match="session died"):
+        embedder.embed(SENTENCES)
+    embedder.close()
+
+
+def test_rejects_nonsense_sizes(cache_dir):
+    with pytest.raises(ValueError):
+        OnnxMiniLMEmbedder(cache_dir=cache_dir, batch_size=0)
+    with pytest.raises(ValueError):
+        OnnxMiniLMEmbedder(cache_dir=cache_dir, workers=0)

@@ -51,14 +51,17 @@ def load_issues(data: Path, max_chars: int = 1000) -> dict[str, str]:
     return issues
 
 
-def make_engine(name: str, cache_dir: Path, batch_size: int):
+def make_engine(name: str, cache_dir: Path, batch_size: int, onnx_batch_size: int | None = None):
+    """``batch_size`` is torch's (sentence-transformers) batch; the ONNX engines run their own
+    defaults (micro-batches over one session per core) unless ``onnx_batch_size`` is given."""
     if name == "torch":
         from devkb.indexing.embedders.local_minilm import LocalMiniLMEmbedder
 
         return LocalMiniLMEmbedder(batch_size=batch_size)
     from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
-    return OnnxMiniLMEmbedder(cache_dir=cache_dir, precision=name.removeprefix("onnx-"), batch_size=batch_size)
+    options = {"batch_size": onnx_batch_size} if onnx_batch_size else {}
+    return OnnxMiniLMEmbedder(cache_dir=cache_dir, precision=name.removeprefix("onnx-"), **options)
 
 
 def agreement(a: np.ndarray, b: np.ndarray) -> str:
@@ -83,9 +86,10 @@ def run_speed(args: argparse.Namespace) -> None:
     texts = [t for _, t in sorted(zip(tokens, texts), key=lambda p: -p[0])]
     block = 2 * args.batch_size
     print(f"speed: {len(texts)} texts of {statistics.mean(map(len, texts)):.0f} chars "
-          f"({statistics.mean(tokens):.0f} tokens), batch {args.batch_size}, {args.runs} runs, "
+          f"({statistics.mean(tokens):.0f} tokens), torch batch {args.batch_size}, ONNX "
+          f"{'batch ' + str(args.onnx_batch_size) if args.onnx_batch_size else 'default micro-batches'}, {args.runs} runs, "
           f"engines interleaved every {block} texts, {os.cpu_count()} cores")
-    engines = {name: make_engine(name, args.cache_dir, args.batch_size) for name in ENGINES}
+    engines = {name: make_engine(name, args.cache_dir, args.batch_size, args.onnx_batch_size) for name in ENGINES}
     for engine in engines.values():
         engine.warm_up()
         engine.embed(texts[: args.batch_size])  # first-call allocations
@@ -114,10 +118,12 @@ def run_speed(args: argparse.Namespace) -> None:
 
 def corpus_vectors(name: str, keys: list[str], texts: list[str], args: argparse.Namespace) -> np.ndarray:
     digest = hashlib.sha256("\0".join(texts).encode()).hexdigest()[:12]
-    path = args.vectors / f"{name}-{digest}.npy"
+    engine = make_engine(name, args.cache_dir, args.batch_size, args.onnx_batch_size)
+    # int8 activations are quantised per batch tensor, so its vectors depend on the batch size
+    variant = f"-b{engine.batch_size}" if name == "onnx-int8" else ""
+    path = args.vectors / f"{name}{variant}-{digest}.npy"
     if path.exists():
         return np.load(path)
-    engine = make_engine(name, args.cache_dir, args.batch_size)
     engine.warm_up()
     t = time.perf_counter()
     vecs = engine.embed(texts)
@@ -181,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vectors", type=Path, default=Path("/tmp/devkb-onnx-eval"))
     parser.add_argument("--n", type=int, default=500, help="texts for the speed test")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=32, help="torch's batch (its default)")
+    parser.add_argument("--onnx-batch-size", type=int, default=None,
+                        help="texts per ONNX Runtime call (default: the embedder's own, 2)")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
