@@ -14,7 +14,8 @@
 - Vector search alone on precomputed query vectors: ``store.vector_search`` vs the retriever.
 
 Questions: a quarter ask for an issue by key ("What is the status of FLUID-123?"), the rest are
-document titles phrased as questions; the demo uses its evaluation questions.
+document titles phrased as questions, with a Jira title's leading key removed (so they exercise
+search, not a key lookup); the demo uses its evaluation questions.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -41,6 +43,7 @@ log = logging.getLogger(__name__)
 TOP_K = 50  # HybridSearch's candidates per list
 ASK_P95_GOAL_MS = 100.0
 GOAL_CLIENTS = 8
+_KEY_PREFIX = re.compile(r"^\s*[A-Z][A-Z0-9]+-\d+\s*[:\-–]?\s*")
 
 
 def questions(db_path: Path, corpus: str, count: int, seed: int = 11) -> list[str]:
@@ -61,8 +64,9 @@ def questions(db_path: Path, corpus: str, count: int, seed: int = 11) -> list[st
     for i, (doc_id, title) in enumerate(picked):
         if i % 4 == 0 and doc_id.startswith("jira:"):
             out.append(f"What is the status of {doc_id.removeprefix('jira:')}?")
-        else:
-            out.append(f"What do we know about {title.strip().rstrip('.?')}?")
+        else:  # Jira titles start with their key; without it the question needs search, not a lookup
+            topic = _KEY_PREFIX.sub("", title).strip().rstrip(".?")
+            out.append(f"What do we know about {topic}?")
     return out
 
 

@@ -125,7 +125,12 @@ class CorpusSnapshot:
         """For ``docs``: the best chunk cosine, the first chunk's cosine, and the per-chunk
         cosines (rows as ``chunk_rows``). Only these documents' vectors are read."""
         rows, offsets = self.chunk_rows(docs)
-        sims = self.vectors[rows] @ query_vector if rows.size else np.zeros(0, dtype=np.float32)
+        if not rows.size:
+            sims = np.zeros(0, dtype=np.float32)
+        elif rows.size * 4 > len(self.vectors):  # most of the corpus: one product, no gathered copy
+            sims = (self.vectors @ query_vector)[rows]
+        else:
+            sims = self.vectors[rows] @ query_vector
         best = np.zeros(len(docs), dtype=np.float32)
         first = np.zeros(len(docs), dtype=np.float32)
         has = self.chunk_count[docs] > 0

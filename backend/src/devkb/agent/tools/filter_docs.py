@@ -8,6 +8,8 @@ are lower-cased and lightly stemmed (commits → commit, linked → link).
 
 from __future__ import annotations
 
+import functools
+
 import re
 from typing import Annotated, Any
 
@@ -29,6 +31,7 @@ DESCRIPTION = (
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
@@ -74,8 +77,8 @@ class FilterDocs:
     def __init__(self, keep: int = 8) -> None:
         self.keep = keep
 
-    def score(self, question: str, doc: EvidenceDoc) -> float:
-        q = keywords(question)
+    def score(self, question: str, doc: EvidenceDoc, q: set[str] | None = None) -> float:
+        q = keywords(question) if q is None else q
         if not q:
             return 0.0
         d = doc.document
@@ -87,7 +90,8 @@ class FilterDocs:
     def run(self, scope: Scope, question: str, keep: int | None = None) -> list[EvidenceDoc]:
         k = max(1, min(int(keep or self.keep), MAX_KEEP))
         before = scope.selection
-        scored = [(self.score(question, doc), i, doc) for i, doc in enumerate(before)]
+        q = keywords(question)
+        scored = [(self.score(question, doc, q), i, doc) for i, doc in enumerate(before)]
         kept = [doc for s, _, doc in sorted(scored, key=lambda t: (-t[0], t[1])) if s > 0][:k]
         scope.replace_selection(kept)
         scope.record(ToolCall(NAME, {"question": question, "keep": k, "before": len(before)}, len(kept)))

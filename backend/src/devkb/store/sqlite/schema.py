@@ -61,6 +61,17 @@ CREATE TABLE IF NOT EXISTS refs (
 CREATE INDEX IF NOT EXISTS refs_to ON refs(to_id);
 CREATE INDEX IF NOT EXISTS refs_owner ON refs(owner_id);
 
+-- Lower-cased values of the metadata fields the structured find filters on (FIND_FIELDS), one
+-- row per scalar or array element, kept by triggers (field_index.py): a lookup by issue key,
+-- status or path is an index seek instead of parsing every document's JSON.
+CREATE TABLE IF NOT EXISTS document_fields (
+    document_id  TEXT NOT NULL,
+    field        TEXT NOT NULL,
+    value        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS document_fields_lookup ON document_fields(field, value);
+CREATE INDEX IF NOT EXISTS document_fields_document ON document_fields(document_id);
+
 CREATE TABLE IF NOT EXISTS sync_state (
     source TEXT PRIMARY KEY,
     state  TEXT NOT NULL

@@ -33,6 +33,7 @@ from devkb.store.models import (
     SyncState,
 )
 from devkb.store.protocol import Direction
+from devkb.store.sqlite.field_index import ensure_field_index
 from devkb.store.sqlite.schema import DDL, SCHEMA_VERSION
 from devkb.store.sqlite.vector_index import VectorIndex
 
@@ -66,6 +67,7 @@ class SQLiteGraphStore:
             (str(SCHEMA_VERSION),),
         )
         conn.commit()
+        ensure_field_index(conn)  # triggers + a one-time backfill for stores written before it
 
     # -- connections ----------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -472,8 +474,8 @@ class SQLiteGraphStore:
                 sql += f" AND lower(d.{field}) IN ({_marks(len(values))})"
             else:
                 sql += (
-                    " AND EXISTS (SELECT 1 FROM json_each(d.metadata, '$.' || ?) j "
-                    f"WHERE lower(CAST(j.value AS TEXT)) IN ({_marks(len(values))}))"
+                    " AND d.id IN (SELECT document_id FROM document_fields "
+                    f"WHERE field = ? AND value IN ({_marks(len(values))}))"
                 )
                 args.append(field)
             args += [v.lower() for v in values]

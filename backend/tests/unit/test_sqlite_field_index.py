@@ -1,0 +1,94 @@
+"""The embedded store's ``document_fields`` index: kept in step with documents by triggers, and
+rebuilt for stores written before it existed."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from devkb.store.models import Document, SourceType
+from devkb.store.sqlite import SQLiteGraphStore
+from devkb.store.sqlite.field_index import META_KEY, TRIGGERS
+
+
+def doc(id: str, **meta) -> Document:
+    return Document(id=id, type=SourceType.JIRA, title=id, url="", updated_at=meta.pop("updated", "2026-01-01"),
+                    content_hash="h" + id, metadata=meta, source="jira")
+
+
+def ids(store: SQLiteGraphStore, **filters) -> list[str]:
+    return sorted(d.id for d in store.find_documents(filters))
+
+
+def rows(path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return sorted(conn.execute("SELECT document_id, field, value FROM document_fields"))
+
+
+def test_insert_update_delete_keep_the_index_exact(tmp_path):
+    store = SQLiteGraphStore(tmp_path / "g.sqlite")
+    store.write_documents([
+        (doc("jira:A-1", key="A-1", status="Open", label=["UX", "a11y"], assignee=None, body={"x": 1}), []),
+        (doc("jira:A-2", key="A-2", status="Closed", number=7, flag=True), []),
+    ])
+    assert ids(store, key="a-1") == ["jira:A-1"]
+    assert ids(store, status=["open", "CLOSED"]) == ["jira:A-1", "jira:A-2"]
+    assert ids(store, label="ux") == ids(store, label="A11Y") == ["jira:A-1"]
+    assert ids(store, number="7") == ["jira:A-2"]
+    # only FIND_FIELDS' metadata fields, without nulls or objects
+    assert rows(tmp_path / "g.sqlite") == [
+        ("jira:A-1", "key", "a-1"), ("jira:A-1", "label", "a11y"), ("jira:A-1", "label", "ux"),
+        ("jira:A-1", "status", "open"), ("jira:A-2", "key", "a-2"), ("jira:A-2", "number", "7"),
+        ("jira:A-2", "status", "closed"),
+    ]
+    store.write_documents([(doc("jira:A-1", key="A-1", status="Resolved"), [])])  # upsert = update
+    assert ids(store, status="open") == [] and ids(store, status="resolved") == ["jira:A-1"]
+    assert ids(store, label="ux") == []
+    store.delete_documents(["jira:A-2"])
+    assert ids(store, status="closed") == []
+    assert [r for r in rows(tmp_path / "g.sqlite") if r[0] == "jira:A-2"] == []
+    store.close()
+
+
+def test_a_failed_write_leaves_no_index_rows(tmp_path):
+    store = SQLiteGraphStore(tmp_path / "g.sqlite")
+    store.write_documents([(doc("jira:B-1", key="B-1"), [])])
+    try:
+        with store._write() as c:
+            c.execute("INSERT INTO documents(id, type, title, metadata) VALUES ('jira:B-2', 'jira', 't', ?)",
+                      ('{"key": "B-2"}',))
+            raise RuntimeError("crash mid-transaction")
+    except RuntimeError:
+        pass
+    assert ids(store, key="b-2") == [] and ids(store, key="b-1") == ["jira:B-1"]
+    assert [r[0] for r in rows(tmp_path / "g.sqlite")] == ["jira:B-1"]
+    store.close()
+
+
+def test_a_store_written_before_the_index_is_backfilled_on_open(tmp_path):
+    path = tmp_path / "old.sqlite"
+    store = SQLiteGraphStore(path)
+    store.write_documents([(doc(f"jira:C-{i}", key=f"C-{i}", status="Open" if i % 2 else "Closed"), [])
+                           for i in range(50)])
+    store.close()
+    with sqlite3.connect(path) as conn:  # as a store from before the field index looked
+        for name in TRIGGERS:
+            conn.execute(f"DROP TRIGGER {name}")
+        conn.execute("DELETE FROM document_fields")
+        conn.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
+    reopened = SQLiteGraphStore(path)
+    assert ids(reopened, key="c-7") == ["jira:C-7"]
+    assert len(ids(reopened, status="open")) == 25
+    reopened.write_documents([(doc("jira:C-7", key="C-7", status="Closed"), [])])  # triggers are back
+    assert len(ids(reopened, status="open")) == 24
+    reopened.close()
+
+
+def test_lookup_uses_the_index_not_a_scan(tmp_path):
+    store = SQLiteGraphStore(tmp_path / "g.sqlite")
+    store.write_documents([(doc("jira:D-1", key="D-1"), [])])
+    conn = store._conn()
+    plan = " ".join(r[-1] for r in conn.execute(
+        "EXPLAIN QUERY PLAN SELECT d.id FROM documents d WHERE d.id IN "
+        "(SELECT document_id FROM document_fields WHERE field = ? AND value IN (?))", ("key", "d-1")))
+    assert "document_fields_lookup" in plan
+    store.close()
