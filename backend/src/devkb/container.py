@@ -157,7 +157,10 @@ class Container(containers.DeclarativeContainer):
     background_start = providers.Callable(lambda sch: sch.start, scheduler)
     background_stop = providers.Callable(lambda sch: sch.stop, scheduler)
 
-    search = providers.Singleton(RelatedSearch, store, embedder)  # HybridSearch + learnt ranking (agent/retrieval)
+    search = providers.Singleton(  # HybridSearch + learnt ranking (agent/retrieval)
+        lambda s, store, emb: RelatedSearch(store, emb, max_documents=s.related_search_max_documents),
+        settings, store, embedder,
+    )
     project_keys = providers.Singleton(lambda store: (lambda: known_project_keys(store)), store)
     toolbox = providers.Singleton(Toolbox, store, search, project_keys)
     planner = providers.Singleton(Planner, toolbox, project_keys)

@@ -99,3 +99,28 @@ def test_empty_store_falls_back_to_hybrid_search(tmp_path, embedder):
         assert RelatedSearch(store, embedder).search("anything", top_k=3) == []
     finally:
         store.close()
+
+
+def test_over_max_documents_it_searches_with_the_store_indexes(agent_store, embedder):
+    """Past ``max_documents`` no snapshot is built (its memory grows with the corpus): the hits
+    are HybridSearch's, over the same store."""
+    from devkb.agent.hybrid_search import HybridSearch
+
+    count = len(agent_store.document_ids())
+    capped = RelatedSearch(agent_store, embedder, max_documents=count - 1)
+    query = "what does the runbook say when refund webhooks fail"
+    hits = capped.search(query, top_k=5)
+    assert capped._snapshot is None and not capped.available()
+    plain = HybridSearch(agent_store, embedder).search(query, top_k=5)
+    assert [h.document.id for h in hits] == [h.document.id for h in plain]
+    roomy = RelatedSearch(agent_store, embedder, max_documents=count)
+    assert roomy.available() and roomy.search(query, top_k=5) and roomy._snapshot is not None
+
+
+def test_background_warm_up_builds_the_snapshot(agent_store, embedder):
+    related = RelatedSearch(agent_store, embedder)
+    related.start_warm_up().join(timeout=120)
+    assert related._snapshot is not None and related._snapshot.n == len(agent_store.document_ids())
+    capped = RelatedSearch(agent_store, embedder, max_documents=0)
+    capped.start_warm_up().join(timeout=120)
+    assert capped._snapshot is None

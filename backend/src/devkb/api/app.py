@@ -61,6 +61,10 @@ def create_app(container: Container | None = None, start_background: bool = True
         starters = getattr(container, "background_start", None)
         if start_background and starters is not None:
             starters()()
+        if start_background:  # the retrieval snapshot, so the first question does not build it
+            warm_up = getattr(container.search(), "start_warm_up", None)
+            if warm_up is not None:
+                warm_up()
         try:
             yield
         finally:

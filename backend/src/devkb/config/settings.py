@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     ollama_embed_model: str = "nomic-embed-text"
     openai_embed_model: str = "text-embedding-3-small"
 
+    related_search_max_documents: int | None = Field(
+        100_000, ge=0, description="Above this many documents RAGSearch uses the store's indexes instead of "
+        "RelatedSearch's in-memory snapshot (~670 MiB per 100k chunks); 0 = never use the snapshot.")
+
     # -- LLM ---------------------------------------------------------------------------------
     llm_provider: Literal["auto", "ollama", "openai", "none"] = "auto"
     ollama_url: str = "http://127.0.0.1:11434"

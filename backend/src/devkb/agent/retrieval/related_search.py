@@ -14,7 +14,9 @@ Documents are scored from an in-memory ``CorpusSnapshot`` (refreshed from the st
 every ``refresh_seconds``, re-reading only changed documents); a query costs one embedding,
 a few sparse column sums and one matrix-vector product. ``RelatedSearch`` is a
 ``HybridSearch`` with the same ``search`` signature, and falls back to it when the store has no
-documents yet.
+documents yet — or more than ``max_documents``: the snapshot holds every document's tokens and
+vectors in memory (~26 s and ~670 MiB to build per 100k chunks, docs/benchmarks.md), so past
+that size the store's own indexes (FTS5 + the vector index, or Neo4j's) answer instead.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class RelatedSearch(HybridSearch):
         dense_scan: int | None = None,
         cocitation_limit: int = 1000,
         prf: int = 0,
+        max_documents: int | None = 100_000,
     ) -> None:
         """``rerank_depth``: documents the lexical (and anchor) features select for the dense
         features and the final score. ``dense_scan``: also add the best documents of a dense scan
@@ -80,15 +83,48 @@ class RelatedSearch(HybridSearch):
         self.dense_scan = dense_scan
         self.cocitation_limit = cocitation_limit
         self.prf = prf
+        self.max_documents = max_documents
         self._snapshot: CorpusSnapshot | None = None
         self._checked = 0.0
         self._lock = threading.Lock()
         self._refreshing = False
+        self._size_checked = -float("inf")
+        self._within_limit = True
 
     # -- snapshot -------------------------------------------------------------------------
     def warm_up(self) -> None:
         """Build the snapshot now rather than on the first query."""
-        self.snapshot()
+        if self.available():
+            self.snapshot()
+
+    def start_warm_up(self) -> threading.Thread:
+        """``warm_up`` in a background thread (server start): a first question arriving meanwhile
+        waits for this build instead of starting its own."""
+        def build() -> None:
+            try:
+                self.warm_up()
+            except Exception:  # the first query retries and reports
+                log.exception("building the retrieval snapshot at start failed")
+
+        thread = threading.Thread(target=build, name="related-search-warm-up", daemon=True)
+        thread.start()
+        return thread
+
+    def available(self) -> bool:
+        """Whether the store is within ``max_documents`` (re-checked every ``refresh_seconds``)."""
+        if self.max_documents is None:
+            return True
+        now = time.monotonic()
+        if now - self._size_checked >= self.refresh_seconds:
+            count = len(self.store.document_ids())
+            within = count <= self.max_documents
+            if not within and (self._within_limit or self._snapshot is not None):
+                log.warning("RelatedSearch off: %d documents > DEVKB_RELATED_SEARCH_MAX_DOCUMENTS=%d; "
+                            "searching with the store's indexes (HybridSearch)", count, self.max_documents)
+                with self._lock:
+                    self._snapshot = None  # free its memory
+            self._within_limit, self._size_checked = within, now
+        return self._within_limit
 
     def snapshot(self) -> CorpusSnapshot:
         """The current snapshot. The first call builds it; later calls return it at once and,
@@ -221,6 +257,8 @@ class RelatedSearch(HybridSearch):
         chunks_per_document: int = 2,
         anchor: str | None = None,
     ) -> list[DocumentHit]:
+        if not self.available():
+            return super().search(query, top_k, types, document_ids, chunks_per_document)
         snapshot = self.snapshot()
         if snapshot.n == 0:
             return super().search(query, top_k, types, document_ids, chunks_per_document)
