@@ -12,7 +12,9 @@ model. Repeats alternate the order (pipeline first, then alone first) so drift i
 load hits both sides; ratios are taken per repeat. Peak memory: RSS sampled every 0.1 s during
 each end-to-end run, and the process's ``ru_maxrss``.
 
-The last repeat's workspace is returned still open, so resync and query benchmarks use it.
+The last repeat's workspace is returned still open, so resync and query benchmarks use it. In
+the default mode the repeats run on a slice of the corpus and :func:`run_with_whole_corpus` then
+adds one pass (pipeline + embedder alone) over the whole corpus, whose workspace is returned.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import shutil
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -71,7 +74,8 @@ def embed_alone(embedder: TextEmbedder, batches: list[list[str]]) -> float:
     return time.perf_counter() - start
 
 
-def run(opts: BenchOptions, corpus: Corpus, embedder: TextEmbedder) -> tuple[dict[str, Any], Workspace]:
+def run(opts: BenchOptions, corpus: Corpus, embedder: TextEmbedder,
+        label: str = "ingest") -> tuple[dict[str, Any], Workspace]:
     """Measure; returns the results and the last repeat's workspace, open (close it when done)."""
     t = time.perf_counter()
     embedder.warm_up()
@@ -87,7 +91,7 @@ def run(opts: BenchOptions, corpus: Corpus, embedder: TextEmbedder) -> tuple[dic
         if workspace is not None:  # the previous repeat's: closed and removed
             workspace.__exit__(None, None, None)
             shutil.rmtree(workspace.data_dir, ignore_errors=True)
-        data_dir = opts.work_dir / f"ingest-{r}"
+        data_dir = opts.work_dir / f"{label}-{r}"
         shutil.rmtree(data_dir, ignore_errors=True)
         recorder.reset()
         workspace = Workspace(corpus, data_dir, recorder).__enter__()
@@ -155,3 +159,23 @@ def run(opts: BenchOptions, corpus: Corpus, embedder: TextEmbedder) -> tuple[dic
         }],
     }
     return result, workspace
+
+
+def run_with_whole_corpus(opts: BenchOptions, corpus: Corpus, whole: Corpus | None,
+                          embedder: TextEmbedder) -> tuple[dict[str, Any], Workspace]:
+    """``run`` on ``corpus`` (the repeats), then, when asked, one repeat on the whole corpus.
+    Returns the results — the whole corpus's under ``whole_corpus``, its goals first — and the
+    workspace the later benchmarks use (the whole corpus's when it was indexed)."""
+    result, ws = run(opts, corpus, embedder)
+    if whole is None or not opts.whole_corpus_pass or whole.name == corpus.name:
+        return result, ws
+    ws.__exit__(None, None, None)
+    shutil.rmtree(ws.data_dir, ignore_errors=True)
+    whole_result, whole_ws = run(replace(opts, ingest_repeats=1), whole, embedder, label="ingest-whole")
+    whole_goals = [{**g, "goal": g["goal"].replace("ingest:", f"ingest, whole corpus ({whole_result['chunks']:,} "
+                                                              "chunks, one pass):", 1)}
+                   for g in whole_result["goals"]]
+    slice_goals = [{**g, "goal": g["goal"].replace("ingest:", f"ingest, slice ({result['chunks']:,} chunks, "
+                                                              f"median of {opts.ingest_repeats}):", 1)}
+                   for g in result["goals"]]
+    return {**result, "goals": whole_goals + slice_goals, "whole_corpus": whole_result}, whole_ws

@@ -6,25 +6,18 @@ editing that share of the documents through the emulators (``update_issue``, ``u
 ``add_commit``), followed by an untimed settling sync (Jira's ``updated >=`` cursor has minute
 precision, so the next sync fetches the just-changed issues once more and skips them by hash).
 
-Two workspaces are measured:
-
-- the ingest workspace, with the real embedder (changed chunks are re-embedded by the model);
-- in the default mode also the whole Fluid corpus indexed with the tests' feature-hashing
-  embedder, so the resync of every document of every source is measured within the time budget.
-  An unchanged resync embeds nothing, so its time does not depend on the model; with changes,
-  this run shows the loaders' and pipeline's share (the model's share is in the first one).
+The workspace is the one the ingest benchmark left open — the whole Fluid corpus in the default
+and full modes — with the real embedder, so changed chunks are re-embedded by the model.
 """
 
 from __future__ import annotations
 
 import logging
-import shutil
-import time
 from typing import Any
 
 from devkb.bench.measure import Summary
 from devkb.bench.options import BenchOptions
-from devkb.bench.workspace import Corpus, Workspace, change_documents, load_hashing_embedder
+from devkb.bench.workspace import Workspace, change_documents
 
 log = logging.getLogger(__name__)
 NO_CHANGE_GOAL_S = 30.0
@@ -84,36 +77,8 @@ def measure(ws: Workspace, opts: BenchOptions, label: str) -> dict[str, Any]:
             "embedder": ws.embedder.model_name, "summary": summary, "runs": rows}
 
 
-def whole_corpus(opts: BenchOptions, corpus: Corpus) -> dict[str, Any] | None:
-    """Index the whole corpus with the hashing embedder, then run the protocol on it."""
-    embedder = load_hashing_embedder()
-    if embedder is None:
-        return None
-    data_dir = opts.work_dir / "resync-whole-corpus"
-    shutil.rmtree(data_dir, ignore_errors=True)
-    try:
-        with Workspace(corpus, data_dir, embedder) as ws:
-            start = time.perf_counter()
-            first = ws.sync_all()
-            index_s = time.perf_counter() - start
-            out = measure(ws, opts, "whole corpus, hashing embedder")
-            out["initial_index"] = {
-                "seconds": index_s,
-                "chunks_per_s_without_model": first.chunks_written / index_s,
-                "note": "the whole pipeline with a ~50k chunks/s feature-hashing embedder: what loaders, "
-                        "emulators, splitting, reference extraction and the store cost per chunk",
-            }
-            return out
-    finally:
-        shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def run(opts: BenchOptions, ws: Workspace, whole: Corpus | None) -> dict[str, Any]:
+def run(opts: BenchOptions, ws: Workspace) -> dict[str, Any]:
     measured = [measure(ws, opts, f"{ws.corpus.name}, {ws.embedder.model_name}")]
-    if whole is not None and opts.resync_full_corpus:
-        extra = whole_corpus(opts, whole)
-        if extra is not None:
-            measured.append(extra)
     biggest = max(measured, key=lambda m: m["documents"])
     no_change = biggest["summary"]["no_change_seconds"]["median"]
     goals = [{

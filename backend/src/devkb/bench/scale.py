@@ -323,8 +323,8 @@ def matrix_variants(store: SQLiteGraphStore, queries: list[list[float]]) -> dict
 
 
 def serve_and_ask(root: Path, questions: list[str], embedder: TextEmbedder) -> dict[str, Any]:
-    """``devkb serve`` on the big store: time to the first answer (it builds what ``/ask``
-    holds in memory: the vector matrix and ``RelatedSearch``'s corpus snapshot), then sequential
+    """``devkb serve`` on the big store: time to the first answer (it loads what ``/ask`` holds in
+    memory: the vector matrix, and ``RelatedSearch``'s snapshot below its document limit), then sequential
     POST /ask latency and the server's memory. A first answer slower than FIRST_ASK_TIMEOUT is
     recorded as such, with the server's memory at that moment."""
     empty = root / "no-sources.yaml"
@@ -336,7 +336,10 @@ def serve_and_ask(root: Path, questions: list[str], embedder: TextEmbedder) -> d
             return {"first_ask_seconds": None, "first_ask_timeout_seconds": FIRST_ASK_TIMEOUT, **server.memory()}
         latencies = [server.ask(q) for q in questions]
         memory = server.memory()
-    return {"first_ask_seconds": first, "ask": latency_figures(latencies), **memory}
+    from devkb.config.settings import Settings
+
+    return {"first_ask_seconds": first, "ask": latency_figures(latencies), **memory,
+            "related_search_max_documents": Settings().related_search_max_documents}
 
 
 def snapshot_cost(db_path: Path) -> dict[str, Any]:
