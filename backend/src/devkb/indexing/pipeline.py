@@ -24,12 +24,13 @@ from devkb.indexing.components.splitter import KindAwareSplitter, Segmenter
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.indexing.references.context import LinkContext
 from devkb.indexing.references.extractor import ReferenceExtractor
+from devkb.indexing.shared_document import SharedDocument
 from devkb.sources.base import SourceDocument
 from devkb.store.protocol import GraphStore
 
 
 def to_haystack(doc: SourceDocument, source: str) -> HsDocument:
-    return HsDocument(
+    return SharedDocument(
         id=doc.id,
         content=doc.content,
         meta={

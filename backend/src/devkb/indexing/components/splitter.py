@@ -7,6 +7,7 @@ from collections.abc import Callable
 from haystack import Document as HsDocument
 from haystack import component
 
+from devkb.indexing.shared_document import SharedDocument
 from devkb.indexing.splitting.packer import SectionPacker
 from devkb.indexing.splitting.sections import Section, split_markdown_sections
 from devkb.store.models import Chunk
@@ -40,7 +41,7 @@ class KindAwareSplitter:
                 header = title if not piece.section or piece.section == title else f"{title} — {piece.section}"
                 text = piece.text if piece.text.startswith(title) else f"{header}\n{piece.text}"
                 out.append(
-                    HsDocument(
+                    SharedDocument(
                         id=Chunk.make_id(doc.id, i, text),
                         content=text,
                         meta={"document_id": doc.id, "chunk_index": i, "section": piece.section},
