@@ -30,7 +30,9 @@ from devkb.store.models import Reference, SourceType
 
 MIN_TITLE_WORDS = 3
 _WORD = re.compile(r"\w+")
-_WORD_START = re.compile(r"(?<!\w)\w")
+# The start of a word that may begin with a capital letter: words starting with a-z, a digit or
+# "_" (most of the text) are skipped inside the regex engine; the rest are checked with isupper.
+_WORD_START = re.compile(r"(?<!\w)[^\W\d_a-z]")
 
 
 def _title_index(ctx: LinkContext) -> dict[str, list[tuple[str, str]]]:
