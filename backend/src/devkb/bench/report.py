@@ -383,13 +383,16 @@ def full_text_limit(d: dict[str, Any]) -> list[str]:
     question = q["full_text_question"]["p95_ms"]["median"]
     filtered = q["full_text_no_common_words"]["p95_ms"]["median"]
     n = d["load"]["chunks"]
-    text = (f"Full text: a question's p95 is {question:,.0f} ms at {n:,} chunks, {filtered:,.0f} ms without "
-            "common English words. FTS5 ranks every chunk that holds any query word (the words are OR-ed), "
-            "so words found in most chunks (\"what\", \"the\", \"about\") make a query rank most of the table.")
+    text = (f"Full text: a question's p95 is {question:,.0f} ms at {n:,} chunks, {filtered:,.0f} ms with a "
+            "stopword list on top. FTS5 ranks every chunk that holds any query word (the words are OR-ed); "
+            "above 100,000 chunks the store already leaves out words found in more than a fifth of the chunks "
+            "(`store/sqlite/term_pruning.py`; on a 1M-row FTS5 table of Fluid text windows: p95 1,300 → 571 ms, "
+            "top-10 overlap with the exact query 0.92 over 30 title questions), and ranks inside FTS5 without "
+            "joins when unfiltered (−20%).")
     if question > 250:
-        text += (" **Within the store, full text — not vector search — is the slowest query at this size.** Dropping "
-                 "common words in `SQLiteGraphStore.fts_query` would cut it as measured; it changes what "
-                 "keyword search matches, so it should pass the retrieval evaluation before it lands.")
+        text += (" **Within the store, full text — not vector search — is the slowest query at this size**; "
+                 "pruning harder buys speed with ranking (a tenth: 4× faster, overlap 0.76), so at this size "
+                 "the Neo4j backend's full-text index is the better place for keyword search.")
     return [text]
 
 

@@ -15,8 +15,9 @@ What makes the synthetic chunks realistic:
 Vector search is also measured while the store fills (at 10%, 25%, 50% and 100%), which shows
 how exact search grows with the number of chunks. Queries: vectors made like the data; for full
 text, titles of real documents — as they are, phrased as a question the way ``HybridSearch``
-passes it, and with common English words dropped (what a stopword filter in ``fts_query`` would
-buy); 8 random documents for neighbour expansion (like FetchNeighbors).
+passes it, and with common English words dropped by a stopword list on top of the store's own
+pruning of the commonest terms (``store/sqlite/term_pruning.py``, on above 100k chunks); 8 random
+documents for neighbour expansion (like FetchNeighbors).
 """
 
 from __future__ import annotations
