@@ -7,7 +7,7 @@ import sqlite3
 
 from devkb.store.models import Document, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
-from devkb.store.sqlite.field_index import META_KEY, TRIGGERS
+from devkb.store.sqlite.field_index import META_KEY, TRIGGERS, ensure_field_index
 
 
 def doc(id: str, **meta) -> Document:
@@ -92,3 +92,21 @@ def test_lookup_uses_the_index_not_a_scan(tmp_path):
         "(SELECT document_id FROM document_fields WHERE field = ? AND value IN (?))", ("key", "d-1")))
     assert "document_fields_lookup" in plan
     store.close()
+
+
+def test_triggers_of_an_older_version_are_replaced_on_open(tmp_path):
+    path = tmp_path / "older.sqlite"
+    store = SQLiteGraphStore(path)
+    store.write_documents([(doc("jira:E-1", key="E-1", status="Open"), [])])
+    store.close()
+    with sqlite3.connect(path) as conn:  # same name, other SQL: as an older devkb wrote it
+        conn.execute("DROP TRIGGER documents_fields_ai")
+        conn.execute("CREATE TRIGGER documents_fields_ai AFTER INSERT ON documents BEGIN "
+                     "INSERT INTO document_fields(document_id, field, value) VALUES (new.id, 'old', 'old'); END")
+    reopened = SQLiteGraphStore(path)
+    with sqlite3.connect(path) as conn:
+        assert not ensure_field_index(conn)  # already rebuilt by the open above
+    reopened.write_documents([(doc("jira:E-2", key="E-2", status="Closed"), [])])
+    assert rows(path) == [("jira:E-1", "key", "e-1"), ("jira:E-1", "status", "open"),
+                          ("jira:E-2", "key", "e-2"), ("jira:E-2", "status", "closed")]
+    reopened.close()

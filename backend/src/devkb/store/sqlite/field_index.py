@@ -9,8 +9,13 @@ transaction, so the index can never disagree with the documents it describes. Va
 nulls and nested objects are not indexed (a filter never matched them by value).
 
 The list of indexed fields is recorded in ``meta``; when it differs from ``FIND_FIELDS`` (an
-older store, or a new field), :func:`ensure_field_index` recreates the triggers and rebuilds the
-table from the documents, in one transaction.
+older store, or a new field), or the store's triggers are not the ones this module writes (an
+older version of them), :func:`ensure_field_index` recreates the triggers and rebuilds the table
+from the documents, in one transaction.
+
+The field names are tested as ``key = 'a' OR key = 'b' …`` rather than ``key IN ('a', 'b', …)``:
+SQLite builds a fresh lookup table for a constant ``IN`` list on each run of a trigger
+statement, i.e. twice per written document (writing the whole Fluid corpus took ~6% less CPU).
 """
 
 from __future__ import annotations
@@ -27,18 +32,23 @@ def indexed_fields() -> list[str]:
     return sorted(f for f, where in FIND_FIELDS.items() if where == "metadata")
 
 
+def _is_indexed_key(column: str) -> str:
+    """SQL true when ``column`` names an indexed field (constants from FIND_FIELDS, not input)."""
+    return "(" + " OR ".join(f"{column} = '{f}'" for f in indexed_fields()) + ")"
+
+
 def _insert_values(doc: str) -> str:
     """SQL inserting the field values of the document row ``doc`` (``new`` or a table alias)."""
-    fields = ", ".join(f"'{f}'" for f in indexed_fields())  # constants from FIND_FIELDS, not input
+    fields = _is_indexed_key("top.key")
     return f"""
         INSERT INTO document_fields(document_id, field, value)
         SELECT {doc}.id, top.key, lower(CAST(top.value AS TEXT))
           FROM json_each({doc}.metadata) AS top
-         WHERE top.key IN ({fields}) AND top.type NOT IN ('null', 'object', 'array');
+         WHERE {fields} AND top.type NOT IN ('null', 'object', 'array');
         INSERT INTO document_fields(document_id, field, value)
         SELECT {doc}.id, top.key, lower(CAST(el.value AS TEXT))
           FROM json_each({doc}.metadata) AS top, json_each(top.value) AS el
-         WHERE top.key IN ({fields}) AND top.type = 'array' AND el.type NOT IN ('null', 'object', 'array');"""
+         WHERE {fields} AND top.type = 'array' AND el.type NOT IN ('null', 'object', 'array');"""
 
 
 def _trigger_ddl() -> str:
@@ -60,7 +70,7 @@ def ensure_field_index(conn: sqlite3.Connection) -> bool:
     """Create or rebuild the triggers and the table when the field list changed; True if rebuilt."""
     wanted = ",".join(indexed_fields())
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    if row is not None and row[0] == wanted and _triggers_present(conn):
+    if row is not None and row[0] == wanted and _triggers_current(conn):
         return False
     backfill = _insert_values("d").replace("FROM json_each(d.metadata)", "FROM documents AS d, json_each(d.metadata)")
     conn.execute("BEGIN IMMEDIATE")
@@ -78,9 +88,12 @@ def ensure_field_index(conn: sqlite3.Connection) -> bool:
     return True
 
 
-def _triggers_present(conn: sqlite3.Connection) -> bool:
-    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    return set(TRIGGERS) <= names
+def _triggers_current(conn: sqlite3.Connection) -> bool:
+    """Whether every trigger exists with the SQL this module writes (SQLite keeps the statement's
+    text without its final semicolon)."""
+    stored = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall())
+    wanted = {s.split()[2]: s.rstrip(";") for s in _statements(_trigger_ddl())}
+    return all(stored.get(name) == wanted[name] for name in TRIGGERS)
 
 
 def _statements(script: str) -> list[str]:
