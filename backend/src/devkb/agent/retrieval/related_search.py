@@ -116,7 +116,8 @@ class RelatedSearch(HybridSearch):
             return True
         now = time.monotonic()
         if now - self._size_checked >= self.refresh_seconds:
-            count = len(self.store.document_ids())
+            counter = getattr(self.store, "document_count", None)  # cheap where a backend has it
+            count = counter() if counter is not None else len(self.store.document_ids())
             within = count <= self.max_documents
             if not within and (self._within_limit or self._snapshot is not None):
                 log.warning("RelatedSearch off: %d documents > DEVKB_RELATED_SEARCH_MAX_DOCUMENTS=%d; "
