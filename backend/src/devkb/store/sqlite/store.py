@@ -584,6 +584,10 @@ class SQLiteGraphStore:
         )
         return [Reference(*r) for r in rows]
 
+    def document_count(self) -> int:
+        """How many documents (cheap: no joins, unlike ``stats``)."""
+        return int(self._conn().execute("SELECT count(*) FROM documents").fetchone()[0])
+
     def stats(self) -> StoreStats:
         conn = self._conn()
         by_type = dict(conn.execute("SELECT type, count(*) FROM documents GROUP BY type").fetchall())
