@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 
 from devkb import __version__
 from devkb.api import openapi_errors, security
+from devkb.api.blas_threads import limit_blas_threads
 from devkb.api.routers import ask, chat, documents, graph, health, sources, stats
 from devkb.api.sessions import SessionMiddleware
 from devkb.api.spa import mount_spa
@@ -57,6 +58,7 @@ def create_app(container: Container | None = None, start_background: bool = True
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        limit_blas_threads(container.settings().blas_threads)  # request threads, not BLAS pools
         prepare_store(container)
         starters = getattr(container, "background_start", None)
         if start_background and starters is not None:

@@ -170,11 +170,17 @@ def run(opts: BenchOptions, ws: Workspace, embedder: TextEmbedder) -> dict[str, 
     qs = questions(ws.data_dir / "graph.sqlite", ws.corpus.name, opts.query_count)
     stats = ws.store.stats()
     http = ask_over_http(opts, ws, qs, embedder)
+    from devkb.api.blas_threads import limit_blas_threads
+    from devkb.config.settings import Settings
+
+    blas = Settings().blas_threads
+    limit_blas_threads(blas)  # in-process retrieval under the server's BLAS setting (it stays for scale)
     side = retrieval_side_by_side(opts, ws, embedder, qs)
     goal_level = str(GOAL_CLIENTS) if str(GOAL_CLIENTS) in http["levels"] else str(opts.client_levels[-1])
     p95 = http["levels"][goal_level]["p95_ms"]["median"]
     return {
         "corpus": ws.corpus.name,
+        "blas_threads": blas,
         "documents": stats.documents,
         "chunks": stats.chunks,
         "embedder": embedder.model_name,

@@ -240,7 +240,8 @@ def query_section(d: dict[str, Any] | None) -> list[str]:
         "",
         *level_table(http["levels"]),
         "",
-        "**Retrieval alone, in process** (worker threads; top 50):",
+        (f"**Retrieval alone, in process** (worker threads; top 50; BLAS threads: "
+         f"{d.get('blas_threads') or 'library default'}, as in the server):"),
         "",
     ]
     for name, levels in ret["systems"].items():

@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     ollama_embed_model: str = "nomic-embed-text"
     openai_embed_model: str = "text-embedding-3-small"
 
+    blas_threads: int = Field(1, ge=0, le=64, description="BLAS threads per product in the server (its "
+                              "request threads run in parallel already); 0 = the library default.")
     related_search_max_documents: int | None = Field(
         100_000, ge=0, description="Above this many documents RAGSearch uses the store's indexes instead of "
         "RelatedSearch's in-memory snapshot (~670 MiB per 100k chunks); 0 = never use the snapshot.")
