@@ -91,7 +91,7 @@ def corpus(name: str, slice_projects: tuple[str, ...] = ()) -> Corpus | None:
     return Corpus(
         "fluid-slice",
         f"a slice of the Fluid corpus: Confluence space ILDH and Jira projects {', '.join(slice_projects)} "
-        f"(the GitHub repository only in --full and in the whole-corpus resync)",
+        f"(the GitHub repository is in the whole-corpus pass)",
         fluid, projects=slice_projects, with_github=False,
     )
 
