@@ -223,6 +223,19 @@ def level_table(levels: dict[str, Any]) -> list[str]:
     return lines
 
 
+def saturation(levels: dict[str, Any]) -> list[str]:
+    """Why latency grows with clients: the throughput of 1 client against that of the goal level."""
+    one, goal = levels.get("1"), levels.get("8")
+    if not one or not goal:
+        return []
+    t1, t8 = one["throughput_per_s"]["median"], goal["throughput_per_s"]["median"]
+    return [(f"From 1 to 8 clients throughput goes {t1:.0f} → {t8:.0f} requests/s ({t8 / t1:.2f}×): the two cores, "
+             "shared by the server and the load generator, are saturated by about two concurrent questions, so "
+             "the other clients queue — at 8 clients a request waits for about 8 ÷ throughput seconds of work, "
+             f"{8000 / t8:.0f} ms here. p95 at 8 clients is set by per-question CPU (query embedding, one dense "
+             "product over every chunk vector, BM25, the extractive answer), not by waiting on I/O."), ""]
+
+
 def query_section(d: dict[str, Any] | None) -> list[str]:
     lines = ["## 4. Query", ""]
     if (s := status(d)) is not None:
@@ -240,6 +253,7 @@ def query_section(d: dict[str, Any] | None) -> list[str]:
         "",
         *level_table(http["levels"]),
         "",
+        *saturation(http["levels"]),
         (f"**Retrieval alone, in process** (worker threads; top 50; BLAS threads: "
          f"{d.get('blas_threads') or 'library default'}, as in the server):"),
         "",
