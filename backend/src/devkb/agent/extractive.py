@@ -18,7 +18,8 @@ NO_ANSWER = "The knowledge base does not contain an answer to this question."
 
 
 def terms(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS and len(w) > 1}
+    # distinct words first: texts repeat words, and this runs for every sentence of every passage
+    return {lw for w in set(_WORD.findall(text)) if len(w) > 1 and (lw := w.lower()) not in STOPWORDS}
 
 
 def compose_extractive(question: str, passages: Sequence[tuple[int, str]], max_sentences: int = 4) -> str:

@@ -49,8 +49,7 @@ def stem(word: str) -> str:
 
 def keywords(text: str) -> set[str]:
     out = set()
-    for w in _WORD.findall(text):
-        lw = w.lower()
+    for lw in {w.lower() for w in set(_WORD.findall(text))}:  # distinct words: texts repeat them
         if len(lw) > 1 and lw not in STOPWORDS and lw not in EXTRA_STOPWORDS:
             out.add(stem(lw))
     return out
