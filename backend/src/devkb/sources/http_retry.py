@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -85,3 +87,19 @@ def _with_timeout(request: Callable[..., requests.Response], timeout: float) -> 
         return request(method, url, **kwargs)
 
     return call
+
+
+def atlassian_client(client_class: type[T], config: Any, on_retry: Callable[[str], None] | None) -> T:
+    """A Jira or Confluence client (atlassian-python-api) over a :func:`retrying_session`, with
+    basic auth (``config.user`` + token) or a bearer token. ``config`` has ``url``, ``user``,
+    ``token`` (a SecretStr or None), ``retries``, ``backoff`` and ``timeout``."""
+    session = retrying_session(retries=config.retries, backoff_factor=config.backoff, timeout=config.timeout,
+                               on_retry=on_retry)
+    token = config.token.get_secret_value() if config.token else None
+    kwargs: dict[str, Any] = {"url": config.url, "cloud": False, "session": session}
+    if config.user and token:
+        kwargs.update(username=config.user, password=token)
+    elif token:
+        kwargs["token"] = token
+    return client_class(**kwargs)
+

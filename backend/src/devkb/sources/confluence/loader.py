@@ -23,7 +23,7 @@ from devkb.errors import ConfigurationError
 from devkb.sources.base import LoadBatch
 from devkb.sources.confluence.convert import page_doc_id, page_to_document, page_url_paths
 from devkb.sources.confluence.storage_format import PageLink
-from devkb.sources.http_retry import retrying_session
+from devkb.sources.http_retry import atlassian_client
 from devkb.sources.retry import call_with_retry
 from devkb.sources.url_keys import host_of, url_key
 from devkb.store.models import SourceType
@@ -77,19 +77,7 @@ class ConfluenceLoader:
     @property
     def client(self) -> Confluence:
         if self._client is None:
-            session = retrying_session(
-                retries=self.config.retries,
-                backoff_factor=self.config.backoff,
-                timeout=self.config.timeout,
-                on_retry=self._on_retry,
-            )
-            token = self.config.token.get_secret_value() if self.config.token else None
-            kwargs: dict[str, Any] = {"url": self.config.url, "cloud": False, "session": session}
-            if self.config.user and token:
-                kwargs.update(username=self.config.user, password=token)
-            elif token:
-                kwargs["token"] = token
-            self._client = Confluence(**kwargs)
+            self._client = atlassian_client(Confluence, self.config, self._on_retry)
         return self._client
 
     def describe(self) -> dict[str, Any]:

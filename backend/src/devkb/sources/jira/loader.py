@@ -14,7 +14,7 @@ from pydantic import SecretStr
 
 from devkb.errors import ConfigurationError
 from devkb.sources.base import LoadBatch, SourceDocument
-from devkb.sources.http_retry import retrying_session
+from devkb.sources.http_retry import atlassian_client
 from devkb.sources.jira.convert import issue_to_document, jira_doc_id, parse_jira_time
 from devkb.sources.retry import call_with_retry
 from devkb.store.models import SourceType
@@ -65,19 +65,7 @@ class JiraLoader:
     @property
     def client(self) -> Jira:
         if self._client is None:
-            session = retrying_session(
-                retries=self.config.retries,
-                backoff_factor=self.config.backoff,
-                timeout=self.config.timeout,
-                on_retry=self._on_retry,
-            )
-            token = self.config.token.get_secret_value() if self.config.token else None
-            kwargs: dict[str, Any] = {"url": self.config.url, "cloud": False, "session": session}
-            if self.config.user and token:
-                kwargs.update(username=self.config.user, password=token)
-            elif token:
-                kwargs["token"] = token
-            self._client = Jira(**kwargs)
+            self._client = atlassian_client(Jira, self.config, self._on_retry)
         return self._client
 
     def describe(self) -> dict[str, Any]:
