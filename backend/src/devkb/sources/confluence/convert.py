@@ -13,12 +13,12 @@ Explicit references owned by the page: ``confluence-parent`` (parent → this pa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from devkb.sources.base import SourceDocument
 from devkb.sources.confluence.storage_format import PageLink, storage_to_text
+from devkb.sources.timestamps import to_utc_iso
 from devkb.sources.url_keys import path_key, url_key
 from devkb.store.models import Reference, SourceType
 
@@ -27,15 +27,6 @@ PageResolver = Callable[[PageLink, str], str | None]  # (link, space of the link
 
 def page_doc_id(page_id: str | int) -> str:
     return f"confluence:page:{page_id}"
-
-
-def to_utc_iso(value: str | None) -> str:
-    if not value:
-        return ""
-    t = datetime.fromisoformat(value)
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=UTC)
-    return t.astimezone(UTC).isoformat(timespec="seconds")
 
 
 def page_url_paths(page: dict[str, Any], aliases: Iterable[str] = ()) -> list[str]:

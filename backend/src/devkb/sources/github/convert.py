@@ -8,11 +8,11 @@ rules read: a file's text, a commit's message, a pull request's title, branch an
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
 from devkb.sources.base import SourceDocument
+from devkb.sources.timestamps import to_utc_iso
 from devkb.store.models import SourceType
 
 MAX_FILES_LISTED = 30
@@ -55,15 +55,6 @@ def doc_id(repo: str, kind: str, key: str | int) -> str:
 
 def language_of(path: str) -> str | None:
     return _LANGUAGES.get(PurePosixPath(path).suffix.lower())
-
-
-def to_utc_iso(value: str | None) -> str:
-    if not value:
-        return ""
-    t = datetime.fromisoformat(value)
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=UTC)
-    return t.astimezone(UTC).isoformat(timespec="seconds")
 
 
 def _login(user: Any) -> str | None:
