@@ -31,11 +31,13 @@ from typing import Any
 
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.retrieval import RelatedSearch
+from devkb.api.blas_threads import limit_blas_threads
 from devkb.bench.clients import ServerProcess, embedder_env, http_closed_loop, thread_closed_loop
 from devkb.bench.haystack_baseline import HaystackBaseline
 from devkb.bench.measure import Summary, latency_figures, timed_calls
 from devkb.bench.options import BenchOptions
 from devkb.bench.workspace import Workspace
+from devkb.config.settings import Settings
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.store.sqlite import SQLiteGraphStore
 
@@ -170,9 +172,6 @@ def run(opts: BenchOptions, ws: Workspace, embedder: TextEmbedder) -> dict[str, 
     qs = questions(ws.data_dir / "graph.sqlite", ws.corpus.name, opts.query_count)
     stats = ws.store.stats()
     http = ask_over_http(opts, ws, qs, embedder)
-    from devkb.api.blas_threads import limit_blas_threads
-    from devkb.config.settings import Settings
-
     blas = Settings().blas_threads
     limit_blas_threads(blas)  # in-process retrieval under the server's BLAS setting (it stays for scale)
     side = retrieval_side_by_side(opts, ws, embedder, qs)
