@@ -12,7 +12,6 @@ mutation API (``update_issue``, ``update_page``, ``add_commit``), as a team woul
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import time
@@ -33,7 +32,6 @@ from devkb.indexing.run_status import RunStatus
 from devkb.store.sqlite import SQLiteGraphStore
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
-HASHING_EMBEDDER = REPO_ROOT / "backend" / "tests" / "hashing_embedder.py"
 
 
 class BenchError(DevkbError):
@@ -105,18 +103,6 @@ def dataset_of(c: Corpus) -> Dataset:
     if c.dataset_dir not in _DATASETS:
         _DATASETS[c.dataset_dir] = Dataset.load(c.dataset_dir)
     return _DATASETS[c.dataset_dir].clone()
-
-
-def load_hashing_embedder() -> TextEmbedder | None:
-    """The tests' feature-hashing embedder (~50k chunks/s): for runs whose figures must not depend
-    on the model (the whole-corpus resync). None when the checkout has no tests folder."""
-    if not HASHING_EMBEDDER.is_file():
-        return None
-    spec = importlib.util.spec_from_file_location("devkb_bench_hashing_embedder", HASHING_EMBEDDER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.HashingEmbedder()
 
 
 @dataclass
