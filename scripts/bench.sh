@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench [ARGS="--quick | --full | --only query --repeats 5 ..."]: every benchmark, then the
-# load test (when present), then docs/benchmarks.md. The logic lives in backend/src/devkb/bench.
+# load test (when present), then docs/benchmarks.md. The logic lives in backend/devtools/src/devkb/bench.
 # Runs under `nice` so a shared machine stays usable; JSON in artifacts/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +16,10 @@ case " $* " in *" --quick "*) quick=1 ;; *) quick=0 ;; esac
 if [ "$quick" = 0 ]; then
   if [ -f scripts/bench_load.sh ]; then
     nice -n "$NICE" bash scripts/bench_load.sh || status=$?
-  elif [ -f backend/src/devkb/bench/load_test.py ]; then
+  elif [ -f backend/devtools/src/devkb/bench/load_test.py ]; then
     nice -n "$NICE" "$PY" -m devkb.bench.load_test || status=$?
   else
-    echo "load test not present yet (backend/src/devkb/bench/load_test.py or scripts/bench_load.sh): skipped"
+    echo "load test not present yet (backend/devtools/src/devkb/bench/load_test.py or scripts/bench_load.sh): skipped"
   fi
   "$PY" -m devkb.bench report   # re-render with the load test's JSON, if it wrote one
 fi

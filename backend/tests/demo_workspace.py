@@ -32,8 +32,12 @@ class DemoWorkspace:
         return dest
 
 
-def write_sources_file(path: Path, suite: EmulatorSuite, token_envs: dict[str, str] | None = None,
-                       page_sizes: dict[str, int] | None = None) -> Path:
+def write_sources_file(
+    path: Path,
+    suite: EmulatorSuite,
+    token_envs: dict[str, str] | None = None,
+    page_sizes: dict[str, int] | None = None,
+) -> Path:
     """The demo's sources (wiki, code, jira) as a sources file; ``token_envs`` maps a source name
     to the environment variable holding its token, ``page_sizes`` to its page size."""
     entries = []
@@ -49,12 +53,18 @@ def write_sources_file(path: Path, suite: EmulatorSuite, token_envs: dict[str, s
     return path
 
 
-def make_container(data_dir: Path, sources_file: Path, embedder: TextEmbedder | None = None,
-                   **settings: Any) -> Container:
+def make_container(
+    data_dir: Path, sources_file: Path, embedder: TextEmbedder | None = None, **settings: Any
+) -> Container:
     """A container like ``devkb serve`` builds, on ``data_dir``, extractive, no scheduler."""
     container = Container()
-    values = {"data_dir": data_dir, "sources_file": sources_file, "llm_provider": "none",
-              "scheduler_enabled": False, **settings}
+    values = {
+        "data_dir": data_dir,
+        "sources_file": sources_file,
+        "llm_provider": "none",
+        "scheduler_enabled": False,
+        **settings,
+    }
     container.settings.override(providers.Object(Settings(_env_file=None, **values)))
     if embedder is not None:
         container.embedder.override(providers.Object(embedder))

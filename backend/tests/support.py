@@ -25,8 +25,13 @@ class Indexer:
     context: LinkContextBuilder
 
 
-def build_indexer(data_dir: Path, embedder: TextEmbedder, loaders: list[SourceLoader],
-                  chunk_size: int = 1000, chunk_overlap: int = 100) -> Indexer:
+def build_indexer(
+    data_dir: Path,
+    embedder: TextEmbedder,
+    loaders: list[SourceLoader],
+    chunk_size: int = 1000,
+    chunk_overlap: int = 100,
+) -> Indexer:
     store = SQLiteGraphStore(data_dir / "graph.sqlite")
     store.ensure_schema(embedder.model_name, embedder.dimension)
     ctx = LinkContextBuilder(store, loaders)
@@ -39,6 +44,7 @@ class RunningServer(DevkbServer):
     """``devkb serve`` in a subprocess on 127.0.0.1 (a real uvicorn server), stopped on exit;
     indexes the configured sources (the demo workspace) first unless ``index=False``."""
 
-    def __init__(self, data_dir: Path, env: dict[str, str] | None = None, index: bool = True,
-                 timeout: float = 300.0) -> None:
+    def __init__(
+        self, data_dir: Path, env: dict[str, str] | None = None, index: bool = True, timeout: float = 300.0
+    ) -> None:
         super().__init__(data_dir, env=env, index=index, timeout=timeout)

@@ -1,13 +1,13 @@
 """The one place that wires devkb's components together (dependency-injector).
 
-    settings ─┬─ store (sqlite | neo4j)
-              ├─ embedder (local | onnx | ollama | openai)
-              ├─ source configs (sources file | DEVKB_JIRA_* | demo workspace) → loaders
-              ├─ link context builder → indexing pipeline → source sync → run manager
-              ├─ hybrid search → toolbox (RAGSearch, GraphQuery, FetchNeighbors, FilterDocs)
-              │     → planner (rules, no LLM) ─┐
-              ├─ llm provider (auto | ollama | openai | none) → agent runner ─┴→ ask service
-              └─ chat memory (sessions), llm status (for /health)
+settings ─┬─ store (sqlite | neo4j)
+          ├─ embedder (local | onnx | ollama | openai)
+          ├─ source configs (sources file | DEVKB_JIRA_* | demo workspace) → loaders
+          ├─ link context builder → indexing pipeline → source sync → run manager
+          ├─ hybrid search → toolbox (RAGSearch, GraphQuery, FetchNeighbors, FilterDocs)
+          │     → planner (rules, no LLM) ─┐
+          ├─ llm provider (auto | ollama | openai | none) → agent runner ─┴→ ask service
+          └─ chat memory (sessions), llm status (for /health)
 """
 
 from __future__ import annotations
@@ -57,9 +57,12 @@ def build_embedder(settings: Settings) -> TextEmbedder:
     if settings.embedder == "onnx":
         from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
-        return OnnxMiniLMEmbedder(cache_dir=settings.model_cache_dir or settings.data_dir / "models",
-                                  precision=settings.onnx_precision, batch_size=settings.onnx_batch_size,
-                                  workers=settings.onnx_workers)
+        return OnnxMiniLMEmbedder(
+            cache_dir=settings.model_cache_dir or settings.data_dir / "models",
+            precision=settings.onnx_precision,
+            batch_size=settings.onnx_batch_size,
+            workers=settings.onnx_workers,
+        )
     from devkb.indexing.embedders.remote_embedder import ollama_embedder, openai_embedder
 
     if settings.embedder == "ollama":
@@ -90,7 +93,14 @@ def store_resource(settings: Settings) -> Iterator[GraphStore]:
 
 def demo_resource() -> Iterator[list[SourceConfig]]:
     """The built-in demo: emulators on loopback serving the demo dataset; yields its sources."""
-    from devkb.demo.workspace import start_demo
+    try:
+        from devkb.demo.workspace import start_demo
+    except ImportError as e:
+        raise ConfigurationError(
+            "no sources are configured (DEVKB_SOURCES_FILE or DEVKB_JIRA_URL) and the demo workspace is "
+            "not installed: configure a source, or install the development tooling "
+            "(pip install -e backend/devtools)"
+        ) from e
 
     server, sources = start_demo()
     try:
@@ -104,9 +114,14 @@ def source_configs(settings: Settings, demo: providers.Provider) -> list[SourceC
         return load_sources_file(Path(settings.sources_file))
     if settings.jira_url:
         return [
-            SourceConfig(name="jira", type="jira", url=settings.jira_url, user=settings.jira_user,
-                         token_env="DEVKB_JIRA_TOKEN" if settings.jira_token else None,
-                         jql=settings.jira_jql)
+            SourceConfig(
+                name="jira",
+                type="jira",
+                url=settings.jira_url,
+                user=settings.jira_user,
+                token_env="DEVKB_JIRA_TOKEN" if settings.jira_token else None,
+                jql=settings.jira_jql,
+            )
         ]
     return demo()
 
@@ -137,43 +152,68 @@ class Container(containers.DeclarativeContainer):
     extractor = providers.Singleton(ReferenceExtractor)
     pipeline = providers.Singleton(
         lambda s, store, emb, ext, ctx: IndexingPipeline(
-            store, emb, ext, ctx.current, chunk_size=s.chunk_size, chunk_overlap=s.chunk_overlap,
-            embed_batch_size=s.embed_batch_size, segmenters=default_segmenters(),
+            store,
+            emb,
+            ext,
+            ctx.current,
+            chunk_size=s.chunk_size,
+            chunk_overlap=s.chunk_overlap,
+            embed_batch_size=s.embed_batch_size,
+            segmenters=default_segmenters(),
         ),
-        settings, store, embedder, extractor, link_context,
+        settings,
+        store,
+        embedder,
+        extractor,
+        link_context,
     )
     secret_masker = providers.Singleton(masker_for, settings, sources.provider)  # API, logs, sync errors
     sync = providers.Singleton(
         lambda store, pipeline, ext, ctx, masker: SyncWithBackfill(
-            store, pipeline, ReferenceBackfill(store, ext, ctx.current), before_run=ctx.refresh, redact=masker.text
+            store,
+            pipeline,
+            ReferenceBackfill(store, ext, ctx.current),
+            before_run=ctx.refresh,
+            redact=masker.text,
         ),
-        store, pipeline, extractor, link_context, secret_masker,
+        store,
+        pipeline,
+        extractor,
+        link_context,
+        secret_masker,
     )
     runs = providers.Singleton(RunManager, sync, loaders)
     scheduler = providers.Singleton(
         lambda s, runs, sources: SyncScheduler(runs, sources, enabled=s.scheduler_enabled),
-        settings, runs.provider, sources.provider,
+        settings,
+        runs.provider,
+        sources.provider,
     )
     background_start = providers.Callable(lambda sch: sch.start, scheduler)
     background_stop = providers.Callable(lambda sch: sch.stop, scheduler)
 
     search = providers.Singleton(  # HybridSearch + learnt ranking (agent/retrieval)
         lambda s, store, emb: RelatedSearch(store, emb, max_documents=s.related_search_max_documents),
-        settings, store, embedder,
+        settings,
+        store,
+        embedder,
     )
-    project_keys = providers.Singleton(lambda store: (lambda: known_project_keys(store)), store)
+    project_keys = providers.Singleton(lambda store: lambda: known_project_keys(store), store)
     toolbox = providers.Singleton(Toolbox, store, search, project_keys)
     planner = providers.Singleton(Planner, toolbox, project_keys)
     llm = providers.Singleton(LlmProvider, settings)
     llm_status = providers.Singleton(lambda llm: llm.status, llm)
     agent_runner = providers.Singleton(
         lambda s, toolbox, planner: AgentRunner(toolbox, planner, max_steps=s.agent_max_steps),
-        settings, toolbox, planner,
+        settings,
+        toolbox,
+        planner,
     )
     ask = providers.Singleton(AskService, planner, agent_runner, llm)
     chat_memory = providers.Singleton(
-        lambda s: ChatMemory(ttl_seconds=s.session_ttl_seconds, max_sessions=s.max_sessions,
-                             history_limit=s.history_limit),
+        lambda s: ChatMemory(
+            ttl_seconds=s.session_ttl_seconds, max_sessions=s.max_sessions, history_limit=s.history_limit
+        ),
         settings,
     )
 

@@ -26,7 +26,14 @@ def doc(id: str, type: SourceType = SourceType.JIRA, **meta) -> Document:
 
 def chunks(d: Document, *texts_and_vectors: tuple[str, list[float]]) -> list[Chunk]:
     return [
-        Chunk(id=Chunk.make_id(d.id, i, t), document_id=d.id, chunk_index=i, content=t, embedding=v, section=f"s{i}")
+        Chunk(
+            id=Chunk.make_id(d.id, i, t),
+            document_id=d.id,
+            chunk_index=i,
+            content=t,
+            embedding=v,
+            section=f"s{i}",
+        )
         for i, (t, v) in enumerate(texts_and_vectors)
     ]
 
@@ -39,19 +46,45 @@ def seed(store) -> None:
     g = doc("github:acme/pay:commit:abc", SourceType.GITHUB, repository="acme/pay", kind="commit")
     store.write_documents(
         [
-            (a, chunks(a, ("the ledger balance drifts after refunds", [1, 0, 0, 0]), ("second part about api", [0.9, 0.1, 0, 0]))),
+            (
+                a,
+                chunks(
+                    a,
+                    ("the ledger balance drifts after refunds", [1, 0, 0, 0]),
+                    ("second part about api", [0.9, 0.1, 0, 0]),
+                ),
+            ),
             (b, chunks(b, ("webhook signature verification fails", [0, 1, 0, 0]))),
             (c, chunks(c, ("retry with exponential backoff and jitter", [0, 0, 1, 0]))),
             (g, chunks(g, ("PAY-1: fix ledger rounding", [0.7, 0, 0, 0.7]))),
         ]
     )
-    store.write_references(["jira:PAY-1"], [Reference("jira:PAY-1", "jira:PAY-2", "jira-issuelink", "relates to", "jira:PAY-1")])
     store.write_references(
-        ["github:acme/pay:commit:abc"],
-        [Reference("jira:PAY-1", "github:acme/pay:commit:abc", "jira-key-in-commit-message", "PAY-1", "github:acme/pay:commit:abc")],
+        ["jira:PAY-1"], [Reference("jira:PAY-1", "jira:PAY-2", "jira-issuelink", "relates to", "jira:PAY-1")]
     )
     store.write_references(
-        ["jira:PAY-2"], [Reference("jira:PAY-2", "confluence:page:10", "jira-mentions-confluence-title", "Retry policy", "jira:PAY-2")]
+        ["github:acme/pay:commit:abc"],
+        [
+            Reference(
+                "jira:PAY-1",
+                "github:acme/pay:commit:abc",
+                "jira-key-in-commit-message",
+                "PAY-1",
+                "github:acme/pay:commit:abc",
+            )
+        ],
+    )
+    store.write_references(
+        ["jira:PAY-2"],
+        [
+            Reference(
+                "jira:PAY-2",
+                "confluence:page:10",
+                "jira-mentions-confluence-title",
+                "Retry policy",
+                "jira:PAY-2",
+            )
+        ],
     )
 
 
@@ -106,9 +139,20 @@ class GraphStoreContract:
         seed(store)
         hits = store.keyword_search("exponential backoff", top_k=5)
         assert hits and hits[0].document.id == "confluence:page:10"
-        assert store.keyword_search("ledger", types=[SourceType.GITHUB])[0].document.id == "github:acme/pay:commit:abc"
+        assert (
+            store.keyword_search("ledger", types=[SourceType.GITHUB])[0].document.id
+            == "github:acme/pay:commit:abc"
+        )
         # query syntax is never interpreted
-        for q in ['ledger" OR "x', "NEAR(a b)", "a AND OR NOT", "*", "'; DROP TABLE chunks; --", "-ledger", ""]:
+        for q in [
+            'ledger" OR "x',
+            "NEAR(a b)",
+            "a AND OR NOT",
+            "*",
+            "'; DROP TABLE chunks; --",
+            "-ledger",
+            "",
+        ]:
             store.keyword_search(q)
         assert store.stats().chunks == 5
 
@@ -120,7 +164,9 @@ class GraphStoreContract:
             ("github:acme/pay:commit:abc", "out", "jira-key-in-commit-message"),
         }
         ins = store.neighbors(["jira:PAY-2"], direction="in")
-        assert [(n.document.id, n.evidence, n.via) for n in ins] == [("jira:PAY-1", "relates to", "jira:PAY-2")]
+        assert [(n.document.id, n.evidence, n.via) for n in ins] == [
+            ("jira:PAY-1", "relates to", "jira:PAY-2")
+        ]
         only = store.neighbors(["jira:PAY-1"], kinds=["jira-issuelink"])
         assert [n.document.id for n in only] == ["jira:PAY-2"]
         typed = store.neighbors(["jira:PAY-1"], types=[SourceType.GITHUB])
@@ -160,13 +206,18 @@ class GraphStoreContract:
         seed(store)
         assert [d.id for d in store.find_documents({"project": "pay", "status": "open"})] == ["jira:PAY-1"]
         assert [d.id for d in store.find_documents({"component": "API"})] == ["jira:PAY-1"]
-        assert {d.id for d in store.find_documents({"status": ["Open", "Closed"]})} == {"jira:PAY-1", "jira:PAY-2"}
+        assert {d.id for d in store.find_documents({"status": ["Open", "Closed"]})} == {
+            "jira:PAY-1",
+            "jira:PAY-2",
+        }
         assert [d.id for d in store.find_documents(types=[SourceType.CONFLUENCE])] == ["confluence:page:10"]
         assert [d.id for d in store.find_documents(title_contains="retry")] == ["confluence:page:10"]
         assert [d.id for d in store.find_documents({"id": "JIRA:PAY-2"})] == ["jira:PAY-2"]
         newest = store.find_documents(types=[SourceType.JIRA])
         assert newest[0].id == "jira:PAY-2"
-        assert [d.id for d in store.find_documents(updated_from="2026-02-01", types=[SourceType.JIRA])] == ["jira:PAY-2"]
+        assert [d.id for d in store.find_documents(updated_from="2026-02-01", types=[SourceType.JIRA])] == [
+            "jira:PAY-2"
+        ]
         assert store.find_documents({"project": "PAY' OR '1'='1"}) == []
         with pytest.raises(InvalidQueryError):
             store.find_documents({"content) MATCH (n": "x"})
@@ -175,7 +226,12 @@ class GraphStoreContract:
     def test_graph_page(self, store):
         seed(store)
         page = store.graph_page(limit=10)
-        assert {d.id for d in page.nodes} == {"jira:PAY-1", "jira:PAY-2", "confluence:page:10", "github:acme/pay:commit:abc"}
+        assert {d.id for d in page.nodes} == {
+            "jira:PAY-1",
+            "jira:PAY-2",
+            "confluence:page:10",
+            "github:acme/pay:commit:abc",
+        }
         assert len(page.edges) == 3
         small = store.graph_page(limit=1)
         assert [d.id for d in small.nodes] == ["jira:PAY-1"] and small.edges == []
@@ -202,7 +258,9 @@ class GraphStoreContract:
 
     def test_sync_state_roundtrip(self, store):
         assert store.get_sync_state("jira") is None
-        store.save_sync_state(SyncState("jira", cursor="2026-01-01 10:00", counts={"documents": 3}, extra={"x": 1}))
+        store.save_sync_state(
+            SyncState("jira", cursor="2026-01-01 10:00", counts={"documents": 3}, extra={"x": 1})
+        )
         store.save_sync_state(SyncState("github", last_error="boom"))
         got = store.get_sync_state("jira")
         assert (got.cursor, got.counts, got.extra) == ("2026-01-01 10:00", {"documents": 3}, {"x": 1})
@@ -213,7 +271,15 @@ class GraphStoreContract:
         a = doc("jira:PAY-1", project="PAY", title="Ledger drift", content_hash="h3")
         store.write_documents(
             [(a, chunks(a, ("x", [1, 0, 0, 0])))],
-            references=[Reference("jira:PAY-1", "confluence:page:10", "jira-mentions-confluence-title", "Retry policy", "jira:PAY-1")],
+            references=[
+                Reference(
+                    "jira:PAY-1",
+                    "confluence:page:10",
+                    "jira-mentions-confluence-title",
+                    "Retry policy",
+                    "jira:PAY-1",
+                )
+            ],
         )
         out = {(n.document.id, n.kind) for n in store.neighbors(["jira:PAY-1"], direction="out")}
         assert out == {

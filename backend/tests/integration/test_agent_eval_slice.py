@@ -1,7 +1,7 @@
 """The evaluation set's ``none`` path on a real Fluid slice: the real embedder and SQLite store,
 documents from the sources' converters through the indexing pipeline, a subset of the questions
 (five per category, chosen to keep the slice near 150 chunks) and their gold documents among
-seeded distractors. The full set's numbers are in docs/agent.md (``python -m devkb.agent.evaluate
+seeded distractors. The full set's numbers are in docs/agent.md (``python -m devkb.evaluation.agent_questions
 --fluid-slice``)."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from dataclasses import asdict
 import pytest
 
 from devkb.agent.ask_service import AskService
-from devkb.agent.evaluate import evaluate, load_questions
-from devkb.agent.fluid_slice import build_slice, fluid_project_keys
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.planner import Planner
 from devkb.agent.tools import Toolbox
+from devkb.evaluation.agent_questions import evaluate, load_questions
+from devkb.evaluation.fluid_slice import build_slice, fluid_project_keys
 from devkb.store.sqlite import SQLiteGraphStore
 
 pytestmark = pytest.mark.corpus
@@ -33,8 +33,11 @@ def test_questions_are_well_formed():
     assert len(qs) >= 60 and len({q.id for q in qs}) == len(qs)
     assert {q.category for q in qs} == {"identifier", "relationship", "conceptual", "cross-source"}
     for q in qs:
-        assert q.gold and q.expected_tools and set(q.expected_tools) <= {
-            "RAGSearch", "GraphQuery", "FetchNeighbors", "FilterDocs"}
+        assert (
+            q.gold
+            and q.expected_tools
+            and set(q.expected_tools) <= {"RAGSearch", "GraphQuery", "FetchNeighbors", "FilterDocs"}
+        )
     assert set(SUBSET) <= {q.id for q in qs}
 
 

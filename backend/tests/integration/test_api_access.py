@@ -40,8 +40,11 @@ def make_client(demo_workspace, embedder, tmp_path):
     def make(client_host: str = "127.0.0.1", sources_file=None, **settings) -> TestClient:
         data = demo_workspace.copy_data(tmp_path / f"data{len(opened)}")
         container = make_container(data, sources_file or demo_workspace.sources_file, embedder, **settings)
-        client = TestClient(create_app(container, start_background=False), client=(client_host, 40000),
-                            raise_server_exceptions=False)
+        client = TestClient(
+            create_app(container, start_background=False),
+            client=(client_host, 40000),
+            raise_server_exceptions=False,
+        )
         client.__enter__()
         opened.append(client)
         return client
@@ -65,8 +68,14 @@ def test_without_a_key_configured_reads_are_open(make_client):
 def test_a_configured_key_is_required_everywhere_but_health_and_the_web_app(make_client):
     client = make_client("192.0.2.10", api_key=KEY)
     for method, path, body in PROTECTED:
-        for headers in ({}, {"X-API-Key": "wrong"}, {"X-API-Key": KEY[:-1]}, {"X-API-Key": KEY + "x"},
-                        {"X-API-Key": ""}, {"Authorization": f"Bearer {KEY}"}):
+        for headers in (
+            {},
+            {"X-API-Key": "wrong"},
+            {"X-API-Key": KEY[:-1]},
+            {"X-API-Key": KEY + "x"},
+            {"X-API-Key": ""},
+            {"Authorization": f"Bearer {KEY}"},
+        ):
             r = call(client, method, path, body, **headers)
             assert r.status_code == 401, (path, headers, r.status_code)
             assert r.json() == {"detail": "missing or invalid API key: send it in the X-API-Key header"}
@@ -116,11 +125,17 @@ def wait_for_run(client: TestClient, url: str, headers=None, timeout: float = 60
 
 
 def test_cors_is_off_by_default_and_limited_to_configured_origins(make_client):
-    preflight = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,x-api-key"}
+    preflight = {
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,x-api-key",
+    }
     default = make_client()
     r = default.options("/ask", headers={"Origin": "https://app.example", **preflight})
     assert "access-control-allow-origin" not in r.headers
-    assert "access-control-allow-origin" not in default.get("/stats", headers={"Origin": "https://app.example"}).headers
+    assert (
+        "access-control-allow-origin"
+        not in default.get("/stats", headers={"Origin": "https://app.example"}).headers
+    )
 
     client = make_client(cors_origins=["https://app.example"])
     ok = client.options("/ask", headers={"Origin": "https://app.example", **preflight})
@@ -128,7 +143,10 @@ def test_cors_is_off_by_default_and_limited_to_configured_origins(make_client):
     assert "x-api-key" in ok.headers["access-control-allow-headers"].lower()
     bad = client.options("/ask", headers={"Origin": "https://evil.example", **preflight})
     assert bad.status_code == 400 and "access-control-allow-origin" not in bad.headers
-    assert "access-control-allow-origin" not in client.get("/stats", headers={"Origin": "https://evil.example"}).headers
+    assert (
+        "access-control-allow-origin"
+        not in client.get("/stats", headers={"Origin": "https://evil.example"}).headers
+    )
 
 
 def test_openapi_documents_the_key_and_the_error_responses(make_client):
@@ -137,13 +155,26 @@ def test_openapi_documents_the_key_and_the_error_responses(make_client):
     assert scheme == {**scheme, "type": "apiKey", "in": "header", "name": "X-API-Key"}
     ops = {op["operationId"]: op for item in doc["paths"].values() for op in item.values()}
     assert "security" not in ops["health"]
-    for name in ("ask", "askStream", "chatHistory", "getGraph", "getDocument", "getStats", "listSources", "syncSource"):
+    for name in (
+        "ask",
+        "askStream",
+        "chatHistory",
+        "getGraph",
+        "getDocument",
+        "getStats",
+        "listSources",
+        "syncSource",
+    ):
         assert ops[name]["security"] == [{"ApiKey": []}], name
-        assert ops[name]["responses"]["401"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorResponse")
+        assert ops[name]["responses"]["401"]["content"]["application/json"]["schema"]["$ref"].endswith(
+            "/ErrorResponse"
+        )
     assert "403" in ops["syncSource"]["responses"]
     for op in ops.values():
         if "422" in op["responses"]:
-            assert op["responses"]["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorResponse")
+            assert op["responses"]["422"]["content"]["application/json"]["schema"]["$ref"].endswith(
+                "/ErrorResponse"
+            )
     assert "HTTPValidationError" not in doc["components"]["schemas"]
 
 
@@ -159,16 +190,23 @@ SECRETS = {
 }
 
 
-def test_no_secret_in_any_response_stored_error_or_log(make_client, demo_workspace, tmp_path, monkeypatch, caplog):
+def test_no_secret_in_any_response_stored_error_or_log(
+    make_client, demo_workspace, tmp_path, monkeypatch, caplog
+):
     """Every secret is configured; the Jira emulator even echoes the Jira token back in its error
     messages (as a misbehaving proxy might). Nothing we send or log may contain any of them."""
     monkeypatch.setenv("DEVKB_TEST_JIRA_TOKEN", SECRETS["jira_token"])
     monkeypatch.setenv("DEVKB_TEST_GITHUB_TOKEN", SECRETS["github_token"])
     monkeypatch.setenv("DEVKB_TEST_WIKI_TOKEN", SECRETS["confluence_token"])
-    sources = write_sources_file(tmp_path / "sources.yaml", demo_workspace.suite, {
-        "jira": "DEVKB_TEST_JIRA_TOKEN", "code": "DEVKB_TEST_GITHUB_TOKEN", "wiki": "DEVKB_TEST_WIKI_TOKEN"})
+    sources = write_sources_file(
+        tmp_path / "sources.yaml",
+        demo_workspace.suite,
+        {"jira": "DEVKB_TEST_JIRA_TOKEN", "code": "DEVKB_TEST_GITHUB_TOKEN", "wiki": "DEVKB_TEST_WIKI_TOKEN"},
+    )
     caplog.set_level(logging.DEBUG)
-    client = make_client("127.0.0.1", sources_file=sources, **{k: v for k, v in SECRETS.items() if "token" not in k})
+    client = make_client(
+        "127.0.0.1", sources_file=sources, **{k: v for k, v in SECRETS.items() if "token" not in k}
+    )
     key = {"X-API-Key": SECRETS["api_key"]}
     bodies: list[str] = []
 

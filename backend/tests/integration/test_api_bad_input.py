@@ -28,7 +28,9 @@ MAX_EXAMPLES = 50  # per operation and mode: ~1,200 requests in all, about 20 s
 
 def _app(demo_workspace, embedder, tmp_path_factory, name: str, **config):
     data = demo_workspace.copy_data(tmp_path_factory.mktemp(name) / "data")
-    return create_app(make_container(data, demo_workspace.sources_file, embedder, **config), start_background=False)
+    return create_app(
+        make_container(data, demo_workspace.sources_file, embedder, **config), start_background=False
+    )
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +61,14 @@ def _checker(operation, mode, tried: list[str]):
     """A Hypothesis test of one operation: generated cases, each called and validated."""
 
     @given(case=operation.as_strategy(generation_mode=mode))
-    @settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+    @settings(
+        max_examples=MAX_EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate],
+    )
     def check(case):
         tried.append(operation.label)
         case.call_and_validate(excluded_checks=excluded(case))
@@ -91,6 +99,7 @@ def test_generated_requests_never_fail_and_match_the_schema(api_schema, mode):
 
 # -- explicit cases ---------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def client(demo_workspace, embedder, tmp_path_factory):
     app = _app(demo_workspace, embedder, tmp_path_factory, "bad-input")
@@ -111,10 +120,23 @@ def assert_error(r, status: int, *words: str) -> None:
         assert w in detail, detail
 
 
-@pytest.mark.parametrize("body", [
-    {}, {"question": ""}, {"question": "   "}, {"question": "\n\t \r\n"}, {"question": "\x00\x01\x1f\x7f"},
-    {"question": None}, {"question": 42}, {"question": ["a"]}, {"question": {"$ne": ""}}, [], "question",
-], ids=repr)
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"question": ""},
+        {"question": "   "},
+        {"question": "\n\t \r\n"},
+        {"question": "\x00\x01\x1f\x7f"},
+        {"question": None},
+        {"question": 42},
+        {"question": ["a"]},
+        {"question": {"$ne": ""}},
+        [],
+        "question",
+    ],
+    ids=repr,
+)
 def test_missing_empty_or_blank_questions_are_422(client, body):
     assert_error(ask(client, body), 422)
 
@@ -129,8 +151,11 @@ def test_question_length_limit_is_documented_and_enforced(client):
     assert "DEVKB_MAX_QUESTION_CHARS" in doc["description"]
 
 
-@pytest.mark.parametrize("sources", [["slack"], ["jira", "slack"], [""], ["JIRA;DROP"], [None], "jira",
-                                     ["jira"] * 13, [{"type": "jira"}]], ids=repr)
+@pytest.mark.parametrize(
+    "sources",
+    [["slack"], ["jira", "slack"], [""], ["JIRA;DROP"], [None], "jira", ["jira"] * 13, [{"type": "jira"}]],
+    ids=repr,
+)
 def test_unknown_or_malformed_sources_are_422(client, sources):
     assert_error(ask(client, {"question": "idempotency keys", "sources": sources}), 422, "sources")
 
@@ -140,14 +165,17 @@ def test_source_names_are_case_insensitive_and_deduplicated(client):
     assert r.status_code == 200 and {s["type"] for s in r.json()["sources"]} <= {"JIRA"}
 
 
-@pytest.mark.parametrize("question", [
-    "what is PAY-12?\u200f\u202e RTL override \u202c",   # RTL marks, bidi override
-    "emoji 💳🔁 and ZWJ 👩‍💻 and combining e\u0301",        # astral plane, ZWJ, combining marks
-    "null \x00 byte and bell \x07 and escape \x1b[31m",   # control characters
-    "\ufeffBOM, \ufffe non-character, \U0010ffff max code point",
-    "中文 العربية עברית русский ελληνικά",                # scripts
-    "' OR 1=1 -- \"; DROP TABLE documents; MATCH (n) DETACH DELETE n //",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is PAY-12?\u200f\u202e RTL override \u202c",  # RTL marks, bidi override
+        "emoji 💳🔁 and ZWJ 👩‍💻 and combining e\u0301",  # astral plane, ZWJ, combining marks
+        "null \x00 byte and bell \x07 and escape \x1b[31m",  # control characters
+        "\ufeffBOM, \ufffe non-character, \U0010ffff max code point",
+        "中文 العربية עברית русский ελληνικά",  # scripts
+        "' OR 1=1 -- \"; DROP TABLE documents; MATCH (n) DETACH DELETE n //",
+    ],
+)
 def test_unusual_unicode_and_control_characters_are_answered(client, question):
     r = ask(client, {"question": question})
     assert r.status_code == 200, r.text
@@ -155,14 +183,17 @@ def test_unusual_unicode_and_control_characters_are_answered(client, question):
     assert "\x00" not in body["answer"] and "\x1b" not in body["answer"]
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"question": "lone high \\ud800 surrogate"}',
-    b'{"question": "lone low \\udfff surrogate"}',
-    b'{"question": "reversed pair \\udc00\\ud800"}',
-    b'{"question": "ok"',                       # truncated JSON
-    b'{"question": "ok", "question": ""}',      # duplicate keys: the last one wins
-    b"\xef\xbb\xbf" + b'{"question": 1e999}',   # BOM + infinite number
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"question": "lone high \\ud800 surrogate"}',
+        b'{"question": "lone low \\udfff surrogate"}',
+        b'{"question": "reversed pair \\udc00\\ud800"}',
+        b'{"question": "ok"',  # truncated JSON
+        b'{"question": "ok", "question": ""}',  # duplicate keys: the last one wins
+        b"\xef\xbb\xbf" + b'{"question": 1e999}',  # BOM + infinite number
+    ],
+)
 def test_invalid_encodings_and_json_are_422(client, raw):
     assert_error(ask(client, raw), 422)
 
@@ -177,13 +208,22 @@ def test_a_stream_rejects_bad_input_before_streaming(client):
     assert r.status_code == 422 and r.headers["content-type"].startswith("application/json")
 
 
-@pytest.mark.parametrize("forged", [
-    "not-a-uuid", "", " ", "00000000-0000-0000-0000-000000000000",
-    str(uuid.uuid1()),                       # a UUID, not version 4
-    str(uuid.uuid4()),                       # well-formed but never issued by this server
-    str(uuid.uuid4()) + "; Path=/; HttpOnly",
-    "x" * 5000, "../../etc/passwd", "\u202e" + str(uuid.uuid4()),
-], ids=lambda v: repr(v)[:40])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        "not-a-uuid",
+        "",
+        " ",
+        "00000000-0000-0000-0000-000000000000",
+        str(uuid.uuid1()),  # a UUID, not version 4
+        str(uuid.uuid4()),  # well-formed but never issued by this server
+        str(uuid.uuid4()) + "; Path=/; HttpOnly",
+        "x" * 5000,
+        "../../etc/passwd",
+        "\u202e" + str(uuid.uuid4()),
+    ],
+    ids=lambda v: repr(v)[:40],
+)
 def test_forged_or_malformed_session_ids_get_a_fresh_session(client, forged):
     # a real session with one message in it
     owner = ask(client, {"question": "owner's secret question about ledgers"})
@@ -215,10 +255,19 @@ def test_a_session_id_cannot_be_guessed_from_another(client):
     client.cookies.clear()
 
 
-@pytest.mark.parametrize("params", [
-    {"limit": 10**9}, {"limit": 2**63}, {"limit": -1}, {"limit": 0}, {"limit": "1e3"}, {"limit": "NaN"},
-    {"types": "slack"}, {"types": ["jira"] * 4},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"limit": 10**9},
+        {"limit": 2**63},
+        {"limit": -1},
+        {"limit": 0},
+        {"limit": "1e3"},
+        {"limit": "NaN"},
+        {"types": "slack"},
+        {"types": ["jira"] * 4},
+    ],
+)
 def test_graph_rejects_out_of_range_or_unknown_parameters(client, params):
     assert_error(client.get("/graph", params=params), 422)
 
@@ -233,12 +282,20 @@ def test_graph_caps_are_honoured(client):
     assert client.get("/documents/jira:PAY-12/neighbors", params={"limit": 10**6}).status_code == 422
 
 
-@pytest.mark.parametrize("path", [
-    "/documents/..%2F..%2F..%2Fetc%2Fpasswd", "/documents/%2e%2e/%2e%2e/etc/passwd",
-    "/documents/....//....//etc/passwd", "/documents/%00", "/documents/jira:PAY-12%00",
-    "/documents/..%5c..%5cwindows%5cwin.ini", "/documents/" + "a" * 10000,
-    "/documents/jira:PAY-12'%20OR%20'1'='1", "/documents/%2e%2e%2f%2e%2e%2fgraph.sqlite/neighbors",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/documents/..%2F..%2F..%2Fetc%2Fpasswd",
+        "/documents/%2e%2e/%2e%2e/etc/passwd",
+        "/documents/....//....//etc/passwd",
+        "/documents/%00",
+        "/documents/jira:PAY-12%00",
+        "/documents/..%5c..%5cwindows%5cwin.ini",
+        "/documents/" + "a" * 10000,
+        "/documents/jira:PAY-12'%20OR%20'1'='1",
+        "/documents/%2e%2e%2f%2e%2e%2fgraph.sqlite/neighbors",
+    ],
+)
 def test_document_paths_never_escape_the_store(client, path):
     r = client.get(path)
     assert r.status_code == 404, (path, r.status_code)
@@ -246,8 +303,16 @@ def test_document_paths_never_escape_the_store(client, path):
     assert "root:" not in r.text and "SQLite format" not in r.text
 
 
-@pytest.mark.parametrize("path", ["/..%2F..%2Fetc%2Fpasswd", "/%2e%2e/%2e%2e/etc/passwd", "/static/..%2F..%2Fgraph.sqlite",
-                                  "/..%2f..%2f..%2fpyproject.toml", "/favicon.ico/..%2F..%2F..%2Fsettings.py"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/..%2F..%2Fetc%2Fpasswd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/static/..%2F..%2Fgraph.sqlite",
+        "/..%2f..%2f..%2fpyproject.toml",
+        "/favicon.ico/..%2F..%2F..%2Fsettings.py",
+    ],
+)
 def test_the_web_app_never_serves_files_outside_its_folder(client, path):
     r = client.get(path)
     assert r.status_code in (200, 404, 503)

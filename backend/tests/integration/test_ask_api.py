@@ -46,9 +46,9 @@ def events(lines: Iterator[str]) -> list[tuple[str, dict]]:
     out, kind = [], None
     for line in lines:
         if line.startswith("event: "):
-            kind = line[len("event: "):]
+            kind = line[len("event: ") :]
         elif line.startswith("data: "):
-            out.append((kind, json.loads(line[len("data: "):])))
+            out.append((kind, json.loads(line[len("data: ") :])))
     return out
 
 
@@ -83,7 +83,9 @@ def test_ask_answers_and_remembers_per_session(app):
         assert [m["role"] for m in ha["messages"]] == ["user", "assistant"]
         assert ha["messages"][0]["content"] == "What is the status of PAY-2?"
         assert ha["messages"][1]["sources"][0]["document_id"] == "jira:PAY-2"
-        assert "PAY-2" not in json.dumps(hb["messages"][0]) and hb["messages"][0]["content"].startswith("How are")
+        assert "PAY-2" not in json.dumps(hb["messages"][0]) and hb["messages"][0]["content"].startswith(
+            "How are"
+        )
 
         assert a.post("/chat/clear").json() == {"session_id": sid, "cleared": 2}
         assert a.get("/chat/history").json()["messages"] == []
@@ -104,8 +106,12 @@ def test_forged_or_malformed_cookie_gets_a_new_session(app):
             c.cookies.clear()
             r = c.post("/ask", json={"question": "PAY-1"}, headers={"Cookie": f"X-Session-ID={bad}"})
             assert r.status_code == 200 and r.json()["session_id"] not in (bad,)
-            assert c.get("/chat/history", headers={"Cookie": f"X-Session-ID={r.json()['session_id']}"}
-                         ).json()["messages"][0]["content"] == "PAY-1"
+            assert (
+                c.get("/chat/history", headers={"Cookie": f"X-Session-ID={r.json()['session_id']}"}).json()[
+                    "messages"
+                ][0]["content"]
+                == "PAY-1"
+            )
 
 
 def test_stream_sends_the_event_sequence(app):
@@ -129,8 +135,10 @@ def test_stream_reports_errors_as_an_event(agent_corpus, tmp_path, embedder):
 
     container = make_container(agent_corpus, tmp_path, embedder)
     container.ask.override(providers.Object(Broken()))
-    with TestClient(create_app(container, start_background=False)) as c, \
-            c.stream("POST", "/ask/stream", json={"question": "anything"}) as r:
+    with (
+        TestClient(create_app(container, start_background=False)) as c,
+        c.stream("POST", "/ask/stream", json={"question": "anything"}) as r,
+    ):
         evs = events(r.iter_lines())
     assert evs == [("status", {"stage": "retrieving"}), ("error", {"detail": "the store is not reachable"})]
 
@@ -155,8 +163,11 @@ def server(agent_corpus, tmp_path, embedder):
 
 def test_stream_over_http_from_uvicorn(server):
     with httpx.Client(base_url=server, timeout=60) as c:
-        with c.stream("POST", "/ask/stream", json={"question": "How are refund webhooks retried?",
-                                                   "sources": ["GitHub"]}) as r:
+        with c.stream(
+            "POST",
+            "/ask/stream",
+            json={"question": "How are refund webhooks retried?", "sources": ["GitHub"]},
+        ) as r:
             assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
             evs = events(r.iter_lines())
         check_sequence(evs)

@@ -57,8 +57,14 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
 
     scale = found["scale"]
     assert scale["load"]["chunks"] == opts.scale_chunks
-    assert {"vector_search", "vector_search_filtered", "full_text", "full_text_question",
-            "full_text_no_common_words", "neighbours"} == set(scale["queries"])
+    assert {
+        "vector_search",
+        "vector_search_filtered",
+        "full_text",
+        "full_text_question",
+        "full_text_no_common_words",
+        "neighbours",
+    } == set(scale["queries"])
     assert scale["memory"]["matrix_bytes"] > 0
     assert scale["related_search_snapshot"]["chunks"] > 0
 
@@ -66,7 +72,16 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
         assert found[name]["goals"] and all(GOAL_KEYS <= set(g) for g in found[name]["goals"])
 
     report = (out / "benchmarks.md").read_text()
-    for heading in ("# Benchmarks", "## Goals", "## 1. Ingest", "## 2. Embedding speed", "## 3. Resync",
-                    "## 4. Query", "## 5. Scale", "### Where the embedded store stops scaling", "## Reproduce"):
+    for heading in (
+        "# Benchmarks",
+        "## Goals",
+        "## 1. Ingest",
+        "## 2. Embedding speed",
+        "## 3. Resync",
+        "## 4. Query",
+        "## 5. Scale",
+        "### Where the embedded store stops scaling",
+        "## Reproduce",
+    ):
         assert heading in report
     assert "**Machine**" in report and "**Command**" in report and "**Date**" in report

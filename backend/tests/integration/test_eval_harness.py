@@ -44,8 +44,16 @@ def test_harness_on_a_slice(fluid_dir, tmp_path):
     finally:
         store.close()
 
-    related = run_related(build.store_path, queries, embedder, fluid_dir, hybrid_sample=5, embed_sample=3,
-                          issue_text_dense=True, log=lambda _: None)
+    related = run_related(
+        build.store_path,
+        queries,
+        embedder,
+        fluid_dir,
+        hybrid_sample=5,
+        embed_sample=3,
+        issue_text_dense=True,
+        log=lambda _: None,
+    )
     names = {(m.name, m.group) for m in related.methods}
     assert ("BM25 (bm25s)", "issue text") in names and ("RRF(BM25, dense)", "indexed text") in names
     assert ("dense all-MiniLM-L6-v2", "issue text") in names
@@ -63,7 +71,9 @@ def test_harness_on_a_slice(fluid_dir, tmp_path):
 
     doc, js = tmp_path / "evaluation.md", tmp_path / "evaluation.json"
     doc.write_text(f"# Evaluation\n\n{BEGIN}\nOLD-BLOCK\n{END}\n\n## Experiments\nkept\n", encoding="utf-8")
-    report = Report(command="test", queries_file="dev", related=related, fidelity_note="skipped", agent_note="skipped")
+    report = Report(
+        command="test", queries_file="dev", related=related, fidelity_note="skipped", agent_note="skipped"
+    )
     report.write(doc, js)
     text = doc.read_text(encoding="utf-8")
     assert "OLD-BLOCK" not in text and "## Experiments\nkept" in text and IMPROVED in text

@@ -37,8 +37,15 @@ def suite(fluid_dataset):
 
 
 def loader_for(suite, page_size: int = 25, **kw) -> JiraLoader:
-    cfg = JiraLoaderConfig(name="jira", url=suite.jira_url, projects=[PROJECT], browse_url=BROWSE,
-                           page_size=page_size, backoff=0.05, **kw)
+    cfg = JiraLoaderConfig(
+        name="jira",
+        url=suite.jira_url,
+        projects=[PROJECT],
+        browse_url=BROWSE,
+        page_size=page_size,
+        backoff=0.05,
+        **kw,
+    )
     return JiraLoader(cfg)
 
 
@@ -56,7 +63,12 @@ def expected_graph(dataset: Dataset, fluid_dir) -> dict:
         for e in truth
         if e["kind"] == "jira-issuelink" and e["from"][5:] in keys and e["to"][5:] in keys
     }
-    return {"documents": len(docs), "chunks": len(chunks), "links": links, "hashes": {d.id: d.content_hash for d in docs}}
+    return {
+        "documents": len(docs),
+        "chunks": len(chunks),
+        "links": links,
+        "hashes": {d.id: d.content_hash for d in docs},
+    }
 
 
 def visible_links(store) -> set[tuple[str, str]]:
@@ -121,11 +133,26 @@ def test_incremental_sync_edits_and_deletions(suite, embedder, tmp_path, fluid_d
 @pytest.mark.parametrize(
     "inject",
     [
-        pytest.param(lambda f: f.rate_limit(times=3, retry_after=1, service="jira", path_prefix="/rest/api/2/search"), id="429-retry-after"),
+        pytest.param(
+            lambda f: f.rate_limit(times=3, retry_after=1, service="jira", path_prefix="/rest/api/2/search"),
+            id="429-retry-after",
+        ),
         pytest.param(lambda f: f.server_error(500, times=3, service="jira"), id="500"),
-        pytest.param(lambda f: (f.server_error(503, times=1, service="jira"), f.server_error(502, times=1, service="jira")), id="502-503"),
-        pytest.param(lambda f: f.connection_reset(times=2, service="jira", path_prefix="/rest/api/2/search"), id="reset"),
-        pytest.param(lambda f: f.truncated_body(times=2, service="jira", path_prefix="/rest/api/2/search"), id="truncated-json"),
+        pytest.param(
+            lambda f: (
+                f.server_error(503, times=1, service="jira"),
+                f.server_error(502, times=1, service="jira"),
+            ),
+            id="502-503",
+        ),
+        pytest.param(
+            lambda f: f.connection_reset(times=2, service="jira", path_prefix="/rest/api/2/search"),
+            id="reset",
+        ),
+        pytest.param(
+            lambda f: f.truncated_body(times=2, service="jira", path_prefix="/rest/api/2/search"),
+            id="truncated-json",
+        ),
         pytest.param(lambda f: f.slow(1.5, times=2, service="jira"), id="slow"),
     ],
 )

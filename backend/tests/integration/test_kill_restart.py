@@ -34,9 +34,13 @@ def write_slice(fluid_dir: Path, out: Path) -> Dataset:
     """The first ``SLICE`` issues of the KETTLE project as a dataset directory of its own."""
     full = Dataset.load(fluid_dir)
     (out / "jira").mkdir(parents=True)
-    (out / "jira" / "projects.json").write_text(json.dumps([p for p in full.projects() if p["key"] == PROJECT]))
-    issues = sorted((i for i in full.issues() if i["fields"]["project"]["key"] == PROJECT),
-                    key=lambda i: int(i["key"].split("-")[1]))[:SLICE]
+    (out / "jira" / "projects.json").write_text(
+        json.dumps([p for p in full.projects() if p["key"] == PROJECT])
+    )
+    issues = sorted(
+        (i for i in full.issues() if i["fields"]["project"]["key"] == PROJECT),
+        key=lambda i: int(i["key"].split("-")[1]),
+    )[:SLICE]
     (out / "jira" / "issues.jsonl").write_text("".join(json.dumps(i) + "\n" for i in issues))
     return Dataset.load(out)
 
@@ -47,7 +51,9 @@ class Emulators:
     def __init__(self, dataset_dir: Path) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "devkb.emulators", "--dataset", str(dataset_dir), "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
         )
         self.urls: dict[str, str] = {}
         while len(self.urls) < 3:
@@ -72,10 +78,22 @@ def emulators(fluid_dir, tmp_path):
 
 
 def devkb_index(data_dir: Path, sources: Path) -> subprocess.Popen:
-    env = {**os.environ, "DEVKB_DATA_DIR": str(data_dir), "DEVKB_SOURCES_FILE": str(sources),
-           "DEVKB_LLM_PROVIDER": "none", "DEVKB_EMBEDDER": "local", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    return subprocess.Popen([sys.executable, "-m", "devkb", "index"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    env = {
+        **os.environ,
+        "DEVKB_DATA_DIR": str(data_dir),
+        "DEVKB_SOURCES_FILE": str(sources),
+        "DEVKB_LLM_PROVIDER": "none",
+        "DEVKB_EMBEDDER": "local",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "devkb", "index"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def stored(db: Path) -> tuple[int, str | None]:
@@ -93,9 +111,23 @@ def stored(db: Path) -> tuple[int, str | None]:
 
 def test_sigkill_during_indexing_then_restart_equals_a_clean_run(emulators, tmp_path, embedder, fluid_dir):
     sources = tmp_path / "sources.yaml"
-    sources.write_text(yaml.safe_dump({"sources": [{
-        "name": "jira", "type": "jira", "url": emulators.urls["jira"], "browse_url": BROWSE,
-        "projects": [PROJECT], "page_size": 5, "schedule": "manual"}]}))
+    sources.write_text(
+        yaml.safe_dump(
+            {
+                "sources": [
+                    {
+                        "name": "jira",
+                        "type": "jira",
+                        "url": emulators.urls["jira"],
+                        "browse_url": BROWSE,
+                        "projects": [PROJECT],
+                        "page_size": 5,
+                        "schedule": "manual",
+                    }
+                ]
+            }
+        )
+    )
     data = tmp_path / "killed"
     db = data / "graph.sqlite"
 
@@ -137,7 +169,9 @@ def test_sigkill_during_indexing_then_restart_equals_a_clean_run(emulators, tmp_
 def emulators_requests(jira_url: str) -> list[dict]:
     import httpx
 
-    return httpx.get(f"{jira_url}/_emulator/requests", params={"service": "jira"}, timeout=10).json()["requests"]
+    return httpx.get(f"{jira_url}/_emulator/requests", params={"service": "jira"}, timeout=10).json()[
+        "requests"
+    ]
 
 
 def loader_for_url(url: str):

@@ -33,18 +33,34 @@ MAX_SESSIONS = 40  # small, so the churn of the load test exercises the cap
 @pytest.fixture(scope="module")
 def server(demo_workspace, tmp_path_factory):
     root = tmp_path_factory.mktemp("served")
-    sources = write_sources_file(root / "sources.yaml", demo_workspace.suite, {
-        "jira": "DEVKB_TEST_JIRA_TOKEN", "code": "DEVKB_TEST_GITHUB_TOKEN", "wiki": "DEVKB_TEST_WIKI_TOKEN"})
-    env = {**SECRETS, "DEVKB_SOURCES_FILE": str(sources), "DEVKB_MAX_SESSIONS": str(MAX_SESSIONS),
-           "DEVKB_EMBEDDER": "local",  # the model the session's data was indexed with
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    sources = write_sources_file(
+        root / "sources.yaml",
+        demo_workspace.suite,
+        {"jira": "DEVKB_TEST_JIRA_TOKEN", "code": "DEVKB_TEST_GITHUB_TOKEN", "wiki": "DEVKB_TEST_WIKI_TOKEN"},
+    )
+    env = {
+        **SECRETS,
+        "DEVKB_SOURCES_FILE": str(sources),
+        "DEVKB_MAX_SESSIONS": str(MAX_SESSIONS),
+        "DEVKB_EMBEDDER": "local",  # the model the session's data was indexed with
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
     with RunningServer(demo_workspace.copy_data(root / "data"), env=env, index=False) as s:
         yield s
 
 
 def test_concurrent_sessions_stay_isolated_error_free_and_bounded(server):
-    result = asyncio.run(run_load(server.base_url, sessions=10, seconds=10, api_key=SECRETS["DEVKB_API_KEY"],
-                                  pid=server.proc.pid, forbidden=tuple(SECRETS.values())))
+    result = asyncio.run(
+        run_load(
+            server.base_url,
+            sessions=10,
+            seconds=10,
+            api_key=SECRETS["DEVKB_API_KEY"],
+            pid=server.proc.pid,
+            forbidden=tuple(SECRETS.values()),
+        )
+    )
     print(report(result))
     assert result.errors == 0 and result.leaks == 0 and result.secret_leaks == 0, result.problems
     assert result.asks >= 10 and result.history_reads >= 10
@@ -71,7 +87,9 @@ def test_no_secret_in_the_server_log_or_responses(server, demo_workspace):
     u = server.base_url
     bodies = []
     faults = demo_workspace.suite.faults
-    faults.server_error(401, times=20, service="jira", message=f"token {SECRETS['DEVKB_TEST_JIRA_TOKEN']} rejected")
+    faults.server_error(
+        401, times=20, service="jira", message=f"token {SECRETS['DEVKB_TEST_JIRA_TOKEN']} rejected"
+    )
     try:
         started = httpx.post(u + "/sources/jira/sync", headers=KEY, timeout=30).json()
         failed = wait_for_run(u + started["status_url"])
@@ -80,7 +98,15 @@ def test_no_secret_in_the_server_log_or_responses(server, demo_workspace):
     assert failed["state"] == "failed"
     started = httpx.post(u + "/sources/code/sync", headers=KEY, timeout=30).json()
     assert wait_for_run(u + started["status_url"])["state"] == "succeeded"
-    for path in ("/sources", "/health", "/stats", "/openapi.json", "/docs", "/graph?limit=5", "/chat/history"):
+    for path in (
+        "/sources",
+        "/health",
+        "/stats",
+        "/openapi.json",
+        "/docs",
+        "/graph?limit=5",
+        "/chat/history",
+    ):
         bodies.append(httpx.get(u + path, headers=KEY, timeout=30).text)
     bodies.append(httpx.get(u + "/stats", headers={"X-API-Key": "wrong"}, timeout=30).text)
     bodies.append(httpx.post(u + "/ask", headers=KEY, json={"question": "x" * 3000}, timeout=30).text)

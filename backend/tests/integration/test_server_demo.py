@@ -19,7 +19,9 @@ def server(tmp_path_factory):
 
 
 def test_ask_returns_an_answer_citing_demo_documents(server):
-    r = httpx.post(server.base_url + "/ask", json={"question": "Why were customers charged twice in April?"}, timeout=60)
+    r = httpx.post(
+        server.base_url + "/ask", json={"question": "Why were customers charged twice in April?"}, timeout=60
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["answer"] and body["sources"]
@@ -29,19 +31,28 @@ def test_ask_returns_an_answer_citing_demo_documents(server):
     assert cited and cited <= set(range(1, len(ids) + 1))
     assert body["mode"] == "extractive"
     for s in body["sources"]:
-        assert s["url"].startswith("https://") and s["title"] and s["type"] in {"JIRA", "CONFLUENCE", "GITHUB"}
+        assert (
+            s["url"].startswith("https://") and s["title"] and s["type"] in {"JIRA", "CONFLUENCE", "GITHUB"}
+        )
 
 
 def test_source_filter_is_respected(server):
-    r = httpx.post(server.base_url + "/ask", json={"question": "idempotency keys", "sources": ["JIRA"]}, timeout=60)
+    r = httpx.post(
+        server.base_url + "/ask", json={"question": "idempotency keys", "sources": ["JIRA"]}, timeout=60
+    )
     assert r.status_code == 200
     assert {s["type"] for s in r.json()["sources"]} == {"JIRA"}
 
 
 def test_bad_input_gets_clear_errors(server):
     u = server.base_url
-    for body in ({"question": ""}, {"question": "   \n"}, {}, {"question": "x", "sources": ["jira", "slack"]},
-                 {"question": "x" * 2001}):
+    for body in (
+        {"question": ""},
+        {"question": "   \n"},
+        {},
+        {"question": "x", "sources": ["jira", "slack"]},
+        {"question": "x" * 2001},
+    ):
         r = httpx.post(u + "/ask", json=body, timeout=30)
         assert r.status_code == 422, (body, r.text)
         assert isinstance(r.json()["detail"], str) and r.json()["detail"]

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.integration
 
 # -- doubles ---------------------------------------------------------------------------------------
 
+
 class ExplodingChunks(Sequence):
     """Chunks that raise when the store iterates them, i.e. inside its write transaction, after
     it has already upserted the document row and deleted the document's old chunks."""
@@ -71,6 +72,7 @@ class FailingStore:
 
 # -- Jira on the Fluid slice ---------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def kettle_dataset(fluid_dir) -> Dataset:
     full = Dataset.load(fluid_dir)
@@ -85,7 +87,9 @@ def kettle(kettle_dataset):
 
 
 @pytest.mark.corpus
-def test_store_write_failing_mid_batch_rolls_back_and_a_rerun_converges(kettle, embedder, tmp_path, fluid_dir):
+def test_store_write_failing_mid_batch_rolls_back_and_a_rerun_converges(
+    kettle, embedder, tmp_path, fluid_dir
+):
     loader = loader_for(kettle, page_size=20)
     idx = build_indexer(tmp_path, embedder, [loader])
     failing = FailingStore(idx.store, fail_on=3)
@@ -137,7 +141,9 @@ def _first_page_key(suite, offset: int = 3) -> str:
 
 PAGE_CHANGES = {
     # an issue already served moves to the end of "ORDER BY updated": every later one shifts left
-    "update-served-issue": lambda s: s.dataset.update_issue(_first_page_key(s), {"summary": "Edited mid-sync"}),
+    "update-served-issue": lambda s: s.dataset.update_issue(
+        _first_page_key(s), {"summary": "Edited mid-sync"}
+    ),
     # an issue already served disappears: every later one shifts left
     "delete-served-issue": lambda s: s.dataset.delete_issue(_first_page_key(s)),
     # a new issue appears at the end
@@ -148,8 +154,9 @@ PAGE_CHANGES = {
 @pytest.mark.corpus
 @pytest.mark.parametrize("change", list(PAGE_CHANGES))
 @pytest.mark.parametrize("incremental", [False, True], ids=["full", "incremental"])
-def test_results_changing_while_paginating_end_in_the_exact_graph(change, incremental, kettle, embedder, tmp_path,
-                                                                  fluid_dir):
+def test_results_changing_while_paginating_end_in_the_exact_graph(
+    change, incremental, kettle, embedder, tmp_path, fluid_dir
+):
     loader = loader_for(kettle, page_size=20)
     idx = build_indexer(tmp_path, embedder, [MutatingLoader(loader, lambda: None)])
     if incremental:
@@ -164,9 +171,12 @@ def test_results_changing_while_paginating_end_in_the_exact_graph(change, increm
     assert_graph(idx.store, expected_graph(kettle.dataset, fluid_dir))
 
 
-@pytest.mark.xfail(strict=True, reason="ConfluenceLoader pages by offset over `order by lastmodified`: a page "
-                   "edited between two requests shifts the rest and one page is skipped (and the cursor moves past "
-                   "it); sources/confluence/loader.py needs the verification listing JiraLoader.load does")
+@pytest.mark.xfail(
+    strict=True,
+    reason="ConfluenceLoader pages by offset over `order by lastmodified`: a page "
+    "edited between two requests shifts the rest and one page is skipped (and the cursor moves past "
+    "it); sources/confluence/loader.py needs the verification listing JiraLoader.load does",
+)
 def test_confluence_page_edited_while_paginating_ends_in_the_exact_graph(embedder, tmp_path):
     """The same race on Confluence (``order by lastmodified``, offset pages of 5): a page served in
     the first batch is edited before the second is requested. The result must equal a clean run
@@ -178,8 +188,12 @@ def test_confluence_page_edited_while_paginating_ends_in_the_exact_graph(embedde
             prepare_store(raced)
             runs = raced.runs()
             first_batch = sorted(suite.dataset.pages(), key=lambda p: (p["version"]["when"], str(p["id"])))[1]
-            runs.loaders["wiki"] = MutatingLoader(runs.loaders["wiki"], lambda: suite.dataset.update_page(
-                str(first_batch["id"]), body="<p>Edited while the loader was between pages.</p>"))
+            runs.loaders["wiki"] = MutatingLoader(
+                runs.loaders["wiki"],
+                lambda: suite.dataset.update_page(
+                    str(first_batch["id"]), body="<p>Edited while the loader was between pages.</p>"
+                ),
+            )
             assert runs.run("wiki").state == "succeeded"
             prepare_store(clean)
             assert clean.runs().run("wiki").state == "succeeded"
@@ -191,12 +205,14 @@ def test_confluence_page_edited_while_paginating_ends_in_the_exact_graph(embedde
 
 # -- Confluence and GitHub (and Jira) on the demo workspace ------------------------------------------
 
+
 @pytest.mark.parametrize("source", ["wiki", "code", "jira"])
 def test_store_write_failing_mid_batch_on_each_source_converges(source, demo_workspace, embedder, tmp_path):
     """One source indexed alone, twice: cleanly, and with its second store write failing
     mid-transaction followed by a rerun. Both graphs must be identical."""
-    sources = write_sources_file(tmp_path / "sources.yaml", demo_workspace.suite,
-                                 page_sizes={"wiki": 5, "jira": 10})
+    sources = write_sources_file(
+        tmp_path / "sources.yaml", demo_workspace.suite, page_sizes={"wiki": 5, "jira": 10}
+    )
     clean = make_container(tmp_path / "clean", sources, embedder)
     faulty = make_container(tmp_path / "faulty", sources, embedder)
     try:
@@ -219,6 +235,7 @@ def test_store_write_failing_mid_batch_on_each_source_converges(source, demo_wor
 
 
 # -- the failed run as the API shows it ----------------------------------------------------------------
+
 
 def test_a_failed_run_is_visible_in_sources_until_a_run_succeeds(demo_workspace, embedder, tmp_path: Path):
     data = demo_workspace.copy_data(tmp_path / "data")

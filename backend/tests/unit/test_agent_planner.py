@@ -51,14 +51,26 @@ def test_rules_choose_tools(planner, question, expected):
 
 def test_follow_ups_carry_over_the_previous_documents(planner):
     carried = ("jira:PAY-1",)
-    assert tools(planner, "Which commits touched it?", carried) == ["GraphQuery", "FetchNeighbors", "FilterDocs"]
+    assert tools(planner, "Which commits touched it?", carried) == [
+        "GraphQuery",
+        "FetchNeighbors",
+        "FilterDocs",
+    ]
     assert tools(planner, "And its status?", carried) == ["GraphQuery", "FilterDocs"]
-    assert tools(planner, "How do other teams handle webhook retries in general?", carried) == ["RAGSearch", "FilterDocs"]
-    assert tools(planner, "What about PAY-2?", carried) == ["GraphQuery", "FilterDocs"]  # its own identifier wins
+    assert tools(planner, "How do other teams handle webhook retries in general?", carried) == [
+        "RAGSearch",
+        "FilterDocs",
+    ]
+    assert tools(planner, "What about PAY-2?", carried) == [
+        "GraphQuery",
+        "FilterDocs",
+    ]  # its own identifier wins
 
 
 def test_lookups_are_whitelisted_fields_with_values():
-    lk = read_lookups('PAY-1 and PR #7 in repo acme/payments, "Payments Runbook", space PAY since 2024-01', {"PAY"})
+    lk = read_lookups(
+        'PAY-1 and PR #7 in repo acme/payments, "Payments Runbook", space PAY since 2024-01', {"PAY"}
+    )
     args = [x.arguments() for x in lk.lookups]
     assert {"key": "PAY-1"} in args and {"kind": "pull", "number": "7"} in args
     assert {"repository": "acme/payments", "updated_from": "2024-01-01"} in args
@@ -75,8 +87,10 @@ def test_none_path_answers_extractively_with_citations(agent_toolbox, planner):
     rel = service.ask("Which commits reference PAY-1?")
     assert rel.document_ids[0] == COMMIT_ID and "[1]" in rel.answer
     assert [t.tool for t in rel.tool_calls] == ["GraphQuery", "FetchNeighbors", "FilterDocs"]
-    follow = service.ask("Which pull request fixed it?", history=[
-        HistoryTurn("user", "What is PAY-1?"), HistoryTurn("assistant", "…", ("jira:PAY-1",))])
+    follow = service.ask(
+        "Which pull request fixed it?",
+        history=[HistoryTurn("user", "What is PAY-1?"), HistoryTurn("assistant", "…", ("jira:PAY-1",))],
+    )
     assert follow.tool_calls[0].arguments["document_ids"] == ["jira:PAY-1"]
     assert follow.document_ids[0] == PULL_ID
     scoped = service.ask("How are refund webhooks retried?", sources=[SourceType.GITHUB])
@@ -88,13 +102,20 @@ def test_injected_text_in_documents_does_not_change_the_tools(planner, tmp_path,
     """The same questions over the corpus with and without the injection run the same tools
     with the same arguments; the plan depends on the question only."""
     clean_store = build_store(tmp_path / "clean.sqlite", embedder, injection=False)
-    clean = AskService(Planner(Toolbox(clean_store, HybridSearch(clean_store, embedder), lambda: {"PAY"}),
-                               lambda: {"PAY"}))
+    clean = AskService(
+        Planner(Toolbox(clean_store, HybridSearch(clean_store, embedder), lambda: {"PAY"}), lambda: {"PAY"})
+    )
     injected = AskService(planner)
-    for question in ("What is PAY-3 about?", "Duplicate refund emails", "What is related to PAY-3?",
-                     "Summarise the refund issues"):
+    for question in (
+        "What is PAY-3 about?",
+        "Duplicate refund emails",
+        "What is related to PAY-3?",
+        "Summarise the refund issues",
+    ):
         a, b = injected.ask(question), clean.ask(question)
         assert [t.tool for t in a.tool_calls] == tools(planner, question), question
-        assert [(t.tool, t.arguments) for t in a.tool_calls][:-1] == [(t.tool, t.arguments) for t in b.tool_calls][:-1]
+        assert [(t.tool, t.arguments) for t in a.tool_calls][:-1] == [
+            (t.tool, t.arguments) for t in b.tool_calls
+        ][:-1]
         assert a.tool_calls[-1].tool == b.tool_calls[-1].tool == "FilterDocs"
     clean_store.close()

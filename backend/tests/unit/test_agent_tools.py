@@ -90,7 +90,9 @@ def test_every_tool_enforces_allowed_sources_itself(leaky_toolbox, allowed):
     scope = Scope.for_sources(allowed)
     tb = leaky_toolbox
     found = tb.rag_search.run(scope, "refund webhooks retries backoff PAY-1 runbook")
-    found += tb.graph_query.run(scope, f"PAY-1, commit {SHA}, pull request #7, docs/retries.md and \"Payments Runbook\"")
+    found += tb.graph_query.run(
+        scope, f'PAY-1, commit {SHA}, pull request #7, docs/retries.md and "Payments Runbook"'
+    )
     found += tb.graph_query.run(scope, document_ids=["jira:PAY-1", COMMIT_ID, PAGE_ID])
     found += tb.fetch_neighbors.run(scope, document_ids=["jira:PAY-1", COMMIT_ID, PAGE_ID, FILE_ID])
     found += tb.fetch_neighbors.run(scope)
@@ -115,8 +117,9 @@ def test_every_tool_enforces_allowed_sources_itself(leaky_toolbox, allowed):
 
 def test_graph_query_reads_identifiers_off_the_question(agent_toolbox):
     scope = Scope()
-    docs = agent_toolbox.graph_query.run(scope, f"What links PAY-2, commit {SHA}, PR #7, docs/retries.md and "
-                                                "the \"Payments Runbook\"?")
+    docs = agent_toolbox.graph_query.run(
+        scope, f'What links PAY-2, commit {SHA}, PR #7, docs/retries.md and the "Payments Runbook"?'
+    )
     assert ids(docs) == {"jira:PAY-2", COMMIT_ID, PULL_ID, FILE_ID, PAGE_ID}
     pay2 = next(d for d in docs if d.id == "jira:PAY-2")
     assert "Idempotency keys" in pay2.passages[0] and "Status: Closed" in pay2.passages[0]
@@ -128,8 +131,14 @@ def test_graph_query_passes_only_whitelisted_fields_as_parameters(agent_store):
     scope = Scope()
     tool = gq.as_tool(scope)
     hostile = "'; DROP TABLE documents; -- ) OR 1=1 MATCH (n) DETACH DELETE n // PAY-1"
-    tool.invoke(question=hostile, status="Open' OR '1'='1", assignee="x\") RETURN n //", title=hostile,
-                updated_from="2024-01-01", document_ids=[f"jira:PAY-1{hostile}", "jira:PAY-2"])
+    tool.invoke(
+        question=hostile,
+        status="Open' OR '1'='1",
+        assignee='x") RETURN n //',
+        title=hostile,
+        updated_from="2024-01-01",
+        document_ids=[f"jira:PAY-1{hostile}", "jira:PAY-2"],
+    )
     names = [c[0] for c in recording.calls]
     assert set(names) <= {"find_documents", "get_document", "get_documents"}, names
     assert "keyword_search" not in names and "vector_search" not in names
@@ -165,7 +174,9 @@ def test_fetch_neighbors_expands_both_directions_and_deduplicates(agent_toolbox)
     assert len(docs) == len(ids(docs))
     commit = next(d for d in docs if d.id == COMMIT_ID)
     assert "PAY-1" in commit.relation and commit.found_by == "FetchNeighbors"
-    only_links = agent_toolbox.fetch_neighbors.run(Scope(), document_ids=["jira:PAY-1"], kinds=["jira-issuelink"])
+    only_links = agent_toolbox.fetch_neighbors.run(
+        Scope(), document_ids=["jira:PAY-1"], kinds=["jira-issuelink"]
+    )
     assert ids(only_links) == {"jira:PAY-1", "jira:PAY-2"}
     incoming = agent_toolbox.fetch_neighbors.run(Scope(), document_ids=["jira:PAY-2"], direction="in")
     assert ids(incoming) == {"jira:PAY-2", "jira:PAY-1"}
@@ -193,7 +204,7 @@ def test_content_is_rebuilt_from_chunks_without_headers_or_overlap():
     step, overlap = 300, 60
     chunks, start, i = [], 0, 0
     while start < len(original):
-        piece = original[max(0, start - overlap): start + step] if start else original[:step]
+        piece = original[max(0, start - overlap) : start + step] if start else original[:step]
         text = piece if piece.startswith(doc.title) else f"{doc.title} — Description\n{piece}"
         chunks.append(Chunk(f"c{i}", doc.id, i, text, section="Description"))
         start, i = start + step, i + 1

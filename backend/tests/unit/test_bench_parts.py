@@ -24,26 +24,37 @@ def test_percentile_interpolates_like_numpy():
 
 
 def test_reads_per_run_rates_of_the_onnx_speed_script():
-    out = ("speed: 300 texts of 1000 chars (230 tokens), batch 32, 2 runs, engines interleaved every 64 texts, 2 cores\n"
-           "  run 1: torch 23.1/s  onnx-fp32 40.2/s  onnx-int8 61.0/s  (int8/torch 2.64x)\n"
-           "  run 2: torch 22.0/s  onnx-fp32 39.0/s  onnx-int8 58.3/s  (int8/torch 2.65x)\n"
-           "\nengine      chunks/s  x torch  cosine to torch (these texts)\n"
-           "torch           22.5     1.00  mean 1.0000\n")
+    out = (
+        "speed: 300 texts of 1000 chars (230 tokens), batch 32, 2 runs, engines interleaved every 64 texts, 2 cores\n"
+        "  run 1: torch 23.1/s  onnx-fp32 40.2/s  onnx-int8 61.0/s  (int8/torch 2.64x)\n"
+        "  run 2: torch 22.0/s  onnx-fp32 39.0/s  onnx-int8 58.3/s  (int8/torch 2.65x)\n"
+        "\nengine      chunks/s  x torch  cosine to torch (these texts)\n"
+        "torch           22.5     1.00  mean 1.0000\n"
+    )
     assert parse(out) == {"torch": [23.1, 22.0], "onnx-fp32": [40.2, 39.0], "onnx-int8": [61.0, 58.3]}
 
 
 def test_report_names_skipped_and_failed_benchmarks():
-    doc = render({
-        "run": {"machine": {"cpu_model": "cpu", "cores": 2, "ram_bytes": 2**34, "load_average": [7.0]},
-                "date": "2026-01-01T00:00:00+00:00", "command": "make bench", "mode": "default", "seconds": 60,
-                "load_average_at_end": [6.0]},
-        "ingest": {"skipped": "the Fluid corpus is absent"},
-        "query": {"error": "BenchError: boom"},
-        "load": json.loads('{"sessions": 50, "seconds": 60, "requests": 900, "asks": 400, "history_reads": 400, '
-                           '"churn_requests": 100, "errors": 0, "leaks": 0, "latency_ms": {"p95": 80.5}, '
-                           '"ok": true}'),
-        "extra": {"figure": 1.5},
-    })
+    doc = render(
+        {
+            "run": {
+                "machine": {"cpu_model": "cpu", "cores": 2, "ram_bytes": 2**34, "load_average": [7.0]},
+                "date": "2026-01-01T00:00:00+00:00",
+                "command": "make bench",
+                "mode": "default",
+                "seconds": 60,
+                "load_average_at_end": [6.0],
+            },
+            "ingest": {"skipped": "the Fluid corpus is absent"},
+            "query": {"error": "BenchError: boom"},
+            "load": json.loads(
+                '{"sessions": 50, "seconds": 60, "requests": 900, "asks": 400, "history_reads": 400, '
+                '"churn_requests": 100, "errors": 0, "leaks": 0, "latency_ms": {"p95": 80.5}, '
+                '"ok": true}'
+            ),
+            "extra": {"figure": 1.5},
+        }
+    )
     assert "_Skipped: the Fluid corpus is absent_" in doc
     assert "_Failed: `BenchError: boom`" in doc
     assert "The machine was shared" in doc

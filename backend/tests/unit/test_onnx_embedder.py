@@ -83,7 +83,7 @@ def test_order_preserved_with_mixed_lengths_and_batches(cache_dir, fp32):
     one_by_one = np.vstack([fp32.embed([t]) for t in texts])
     # rows come back in input order, and padding inside a batch does not change a vector
     np.testing.assert_allclose(batched, one_by_one, atol=1e-4)
-    np.testing.assert_allclose(batched[-3:], batched[len(SENTENCES) - 3:len(SENTENCES)][::-1], atol=1e-5)
+    np.testing.assert_allclose(batched[-3:], batched[len(SENTENCES) - 3 : len(SENTENCES)][::-1], atol=1e-5)
 
 
 def test_int8_order_preserved(cache_dir, int8):

@@ -16,9 +16,13 @@ from tests.agent_corpus import COMMIT_ID, PAGE_ID
 
 
 def test_bm25_prefers_rare_shared_terms_and_stems():
-    index = BM25Index([{"text": "retry the webhook deliveries to the payment provider later"},
-                       {"text": "the the the report"},
-                       {"text": "webhooks retried with backoff"}])
+    index = BM25Index(
+        [
+            {"text": "retry the webhook deliveries to the payment provider later"},
+            {"text": "the the the report"},
+            {"text": "webhooks retried with backoff"},
+        ]
+    )
     scores = index.scores("retrying webhooks")
     assert scores[1] == 0
     assert scores[2] > scores[0] > 0  # both match both after stemming; doc 0 is longer
@@ -28,10 +32,18 @@ def test_bm25_prefers_rare_shared_terms_and_stems():
 def test_fields_of_a_jira_document():
     doc = Document(id="jira:PAY-1", type=SourceType.JIRA, title="PAY-1: Refunds fail")
     chunks = [
-        Chunk(id="a", document_id=doc.id, chunk_index=0,
-              content="PAY-1: Refunds fail\nType: Bug · Project: Payments\n\n## Description\nTimeouts."),
-        Chunk(id="b", document_id=doc.id, chunk_index=1,
-              content="PAY-1: Refunds fail — Comments\n## Comments\n### Ada (2024-01-01)\nRetried."),
+        Chunk(
+            id="a",
+            document_id=doc.id,
+            chunk_index=0,
+            content="PAY-1: Refunds fail\nType: Bug · Project: Payments\n\n## Description\nTimeouts.",
+        ),
+        Chunk(
+            id="b",
+            document_id=doc.id,
+            chunk_index=1,
+            content="PAY-1: Refunds fail — Comments\n## Comments\n### Ada (2024-01-01)\nRetried.",
+        ),
     ]
     f = document_fields(doc, chunks)
     assert f["summary"] == "Refunds fail"
@@ -78,8 +90,13 @@ def test_snapshot_refresh_sees_new_documents(agent_corpus, tmp_path, embedder):
     try:
         related = RelatedSearch(store, embedder, refresh_seconds=3600)
         before = related.snapshot()
-        doc = Document(id="jira:PAY-9", type=SourceType.JIRA, title="PAY-9: Chargeback disputes",
-                       content_hash="h9", metadata={"project": "PAY", "created": "2024-05-02T00:00:00+00:00"})
+        doc = Document(
+            id="jira:PAY-9",
+            type=SourceType.JIRA,
+            title="PAY-9: Chargeback disputes",
+            content_hash="h9",
+            metadata={"project": "PAY", "created": "2024-05-02T00:00:00+00:00"},
+        )
         text = "PAY-9: Chargeback disputes\n\n## Description\nChargeback disputes are escalated by email."
         vector = embedder.embed([text])[0].tolist()
         store.write_documents([(doc, [Chunk(Chunk.make_id(doc.id, 0, text), doc.id, 0, text, vector)])])

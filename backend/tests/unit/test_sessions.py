@@ -85,8 +85,18 @@ def test_memory_is_thread_safe():
     assert all(len(m.history(sid)) == 400 for sid in sids)
 
 
-@pytest.mark.parametrize("value", ["", "abc", "00000000-0000-0000-0000-000000000000",
-                                   str(uuid.uuid1()), "x" * 500, f"{uuid.uuid4()}; Path=/", "../../etc/passwd"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "abc",
+        "00000000-0000-0000-0000-000000000000",
+        str(uuid.uuid1()),
+        "x" * 500,
+        f"{uuid.uuid4()}; Path=/",
+        "../../etc/passwd",
+    ],
+)
 def test_malformed_ids_are_rejected(value):
     assert parse_session_id(value) is None
 

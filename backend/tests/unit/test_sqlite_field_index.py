@@ -11,8 +11,16 @@ from devkb.store.sqlite.field_index import META_KEY, TRIGGERS, ensure_field_inde
 
 
 def doc(id: str, **meta) -> Document:
-    return Document(id=id, type=SourceType.JIRA, title=id, url="", updated_at=meta.pop("updated", "2026-01-01"),
-                    content_hash="h" + id, metadata=meta, source="jira")
+    return Document(
+        id=id,
+        type=SourceType.JIRA,
+        title=id,
+        url="",
+        updated_at=meta.pop("updated", "2026-01-01"),
+        content_hash="h" + id,
+        metadata=meta,
+        source="jira",
+    )
 
 
 def ids(store: SQLiteGraphStore, **filters) -> list[str]:
@@ -26,18 +34,27 @@ def rows(path) -> list[tuple]:
 
 def test_insert_update_delete_keep_the_index_exact(tmp_path):
     store = SQLiteGraphStore(tmp_path / "g.sqlite")
-    store.write_documents([
-        (doc("jira:A-1", key="A-1", status="Open", label=["UX", "a11y"], assignee=None, body={"x": 1}), []),
-        (doc("jira:A-2", key="A-2", status="Closed", number=7, flag=True), []),
-    ])
+    store.write_documents(
+        [
+            (
+                doc("jira:A-1", key="A-1", status="Open", label=["UX", "a11y"], assignee=None, body={"x": 1}),
+                [],
+            ),
+            (doc("jira:A-2", key="A-2", status="Closed", number=7, flag=True), []),
+        ]
+    )
     assert ids(store, key="a-1") == ["jira:A-1"]
     assert ids(store, status=["open", "CLOSED"]) == ["jira:A-1", "jira:A-2"]
     assert ids(store, label="ux") == ids(store, label="A11Y") == ["jira:A-1"]
     assert ids(store, number="7") == ["jira:A-2"]
     # only FIND_FIELDS' metadata fields, without nulls or objects
     assert rows(tmp_path / "g.sqlite") == [
-        ("jira:A-1", "key", "a-1"), ("jira:A-1", "label", "a11y"), ("jira:A-1", "label", "ux"),
-        ("jira:A-1", "status", "open"), ("jira:A-2", "key", "a-2"), ("jira:A-2", "number", "7"),
+        ("jira:A-1", "key", "a-1"),
+        ("jira:A-1", "label", "a11y"),
+        ("jira:A-1", "label", "ux"),
+        ("jira:A-1", "status", "open"),
+        ("jira:A-2", "key", "a-2"),
+        ("jira:A-2", "number", "7"),
         ("jira:A-2", "status", "closed"),
     ]
     store.write_documents([(doc("jira:A-1", key="A-1", status="Resolved"), [])])  # upsert = update
@@ -54,8 +71,10 @@ def test_a_failed_write_leaves_no_index_rows(tmp_path):
     store.write_documents([(doc("jira:B-1", key="B-1"), [])])
     try:
         with store._write() as c:
-            c.execute("INSERT INTO documents(id, type, title, metadata) VALUES ('jira:B-2', 'jira', 't', ?)",
-                      ('{"key": "B-2"}',))
+            c.execute(
+                "INSERT INTO documents(id, type, title, metadata) VALUES ('jira:B-2', 'jira', 't', ?)",
+                ('{"key": "B-2"}',),
+            )
             raise RuntimeError("crash mid-transaction")
     except RuntimeError:
         pass
@@ -67,8 +86,9 @@ def test_a_failed_write_leaves_no_index_rows(tmp_path):
 def test_a_store_written_before_the_index_is_backfilled_on_open(tmp_path):
     path = tmp_path / "old.sqlite"
     store = SQLiteGraphStore(path)
-    store.write_documents([(doc(f"jira:C-{i}", key=f"C-{i}", status="Open" if i % 2 else "Closed"), [])
-                           for i in range(50)])
+    store.write_documents(
+        [(doc(f"jira:C-{i}", key=f"C-{i}", status="Open" if i % 2 else "Closed"), []) for i in range(50)]
+    )
     store.close()
     with sqlite3.connect(path) as conn:  # as a store from before the field index looked
         for name in TRIGGERS:
@@ -87,9 +107,14 @@ def test_lookup_uses_the_index_not_a_scan(tmp_path):
     store = SQLiteGraphStore(tmp_path / "g.sqlite")
     store.write_documents([(doc("jira:D-1", key="D-1"), [])])
     conn = store._conn()
-    plan = " ".join(r[-1] for r in conn.execute(
-        "EXPLAIN QUERY PLAN SELECT d.id FROM documents d WHERE d.id IN "
-        "(SELECT document_id FROM document_fields WHERE field = ? AND value IN (?))", ("key", "d-1")))
+    plan = " ".join(
+        r[-1]
+        for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT d.id FROM documents d WHERE d.id IN "
+            "(SELECT document_id FROM document_fields WHERE field = ? AND value IN (?))",
+            ("key", "d-1"),
+        )
+    )
     assert "document_fields_lookup" in plan
     store.close()
 
@@ -101,12 +126,18 @@ def test_triggers_of_an_older_version_are_replaced_on_open(tmp_path):
     store.close()
     with sqlite3.connect(path) as conn:  # same name, other SQL: as an older devkb wrote it
         conn.execute("DROP TRIGGER documents_fields_ai")
-        conn.execute("CREATE TRIGGER documents_fields_ai AFTER INSERT ON documents BEGIN "
-                     "INSERT INTO document_fields(document_id, field, value) VALUES (new.id, 'old', 'old'); END")
+        conn.execute(
+            "CREATE TRIGGER documents_fields_ai AFTER INSERT ON documents BEGIN "
+            "INSERT INTO document_fields(document_id, field, value) VALUES (new.id, 'old', 'old'); END"
+        )
     reopened = SQLiteGraphStore(path)
     with sqlite3.connect(path) as conn:
         assert not ensure_field_index(conn)  # already rebuilt by the open above
     reopened.write_documents([(doc("jira:E-2", key="E-2", status="Closed"), [])])
-    assert rows(path) == [("jira:E-1", "key", "e-1"), ("jira:E-1", "status", "open"),
-                          ("jira:E-2", "key", "e-2"), ("jira:E-2", "status", "closed")]
+    assert rows(path) == [
+        ("jira:E-1", "key", "e-1"),
+        ("jira:E-1", "status", "open"),
+        ("jira:E-2", "key", "e-2"),
+        ("jira:E-2", "status", "closed"),
+    ]
     reopened.close()

@@ -18,10 +18,32 @@ from devkb.store.sqlite import SQLiteGraphStore
 from tests.contract.store_contract import chunks, doc, seed
 
 HOSTILE = [
-    "'", '"', "x' OR '1'='1", "x\" OR \"1\"=\"1", "'; DROP TABLE documents; --", "1; DELETE FROM chunks",
-    "') UNION SELECT id, content, 1, 1, 1, 1, 1, 1 FROM chunks --", "%", "_", "%_%", "\\", "*",
-    "NEAR(ledger refunds)", "ledger AND NOT webhook", "content:ledger", "^ledger", "ledger*", '"ledger"',
-    "-ledger", "$.status", "$[0]", "$.a') OR 1=1 --", "x\x00y", "\u202e\u200f", "😀", "MATCH (n) DETACH DELETE n",
+    "'",
+    '"',
+    "x' OR '1'='1",
+    'x" OR "1"="1',
+    "'; DROP TABLE documents; --",
+    "1; DELETE FROM chunks",
+    "') UNION SELECT id, content, 1, 1, 1, 1, 1, 1 FROM chunks --",
+    "%",
+    "_",
+    "%_%",
+    "\\",
+    "*",
+    "NEAR(ledger refunds)",
+    "ledger AND NOT webhook",
+    "content:ledger",
+    "^ledger",
+    "ledger*",
+    '"ledger"',
+    "-ledger",
+    "$.status",
+    "$[0]",
+    "$.a') OR 1=1 --",
+    "x\x00y",
+    "\u202e\u200f",
+    "😀",
+    "MATCH (n) DETACH DELETE n",
 ]
 MARKER = "zq"  # every hostile value is wrapped in it, so "not in the SQL text" cannot be a coincidence
 
@@ -121,7 +143,9 @@ def test_like_wildcards_in_title_search_are_literal(store, wildcard):
     assert [x.id for x in store.find_documents(title_contains=wildcard)] == ["jira:PAY-9"]
 
 
-@pytest.mark.parametrize("text", HOSTILE + ["ledger OR", "(", ")", '"unbalanced', "a:b:c", "NOT", "AND OR NOT"])
+@pytest.mark.parametrize(
+    "text", HOSTILE + ["ledger OR", "(", ")", '"unbalanced', "a:b:c", "NOT", "AND OR NOT"]
+)
 def test_keyword_search_never_sees_fts5_syntax(store, text):
     query = SQLiteGraphStore.fts_query(text)
     assert query == "" or re.fullmatch(r'"[^"]+"( OR "[^"]+")*', query), query
@@ -130,8 +154,20 @@ def test_keyword_search_never_sees_fts5_syntax(store, text):
     assert "jira:PAY-1" in {h.document.id for h in hits}
 
 
-@pytest.mark.parametrize("field", ["content) OR 1=1 --", "status') --", "metadata", "rowid", "", "Status", 5, None,
-                                   "status; DROP TABLE documents"])
+@pytest.mark.parametrize(
+    "field",
+    [
+        "content) OR 1=1 --",
+        "status') --",
+        "metadata",
+        "rowid",
+        "",
+        "Status",
+        5,
+        None,
+        "status; DROP TABLE documents",
+    ],
+)
 def test_unknown_filter_fields_are_refused_before_any_sql(store, recorded, field):
     with pytest.raises(InvalidQueryError):
         store.find_documents({field: "x"})

@@ -38,10 +38,12 @@ class AgentRunner:
         """A follow-up question made standalone from the conversation (unchanged without history)."""
         if not any(t.role == "user" for t in history):
             return question
-        replies = generator.run(messages=[
-            ChatMessage.from_system(REWRITE_PROMPT),
-            ChatMessage.from_user(rewrite_request(history, question)),
-        ])["replies"]
+        replies = generator.run(
+            messages=[
+                ChatMessage.from_system(REWRITE_PROMPT),
+                ChatMessage.from_user(rewrite_request(history, question)),
+            ]
+        )["replies"]
         text = (replies[0].text or "").strip() if replies else ""
         text = text.splitlines()[0].strip().strip('"').strip() if text else ""
         return text[:MAX_REWRITE_CHARS] if text else question
@@ -72,7 +74,10 @@ class AgentRunner:
         """One generation from the selected documents only (no tools)."""
         documents = render_documents(scope, scope.selection, "Documents")
         replies = generator.run(
-            messages=[ChatMessage.from_system(SYSTEM_PROMPT), ChatMessage.from_user(grounded_request(question, documents))],
+            messages=[
+                ChatMessage.from_system(SYSTEM_PROMPT),
+                ChatMessage.from_user(grounded_request(question, documents)),
+            ],
             streaming_callback=_streaming_callback(on_token),
         )["replies"]
         return (replies[0].text or "").strip() if replies else ""

@@ -67,7 +67,9 @@ class AskService:
             except DevkbError:
                 raise
             except Exception as e:  # noqa: BLE001 - any LLM failure: answer without it, and say so
-                log.warning("LLM %s failed (%s: %s); answering extractively", choice.provider, type(e).__name__, e)
+                log.warning(
+                    "LLM %s failed (%s: %s); answering extractively", choice.provider, type(e).__name__, e
+                )
                 note = f"the LLM ({choice.provider}) failed: {type(e).__name__}; extractive answer"
                 events.status("retrieving")
         answer = self._ask_rules(question, sources, history, events)
@@ -75,8 +77,13 @@ class AskService:
         return answer
 
     # -- the two paths ----------------------------------------------------------------------
-    def _ask_rules(self, question: str, sources: Sequence[SourceType] | None,
-                   history: Sequence[HistoryTurn], events: _Events) -> Answer:
+    def _ask_rules(
+        self,
+        question: str,
+        sources: Sequence[SourceType] | None,
+        history: Sequence[HistoryTurn],
+        events: _Events,
+    ) -> Answer:
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
         self.planner.run(scope, question, carried=last_documents(history))
         docs = scope.selection[: self.max_sources]
@@ -87,8 +94,15 @@ class AskService:
             events.token(piece + " ")
         return Answer(text, self._citations(docs, question), scope.calls, "extractive", question, "none")
 
-    def _ask_llm(self, generator: Any, provider: str, question: str, sources: Sequence[SourceType] | None,
-                 history: Sequence[HistoryTurn], events: _Events) -> Answer:
+    def _ask_llm(
+        self,
+        generator: Any,
+        provider: str,
+        question: str,
+        sources: Sequence[SourceType] | None,
+        history: Sequence[HistoryTurn],
+        events: _Events,
+    ) -> Answer:
         assert self.runner is not None
         standalone = self.runner.rewrite(generator, history, question) if history else question
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)

@@ -49,7 +49,9 @@ class Scope:
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
     @classmethod
-    def for_sources(cls, sources: Sequence[SourceType] | None, on_tool_call: ToolCallListener | None = None) -> Scope:
+    def for_sources(
+        cls, sources: Sequence[SourceType] | None, on_tool_call: ToolCallListener | None = None
+    ) -> Scope:
         allowed = tuple(dict.fromkeys(sources)) if sources else None
         return cls(allowed=allowed, on_tool_call=on_tool_call)
 

@@ -11,7 +11,68 @@ from devkb.agent.answer import Citation
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has", "have", "how", "i", "in", "is", "it", "its", "of", "on", "or", "our", "that", "the", "this", "to", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "about", "into", "any", "there", "their", "them", "then", "than", "these", "those", "there's", "what's", "me", "my", "tell", "show", "give", "list", "find"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "about",
+        "into",
+        "any",
+        "there",
+        "their",
+        "them",
+        "then",
+        "than",
+        "these",
+        "those",
+        "there's",
+        "what's",
+        "me",
+        "my",
+        "tell",
+        "show",
+        "give",
+        "list",
+        "find",
+    ]
 )
 
 NO_ANSWER = "The knowledge base does not contain an answer to this question."
@@ -71,7 +132,11 @@ _FIELD_WORDS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bstatus|state\b|\bopen\b|\bclosed\b|\bdone\b", re.IGNORECASE), "status", "status"),
     (re.compile(r"\bresol(?:ution|ved)\b", re.IGNORECASE), "resolution", "resolution"),
     (re.compile(r"\bassign|\bwho (?:is|was) working|\bowner\b", re.IGNORECASE), "assignee", "assignee"),
-    (re.compile(r"\breport(?:er|ed)\b|\bwho (?:filed|opened|created)\b", re.IGNORECASE), "reporter", "reporter"),
+    (
+        re.compile(r"\breport(?:er|ed)\b|\bwho (?:filed|opened|created)\b", re.IGNORECASE),
+        "reporter",
+        "reporter",
+    ),
     (re.compile(r"\bpriority\b|\burgent\b", re.IGNORECASE), "priority", "priority"),
     (re.compile(r"\bfix ?versions?\b|\brelease\b|\bfixed in\b", re.IGNORECASE), "fix_version", "fix version"),
     (re.compile(r"\bcomponents?\b", re.IGNORECASE), "component", "component"),
@@ -82,7 +147,7 @@ _FIELD_WORDS: tuple[tuple[re.Pattern[str], str, str], ...] = (
 
 
 def fact_sentence(question: str, number: int, label: str, metadata: dict) -> str | None:
-    """"FLUID-5327: status Closed, resolution Fixed [1]." for the fields a question asks about."""
+    """ "FLUID-5327: status Closed, resolution Fixed [1]." for the fields a question asks about."""
     parts = []
     for pattern, key, name in _FIELD_WORDS:
         value = metadata.get(key)
@@ -93,8 +158,9 @@ def fact_sentence(question: str, number: int, label: str, metadata: dict) -> str
     return f"{label}: {'; '.join(parts)} [{number}]." if parts else None
 
 
-def compose_from_evidence(question: str, docs: Sequence, identifiers: set[str] | None = None,
-                          max_sentences: int = 3) -> str:
+def compose_from_evidence(
+    question: str, docs: Sequence, identifiers: set[str] | None = None, max_sentences: int = 3
+) -> str:
     """An extractive answer over ``docs`` (``EvidenceDoc``s, cited by position): facts a question
     asks about for the documents it names, how the other documents connect, then the best
     supporting sentences."""
@@ -113,7 +179,9 @@ def compose_from_evidence(question: str, docs: Sequence, identifiers: set[str] |
     if related:
         shown = "; ".join(f"{doc.document.title} [{i}]" for i, doc in related[:8])
         lines.append(f"Connected documents: {shown}.")
-    passages = [(i, _without_title(p, doc.document.title)) for i, doc in enumerate(docs, 1) for p in doc.passages[:2]]
+    passages = [
+        (i, _without_title(p, doc.document.title)) for i, doc in enumerate(docs, 1) for p in doc.passages[:2]
+    ]
     body = compose_extractive(question, passages, max_sentences=max_sentences)
     if body != NO_ANSWER:
         lines.append(body)

@@ -20,7 +20,9 @@ class DocumentHit:
     chunks: list[ChunkHit] = field(default_factory=list)
 
 
-def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K, weights: Sequence[float] | None = None) -> dict[str, float]:
+def rrf(
+    rankings: Sequence[Sequence[str]], k: int = RRF_K, weights: Sequence[float] | None = None
+) -> dict[str, float]:
     scores: dict[str, float] = {}
     for i, ranking in enumerate(rankings):
         w = 1.0 if weights is None else weights[i]

@@ -18,19 +18,25 @@ from devkb.store.models import FIND_FIELDS
 
 ISSUE_KEY = re.compile(r"(?<![A-Za-z0-9_/\-])([A-Za-z][A-Za-z0-9]{1,9})-([1-9][0-9]{0,6})(?![A-Za-z0-9_])")
 SHA = re.compile(r"(?<![0-9A-Za-z])([0-9a-f]{40})(?![0-9A-Za-z])")
-PULL = re.compile(r"\b(?:pull\s+requests?|PRs?|pulls?|merge\s+requests?)\s*(?:number\s*)?#?\s*(\d{1,7})\b|(?<![\w&])#(\d{1,7})\b",
-                  re.IGNORECASE)
+PULL = re.compile(
+    r"\b(?:pull\s+requests?|PRs?|pulls?|merge\s+requests?)\s*(?:number\s*)?#?\s*(\d{1,7})\b|(?<![\w&])#(\d{1,7})\b",
+    re.IGNORECASE,
+)
 PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,6})(?![\w/])")
 FILE_NAME = re.compile(r"(?<![\w/.-])([\w-]{2,}\.(?:md|markdown|json|txt|html|ya?ml|py))\b")
 _REPO = r"([A-Za-z0-9][\w.-]{0,38}/[A-Za-z0-9][\w.-]{0,99})"
-REPOSITORY = re.compile(rf"(?:\brepo(?:sitory)?\s+|github\.com/){_REPO}(?![\w/])|(?<![\w/.-]){_REPO}\s+repo(?:sitory)?\b",
-                        re.IGNORECASE)
+REPOSITORY = re.compile(
+    rf"(?:\brepo(?:sitory)?\s+|github\.com/){_REPO}(?![\w/])|(?<![\w/.-]){_REPO}\s+repo(?:sitory)?\b",
+    re.IGNORECASE,
+)
 QUOTED = re.compile(r"[\"“”]([^\"“”]{3,120})[\"“”]")
 SPACE = re.compile(r"\b(?:space\s+([A-Z][A-Z0-9]{1,15})\b|([A-Z][A-Z0-9]{1,15})\s+space\b)")
 PROJECT_WORD = re.compile(r"\b(?:project\s+([A-Z][A-Z0-9]{1,9})\b|([A-Z][A-Z0-9]{1,9})\s+project\b)")
 DATE = re.compile(r"\b(since|after|from|before|until|by|in)\s+(\d{4}(?:-\d{2}(?:-\d{2})?)?)\b", re.IGNORECASE)
 STATUS = re.compile(r"\b(open|closed|resolved|reopened|in progress)\b", re.IGNORECASE)
-ISSUE_TYPE = re.compile(r"\b(bugs?|tasks?|improvements?|new features?|sub-?tasks?|stories|story|epics?)\b", re.IGNORECASE)
+ISSUE_TYPE = re.compile(
+    r"\b(bugs?|tasks?|improvements?|new features?|sub-?tasks?|stories|story|epics?)\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -96,8 +102,14 @@ def read_lookups(question: str, project_keys: Iterable[str] = ()) -> QuestionLoo
     if not paths:
         repos = list(dict.fromkeys((a or b).rstrip(".") for a, b in REPOSITORY.findall(question)))
         if repos:
-            lookups.append(Lookup({"repository": tuple(repos)}, updated_from=date_from, updated_to=date_to,
-                                  label="repository"))
+            lookups.append(
+                Lookup(
+                    {"repository": tuple(repos)},
+                    updated_from=date_from,
+                    updated_to=date_to,
+                    label="repository",
+                )
+            )
             kinds.add("repository")
     for title in dict.fromkeys(t.strip() for t in QUOTED.findall(question)):
         if not ISSUE_KEY.fullmatch(title):
@@ -105,7 +117,9 @@ def read_lookups(question: str, project_keys: Iterable[str] = ()) -> QuestionLoo
             kinds.add("page")
     spaces = list(dict.fromkeys(a or b for a, b in SPACE.findall(question)))
     if spaces:
-        lookups.append(Lookup({"space": tuple(spaces)}, updated_from=date_from, updated_to=date_to, label="space"))
+        lookups.append(
+            Lookup({"space": tuple(spaces)}, updated_from=date_from, updated_to=date_to, label="space")
+        )
         kinds.add("space")
     if not keys:
         projects = _projects(question, known)
@@ -127,7 +141,10 @@ def _issue_keys(question: str, known: set[str]) -> list[str]:
     for m in ISSUE_KEY.finditer(question):
         project, number = m.group(1), m.group(2)
         if project.isupper() or project.upper() in known:
-            if project.upper() in {"UTF", "ISO", "SHA", "MD", "HTTP", "PR", "WCAG"} and project.upper() not in known:
+            if (
+                project.upper() in {"UTF", "ISO", "SHA", "MD", "HTTP", "PR", "WCAG"}
+                and project.upper() not in known
+            ):
                 continue
             out.setdefault(f"{project.upper()}-{number}", None)
     return list(out)
@@ -142,9 +159,17 @@ def _projects(question: str, known: set[str]) -> list[str]:
 
 def _issue_type(word: str) -> str:
     w = word.lower().rstrip("s")
-    return {"bug": "Bug", "task": "Task", "improvement": "Improvement", "new feature": "New Feature",
-            "sub-task": "Sub-task", "subtask": "Sub-task", "storie": "Story", "story": "Story",
-            "epic": "Epic"}.get(w, word.title())
+    return {
+        "bug": "Bug",
+        "task": "Task",
+        "improvement": "Improvement",
+        "new feature": "New Feature",
+        "sub-task": "Sub-task",
+        "subtask": "Sub-task",
+        "storie": "Story",
+        "story": "Story",
+        "epic": "Epic",
+    }.get(w, word.title())
 
 
 def _dates(question: str) -> tuple[str | None, str | None]:

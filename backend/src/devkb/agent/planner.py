@@ -33,8 +33,10 @@ RELATIONSHIP = re.compile(
     r"cit(?:es|ed|ing)|implement(?:ed|s|ing)|connected|associated|what\s+else)\b",
     re.IGNORECASE,
 )
-ANAPHOR = re.compile(r"\b(it|its|it's|this|that|these|those|they|them|their|same|above|previous|former|latter)\b",
-                     re.IGNORECASE)
+ANAPHOR = re.compile(
+    r"\b(it|its|it's|this|that|these|those|they|them|their|same|above|previous|former|latter)\b",
+    re.IGNORECASE,
+)
 FOLLOW_UP_WORDS = 5
 
 
@@ -69,8 +71,11 @@ class Planner:
 
     @staticmethod
     def is_follow_up(question: str) -> bool:
-        return bool(ANAPHOR.search(question) or RELATIONSHIP.search(question)
-                    or len(question.split()) <= FOLLOW_UP_WORDS)
+        return bool(
+            ANAPHOR.search(question)
+            or RELATIONSHIP.search(question)
+            or len(question.split()) <= FOLLOW_UP_WORDS
+        )
 
     def run(self, scope: Scope, question: str, carried: Sequence[str] = ()) -> list[Step]:
         """Execute the plan against ``scope``; return the steps actually taken."""

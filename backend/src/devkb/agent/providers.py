@@ -87,7 +87,9 @@ class LlmProvider:
             return LlmChoice("none", None, True, "none: extractive answers")
         if s.llm_provider == "openai":
             if s.openai_api_key is None:
-                return LlmChoice("none", None, False, "openai: DEVKB_OPENAI_API_KEY is not set; extractive answers")
+                return LlmChoice(
+                    "none", None, False, "openai: DEVKB_OPENAI_API_KEY is not set; extractive answers"
+                )
             return LlmChoice("openai", self._generator("openai"), True, f"openai {s.openai_model}")
         ok, detail = self.probe(s.ollama_url, s.ollama_model)
         if s.llm_provider == "ollama":

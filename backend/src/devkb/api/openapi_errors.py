@@ -55,8 +55,11 @@ def patch_error_responses(doc: dict[str, Any], max_question_chars: int | None = 
                 responses.setdefault("401", _error("Missing or invalid API key (header X-API-Key)."))
             if op.get("operationId") in ADMIN_OPERATIONS:
                 responses.setdefault(
-                    "403", _error("Admin action refused: no API key is configured and the client is not on "
-                                  "loopback, or the request came from another site.")
+                    "403",
+                    _error(
+                        "Admin action refused: no API key is configured and the client is not on "
+                        "loopback, or the request came from another site."
+                    ),
                 )
     text = json.dumps({k: v for k, v in doc.items() if k != "components"})
     text += json.dumps({k: v for k, v in schemas.items() if k not in _FASTAPI_ERROR_SCHEMAS})

@@ -36,13 +36,22 @@ def parse_sources(v: list[str] | None) -> list[str] | None:
 
 class AskRequest(BaseModel):
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"question": "How do we retry failed payment webhooks?", "sources": ["jira"]}]}
+        json_schema_extra={
+            "examples": [{"question": "How do we retry failed payment webhooks?", "sources": ["jira"]}]
+        }
     )
 
-    question: str = Field(..., min_length=1, max_length=100_000, description="The question (limit: DEVKB_MAX_QUESTION_CHARS, default 2000).",
-                          json_schema_extra={"pattern": QUESTION_PATTERN})
+    question: str = Field(
+        ...,
+        min_length=1,
+        max_length=100_000,
+        description="The question (limit: DEVKB_MAX_QUESTION_CHARS, default 2000).",
+        json_schema_extra={"pattern": QUESTION_PATTERN},
+    )
     sources: list[SourceParam] | None = Field(
-        None, description="Restrict to these sources: jira, confluence, github (case-insensitive).", max_length=3 * 4
+        None,
+        description="Restrict to these sources: jira, confluence, github (case-insensitive).",
+        max_length=3 * 4,
     )
 
     @field_validator("question")
@@ -83,7 +92,9 @@ class AskResponse(BaseModel):
     tool_calls: list[ToolCallOut] = Field(default_factory=list)
     mode: Literal["llm", "extractive"] = "extractive"
     session_id: str | None = None
-    question: str | None = Field(None, description="The question as answered (a follow-up rewritten by the LLM).")
+    question: str | None = Field(
+        None, description="The question as answered (a follow-up rewritten by the LLM)."
+    )
     provider: str | None = Field(None, description="ollama, openai or none.")
     note: str | None = Field(None, description="Why the answer is extractive although an LLM is configured.")
 

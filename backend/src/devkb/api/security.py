@@ -47,13 +47,18 @@ def _settings(request: Request) -> Settings:
 def _key_matches(given: str | None, settings: Settings) -> bool:
     if settings.api_key is None or given is None:
         return False
-    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"),
-                               settings.api_key.get_secret_value().encode("utf-8", "surrogatepass"))
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogatepass"),
+        settings.api_key.get_secret_value().encode("utf-8", "surrogatepass"),
+    )
 
 
 def _unauthorized() -> HTTPException:
-    return HTTPException(401, f"missing or invalid API key: send it in the {API_KEY_HEADER} header",
-                         headers={"WWW-Authenticate": "ApiKey"})
+    return HTTPException(
+        401,
+        f"missing or invalid API key: send it in the {API_KEY_HEADER} header",
+        headers={"WWW-Authenticate": "ApiKey"},
+    )
 
 
 def require_api_key(request: Request, key: Annotated[str | None, Security(api_key_header)] = None) -> None:
@@ -91,11 +96,15 @@ def require_admin(request: Request, key: Annotated[str | None, Security(api_key_
         return
     client = request.client.host if request.client else None
     if not is_loopback(client):
-        raise HTTPException(403, "admin actions from a non-loopback client need an API key: set DEVKB_API_KEY "
-                                 f"on the server and send it in the {API_KEY_HEADER} header")
+        raise HTTPException(
+            403,
+            "admin actions from a non-loopback client need an API key: set DEVKB_API_KEY "
+            f"on the server and send it in the {API_KEY_HEADER} header",
+        )
     if is_cross_site(request, settings.cors_origins):
-        raise HTTPException(403, "cross-site admin request refused: set DEVKB_API_KEY, or call from the web "
-                                 "app's own origin")
+        raise HTTPException(
+            403, "cross-site admin request refused: set DEVKB_API_KEY, or call from the web app's own origin"
+        )
 
 
 ApiKeyDep = Depends(require_api_key)
@@ -133,6 +142,7 @@ class SecretMaskingMiddleware:
 
 # -- configuration shown by the API ----------------------------------------------------------------
 
+
 def redact_url(url: str) -> str:
     """A URL without user info (``https://user:token@host`` → ``https://host``)."""
     try:
@@ -153,8 +163,11 @@ def redact_config(value: Any) -> Any:
     """A loader's ``describe()`` output without secrets: keys that name one are dropped, URLs lose
     their user info."""
     if isinstance(value, dict):
-        return {k: redact_config(v) for k, v in value.items()
-                if not any(s in str(k).lower() for s in _SECRET_KEYS) or str(k).endswith("_env")}
+        return {
+            k: redact_config(v)
+            for k, v in value.items()
+            if not any(s in str(k).lower() for s in _SECRET_KEYS) or str(k).endswith("_env")
+        }
     if isinstance(value, list):
         return [redact_config(v) for v in value]
     if isinstance(value, str) and "://" in value:
@@ -163,6 +176,7 @@ def redact_config(value: Any) -> Any:
 
 
 # -- wiring -----------------------------------------------------------------------------------------
+
 
 def install(app: FastAPI, settings: Settings, masker: SecretMasker) -> None:
     """Add secret masking of responses and logs, and CORS when origins are configured, to ``app``."""

@@ -65,8 +65,13 @@ def parse_session_id(value: str | None) -> str | None:
 
 
 class ChatMemory:
-    def __init__(self, ttl_seconds: float = 24 * 3600, max_sessions: int = 10_000, history_limit: int = 50,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        ttl_seconds: float = 24 * 3600,
+        max_sessions: int = 10_000,
+        history_limit: int = 50,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.ttl = ttl_seconds
         self.max_sessions = max_sessions
         self.history_limit = history_limit
@@ -144,8 +149,13 @@ class SessionMiddleware:
     """Pure ASGI middleware (streams pass through untouched). ``memory`` is looked up per request
     so the app's container decides which ``ChatMemory`` is used."""
 
-    def __init__(self, app: ASGIApp, memory: Callable[[Scope], ChatMemory], secure: Callable[[Scope], bool],
-                 paths: tuple[str, ...] = SESSION_PATHS) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        memory: Callable[[Scope], ChatMemory],
+        secure: Callable[[Scope], bool],
+        paths: tuple[str, ...] = SESSION_PATHS,
+    ) -> None:
         self.app = app
         self.memory = memory
         self.secure = secure

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from tqdm import tqdm
@@ -18,8 +18,11 @@ from devkb.errors import ConfigurationError, DevkbError, SchemaMismatchError, Sy
 from devkb.indexing.run_status import RunStatus
 from devkb.store.models import SourceType
 
-app = typer.Typer(help="devkb: a knowledge base for Jira, Confluence and GitHub.", no_args_is_help=True,
-                  pretty_exceptions_enable=False)
+app = typer.Typer(
+    help="devkb: a knowledge base for Jira, Confluence and GitHub.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -48,8 +51,14 @@ def _sync(container: Container, names: list[str], full: bool, allow_mass_delete:
             if s.total is not None and bar.total != s.total:
                 bar.total = s.total
             bar.n = s.done
-            bar.set_postfix(phase=s.phase, new=s.documents_indexed, same=s.documents_unchanged,
-                            deleted=s.documents_deleted, retries=s.retries, refresh=False)
+            bar.set_postfix(
+                phase=s.phase,
+                new=s.documents_indexed,
+                same=s.documents_unchanged,
+                deleted=s.documents_deleted,
+                retries=s.retries,
+                refresh=False,
+            )
             bar.refresh()
 
         try:
@@ -73,7 +82,7 @@ def _sync(container: Container, names: list[str], full: bool, allow_mass_delete:
 
 @app.command()
 def index(
-    source: Annotated[Optional[str], typer.Option("--source", "-s", help="Only this source.")] = None,
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
     full: Annotated[bool, typer.Option(help="Re-read everything, not only changes.")] = False,
 ) -> None:
     """Index every configured source (or one), incrementally, with a progress bar."""
@@ -98,7 +107,9 @@ def index(
 def sync(
     name: Annotated[str, typer.Argument(help="Source name (see `devkb sources`).")],
     full: Annotated[bool, typer.Option(help="Re-read everything, not only changes.")] = False,
-    allow_mass_delete: Annotated[bool, typer.Option(help="Allow deleting more than half of the source's documents.")] = False,
+    allow_mass_delete: Annotated[
+        bool, typer.Option(help="Allow deleting more than half of the source's documents.")
+    ] = False,
 ) -> None:
     """Sync one source now, with a progress bar."""
     c = _container()
@@ -124,7 +135,9 @@ def sources() -> None:
             last = st.last_success if st else None
             err = f"  last error: {st.last_error}" if st and st.last_error else ""
             counts = json.dumps(st.counts) if st else "{}"
-            typer.echo(f"{cfg.name:<16} {cfg.type:<11} schedule={cfg.schedule or 'manual':<8} last={last or 'never'} {counts}{err}")
+            typer.echo(
+                f"{cfg.name:<16} {cfg.type:<11} schedule={cfg.schedule or 'manual':<8} last={last or 'never'} {counts}{err}"
+            )
     except (ConfigurationError, SchemaMismatchError) as e:
         _fail(str(e))
     finally:
@@ -134,7 +147,9 @@ def sources() -> None:
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
-    source: Annotated[Optional[list[str]], typer.Option("--source", "-s", help="jira, confluence or github; repeatable.")] = None,
+    source: Annotated[
+        list[str] | None, typer.Option("--source", "-s", help="jira, confluence or github; repeatable.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole response as JSON.")] = False,
 ) -> None:
     """Ask a question and print the answer with its sources."""
@@ -155,9 +170,17 @@ def ask(
     finally:
         shutdown(c)
     if as_json:
-        typer.echo(json.dumps({"answer": answer.answer, "mode": answer.mode,
-                               "sources": [s.__dict__ for s in answer.sources],
-                               "tool_calls": [t.__dict__ for t in answer.tool_calls]}, indent=2))
+        typer.echo(
+            json.dumps(
+                {
+                    "answer": answer.answer,
+                    "mode": answer.mode,
+                    "sources": [s.__dict__ for s in answer.sources],
+                    "tool_calls": [t.__dict__ for t in answer.tool_calls],
+                },
+                indent=2,
+            )
+        )
         return
     typer.echo(answer.answer)
     typer.echo(f"\n({answer.mode})")
@@ -172,15 +195,19 @@ def status() -> None:
     try:
         store = prepare_store(c)
         s = store.stats()
-        typer.echo(f"store: {c.settings().store}  documents={s.documents} chunks={s.chunks} references={s.references}")
+        typer.echo(
+            f"store: {c.settings().store}  documents={s.documents} chunks={s.chunks} references={s.references}"
+        )
         typer.echo(f"embedding: {s.embedding_model} ({s.embedding_dimension}-d)")
         for t, n in sorted(s.documents_by_type.items()):
             typer.echo(f"  {t:<11} {n}")
         for k, n in sorted(s.references_by_kind.items()):
             typer.echo(f"  edge {k:<34} {n}")
         for st in store.list_sync_states():
-            typer.echo(f"source {st.source}: last success {st.last_success or 'never'}"
-                       + (f", last error: {st.last_error}" if st.last_error else ""))
+            typer.echo(
+                f"source {st.source}: last success {st.last_success or 'never'}"
+                + (f", last error: {st.last_error}" if st.last_error else "")
+            )
     except (ConfigurationError, SchemaMismatchError) as e:
         _fail(str(e))
     finally:
@@ -189,9 +216,11 @@ def status() -> None:
 
 @app.command()
 def serve(
-    host: Annotated[Optional[str], typer.Option(help="Bind address (default DEVKB_HOST).")] = None,
-    port: Annotated[Optional[int], typer.Option(help="Port (default DEVKB_PORT).")] = None,
-    index_first: Annotated[bool, typer.Option("--index/--no-index", help="Sync every source before serving.")] = False,
+    host: Annotated[str | None, typer.Option(help="Bind address (default DEVKB_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default DEVKB_PORT).")] = None,
+    index_first: Annotated[
+        bool, typer.Option("--index/--no-index", help="Sync every source before serving.")
+    ] = False,
 ) -> None:
     """Serve the API (and the web app) with uvicorn."""
     import uvicorn
@@ -218,7 +247,10 @@ def serve(
 
 @app.command()
 def reindex(
-    re_embed: Annotated[bool, typer.Option("--re-embed", help="Drop every chunk and embed again with the configured embedder.")] = False,
+    re_embed: Annotated[
+        bool,
+        typer.Option("--re-embed", help="Drop every chunk and embed again with the configured embedder."),
+    ] = False,
 ) -> None:
     """Index every source from scratch; with --re-embed, switch the store to the configured embedding model."""
     c = _container()
@@ -241,7 +273,9 @@ def reindex(
 @app.command()
 def migrate(
     to: Annotated[str, typer.Option("--to", help="Target backend: neo4j.")],
-    allow_non_empty: Annotated[bool, typer.Option(help="Copy into a target that already holds documents.")] = False,
+    allow_non_empty: Annotated[
+        bool, typer.Option(help="Copy into a target that already holds documents.")
+    ] = False,
 ) -> None:
     """Copy the embedded store into Neo4j (DEVKB_NEO4J_*) without re-embedding."""
     from devkb.container import store_resource

@@ -30,21 +30,36 @@ class Settings(BaseSettings):
 
     # -- embedder ---------------------------------------------------------------------------
     embedder: Literal["local", "onnx", "ollama", "openai"] = Field(
-        "onnx", description="onnx: all-MiniLM-L6-v2 on ONNX Runtime (default, int8 ~2.5x torch); local: the same model on torch."
+        "onnx",
+        description="onnx: all-MiniLM-L6-v2 on ONNX Runtime (default, int8 ~2.5x torch); local: the same model on torch.",
     )
     onnx_precision: Literal["int8", "fp32"] = "int8"
-    onnx_batch_size: int = Field(2, ge=1, le=256, description="Texts per ONNX Runtime call: small batches stay in the CPU caches.")
-    onnx_workers: int | None = Field(None, ge=1, le=64, description="Parallel single-threaded ONNX sessions (default: one per core).")
-    model_cache_dir: Path | None = Field(None, description="Where exported ONNX models are cached (default: DATA_DIR/models).")
+    onnx_batch_size: int = Field(
+        2, ge=1, le=256, description="Texts per ONNX Runtime call: small batches stay in the CPU caches."
+    )
+    onnx_workers: int | None = Field(
+        None, ge=1, le=64, description="Parallel single-threaded ONNX sessions (default: one per core)."
+    )
+    model_cache_dir: Path | None = Field(
+        None, description="Where exported ONNX models are cached (default: DATA_DIR/models)."
+    )
     embed_batch_size: int = Field(32, ge=1, le=1024)
     ollama_embed_model: str = "nomic-embed-text"
     openai_embed_model: str = "text-embedding-3-small"
 
-    blas_threads: int = Field(1, ge=0, le=64, description="BLAS threads per product in the server (its "
-                              "request threads run in parallel already); 0 = the library default.")
+    blas_threads: int = Field(
+        1,
+        ge=0,
+        le=64,
+        description="BLAS threads per product in the server (its "
+        "request threads run in parallel already); 0 = the library default.",
+    )
     related_search_max_documents: int | None = Field(
-        100_000, ge=0, description="Above this many documents RAGSearch uses the store's indexes instead of "
-        "RelatedSearch's in-memory snapshot (~670 MiB per 100k chunks); 0 = never use the snapshot.")
+        100_000,
+        ge=0,
+        description="Above this many documents RAGSearch uses the store's indexes instead of "
+        "RelatedSearch's in-memory snapshot (~670 MiB per 100k chunks); 0 = never use the snapshot.",
+    )
 
     # -- LLM ---------------------------------------------------------------------------------
     llm_provider: Literal["auto", "ollama", "openai", "none"] = "auto"
@@ -88,7 +103,7 @@ class Settings(BaseSettings):
         return v.expanduser().resolve()
 
     @model_validator(mode="after")
-    def _check(self) -> "Settings":
+    def _check(self) -> Settings:
         if self.store == "neo4j" and not self.neo4j_uri:
             raise ValueError("DEVKB_STORE=neo4j needs DEVKB_NEO4J_URI (e.g. bolt://localhost:7687)")
         if self.chunk_overlap >= self.chunk_size:

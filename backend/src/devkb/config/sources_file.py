@@ -55,9 +55,22 @@ class SourceConfig(BaseModel):
     url_aliases: dict[str, str] = Field(default_factory=dict, description="Extra site path → page title.")
     # github
     repos: list[str] = Field(default_factory=list)
-    include: list[str] = Field(default_factory=lambda: ["**/*.md", "**/*.rst", "**/*.txt", "**/*.py", "**/*.js",
-                                                       "**/*.ts", "**/*.java", "**/*.go", "**/*.json", "**/*.yaml",
-                                                       "**/*.yml", "**/*.toml"])
+    include: list[str] = Field(
+        default_factory=lambda: [
+            "**/*.md",
+            "**/*.rst",
+            "**/*.txt",
+            "**/*.py",
+            "**/*.js",
+            "**/*.ts",
+            "**/*.java",
+            "**/*.go",
+            "**/*.json",
+            "**/*.yaml",
+            "**/*.yml",
+            "**/*.toml",
+        ]
+    )
     exclude: list[str] = Field(default_factory=list)
     max_file_bytes: int = 200_000
     include_issues: bool = False

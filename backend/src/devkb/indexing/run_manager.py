@@ -56,17 +56,29 @@ class RunManager:
                 self._runs.popitem(last=False)
         return status
 
-    def _execute(self, name: str, status: RunStatus, full: bool, on_progress, allow_mass_delete: bool) -> None:
+    def _execute(
+        self, name: str, status: RunStatus, full: bool, on_progress, allow_mass_delete: bool
+    ) -> None:
         try:
-            self.sync.run(self.loaders[name], status, full=full, on_progress=on_progress,
-                          allow_mass_delete=allow_mass_delete)
+            self.sync.run(
+                self.loaders[name],
+                status,
+                full=full,
+                on_progress=on_progress,
+                allow_mass_delete=allow_mass_delete,
+            )
         finally:
             with self._guard:
                 self._current.pop(name, None)
             self._locks[name].release()
 
-    def run(self, name: str, full: bool = False, on_progress: Callable[[RunStatus], None] | None = None,
-            allow_mass_delete: bool = False) -> RunStatus:
+    def run(
+        self,
+        name: str,
+        full: bool = False,
+        on_progress: Callable[[RunStatus], None] | None = None,
+        allow_mass_delete: bool = False,
+    ) -> RunStatus:
         """Run a sync in this thread; raises what the sync raised."""
         status = self._begin(name, full)
         self._execute(name, status, full, on_progress, allow_mass_delete)

@@ -26,17 +26,26 @@ MASS_DELETE_MIN = 20
 
 
 class SourceSync:
-    def __init__(self, store: GraphStore, pipeline: IndexingPipeline,
-                 before_run: Callable[[SourceLoader], None] | None = None,
-                 redact: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        pipeline: IndexingPipeline,
+        before_run: Callable[[SourceLoader], None] | None = None,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self.store = store
         self.pipeline = pipeline
         self.before_run = before_run
         self.redact = redact or (lambda text: text)  # masks configured secrets in stored errors
 
-    def run(self, loader: SourceLoader, status: RunStatus | None = None, full: bool = False,
-            on_progress: Callable[[RunStatus], None] | None = None,
-            allow_mass_delete: bool = False) -> RunStatus:
+    def run(
+        self,
+        loader: SourceLoader,
+        status: RunStatus | None = None,
+        full: bool = False,
+        on_progress: Callable[[RunStatus], None] | None = None,
+        allow_mass_delete: bool = False,
+    ) -> RunStatus:
         status = status or RunStatus(source=loader.name, full=full)
         status.update(state="running", phase="loading", started_at=utc_now(), full=full)
         state = self.store.get_sync_state(loader.name) or SyncState(source=loader.name)
@@ -54,7 +63,9 @@ class SourceSync:
                 self.before_run(loader)
             since = None if full else state.cursor
             for batch in loader.load(since):
-                status.update(phase="indexing", total=batch.total if batch.total is not None else status.total)
+                status.update(
+                    phase="indexing", total=batch.total if batch.total is not None else status.total
+                )
                 result = self.pipeline.run(batch.documents, loader.name, force=full)
                 status.update(
                     done=status.done + result.received,
@@ -72,7 +83,11 @@ class SourceSync:
             current = loader.list_ids()
             stale = self.store.document_ids(source=loader.name) - current
             known = len(self.store.document_ids(source=loader.name))
-            if not allow_mass_delete and len(stale) > MASS_DELETE_MIN and len(stale) > MASS_DELETE_SHARE * known:
+            if (
+                not allow_mass_delete
+                and len(stale) > MASS_DELETE_MIN
+                and len(stale) > MASS_DELETE_SHARE * known
+            ):
                 raise DevkbError(
                     f"{loader.name} lists {len(current)} documents but the store has {known}: refusing to delete "
                     f"{len(stale)} of them; check the source's credentials and scope, then run `devkb sync "
@@ -80,10 +95,18 @@ class SourceSync:
                 )
             # Documents of this source linked to the deleted ones may have changed without their
             # `updated` moving (Jira drops the link on the other issue): fetch them again.
-            affected = sorted(
-                {n.document.id for n in self.store.neighbors(sorted(stale), "both", limit=10_000)
-                 if n.document.source == loader.name} - stale
-            ) if stale else []
+            affected = (
+                sorted(
+                    {
+                        n.document.id
+                        for n in self.store.neighbors(sorted(stale), "both", limit=10_000)
+                        if n.document.source == loader.name
+                    }
+                    - stale
+                )
+                if stale
+                else []
+            )
             status.update(documents_deleted=self.store.delete_documents(sorted(stale)))
             fetch = getattr(loader, "fetch", None)
             if affected and fetch is not None:
@@ -111,7 +134,9 @@ class SourceSync:
             log.error("sync of %s failed: %s", loader.name, message)
             state.last_error = message
             self.store.save_sync_state(state)
-            status.update(state="failed", phase="done", finished_at=utc_now(), errors=[*status.errors, message])
+            status.update(
+                state="failed", phase="done", finished_at=utc_now(), errors=[*status.errors, message]
+            )
             progress()
             raise
         progress()

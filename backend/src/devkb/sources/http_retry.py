@@ -35,7 +35,9 @@ class RetryReporting:
         return retry
 
     def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):  # type: ignore[no-untyped-def]
-        reason = f"HTTP {response.status}" if response is not None else type(error).__name__ if error else "retry"
+        reason = (
+            f"HTTP {response.status}" if response is not None else type(error).__name__ if error else "retry"
+        )
         new = super().increment(method, url, response, error, _pool, _stacktrace)  # type: ignore[misc]
         msg = f"{self.fault_label} ({reason}) on {method} {url}; retrying"
         log.warning(msg)
@@ -81,7 +83,9 @@ def retrying_session(
     return session
 
 
-def _with_timeout(request: Callable[..., requests.Response], timeout: float) -> Callable[..., requests.Response]:
+def _with_timeout(
+    request: Callable[..., requests.Response], timeout: float
+) -> Callable[..., requests.Response]:
     def call(method: str, url: str, **kwargs):  # type: ignore[no-untyped-def]
         kwargs.setdefault("timeout", timeout)
         return request(method, url, **kwargs)
@@ -93,8 +97,9 @@ def atlassian_client(client_class: type[T], config: Any, on_retry: Callable[[str
     """A Jira or Confluence client (atlassian-python-api) over a :func:`retrying_session`, with
     basic auth (``config.user`` + token) or a bearer token. ``config`` has ``url``, ``user``,
     ``token`` (a SecretStr or None), ``retries``, ``backoff`` and ``timeout``."""
-    session = retrying_session(retries=config.retries, backoff_factor=config.backoff, timeout=config.timeout,
-                               on_retry=on_retry)
+    session = retrying_session(
+        retries=config.retries, backoff_factor=config.backoff, timeout=config.timeout, on_retry=on_retry
+    )
     token = config.token.get_secret_value() if config.token else None
     kwargs: dict[str, Any] = {"url": config.url, "cloud": False, "session": session}
     if config.user and token:
@@ -102,4 +107,3 @@ def atlassian_client(client_class: type[T], config: Any, on_retry: Callable[[str
     elif token:
         kwargs["token"] = token
     return client_class(**kwargs)
-

@@ -22,9 +22,17 @@ T = TypeVar("T")
 
 
 def classify(exc: BaseException) -> type[TransientSourceError] | type[PermanentSourceError]:
-    if isinstance(exc, (json.JSONDecodeError, requests.exceptions.ConnectionError, requests.exceptions.Timeout,
-                        requests.exceptions.RetryError, requests.exceptions.ChunkedEncodingError,
-                        requests.exceptions.ContentDecodingError)):
+    if isinstance(
+        exc,
+        (
+            json.JSONDecodeError,
+            requests.exceptions.ConnectionError,
+            requests.exceptions.Timeout,
+            requests.exceptions.RetryError,
+            requests.exceptions.ChunkedEncodingError,
+            requests.exceptions.ContentDecodingError,
+        ),
+    ):
         return TransientSourceError
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status is not None and (status == 429 or status >= 500):

@@ -20,7 +20,7 @@ class SourceType(StrEnum):
     GITHUB = "GITHUB"
 
     @classmethod
-    def parse(cls, value: str) -> "SourceType":
+    def parse(cls, value: str) -> SourceType:
         try:
             return cls(value.strip().upper())
         except ValueError as e:

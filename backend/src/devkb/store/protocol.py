@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from devkb.store.models import (
-    ChunkHit,
     Chunk,
+    ChunkHit,
     Document,
     DocumentWithChunks,
     GraphPage,

@@ -133,10 +133,17 @@ def prf_features(
     field = snapshot.text_index.fields["text"]
     rows = field.matrix.tocsr()[feedback]
     weight = np.asarray(rows.sum(axis=0)).ravel()
-    top = np.argpartition(-weight, min(terms, weight.size) - 1)[:terms] if weight.size else np.zeros(0, np.int64)
+    top = (
+        np.argpartition(-weight, min(terms, weight.size) - 1)[:terms]
+        if weight.size
+        else np.zeros(0, np.int64)
+    )
     top = top[weight[top] > 0]
-    bm25 = _scaled(field.scores(top, (weight[top] / weight[top].max()).astype(np.float32)) if top.size
-                   else np.zeros(snapshot.n, np.float32))
+    bm25 = _scaled(
+        field.scores(top, (weight[top] / weight[top].max()).astype(np.float32))
+        if top.size
+        else np.zeros(snapshot.n, np.float32)
+    )
     with_chunks = feedback[snapshot.chunk_count[feedback] > 0]
     if with_chunks.size and snapshot.vectors.size:
         centroid = snapshot.vectors[snapshot.chunk_start[with_chunks]].mean(axis=0)

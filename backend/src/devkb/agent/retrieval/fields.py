@@ -49,6 +49,8 @@ def document_fields(doc: Document, chunks: Sequence[Chunk]) -> dict[str, str]:
     out: dict[str, list[str]] = {"facts": head_lines[1:], "description": [], "comments": [], "links": []}
     for name, body in zip(pieces[1::2], pieces[2::2], strict=False):
         lowered = name.lower()
-        field = "comments" if lowered.startswith("comment") else "links" if lowered == "links" else "description"
+        field = (
+            "comments" if lowered.startswith("comment") else "links" if lowered == "links" else "description"
+        )
         out[field].append(body)
     return {"summary": summary, **{k: "\n".join(v) for k, v in out.items()}}

@@ -21,7 +21,134 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 # A short English stop list (function words only): the remaining frequent words get a low idf anyway.
 STOPWORDS = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves"]
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ]
 )
 
 
@@ -50,7 +177,9 @@ class Tokenizer:
 class FieldIndex:
     """BM25 weights of one field: a documents × terms CSC matrix, so a query is a sum of columns."""
 
-    def __init__(self, docs_tokens: Sequence[Sequence[str]], vocab: dict[str, int], k1: float, b: float) -> None:
+    def __init__(
+        self, docs_tokens: Sequence[Sequence[str]], vocab: dict[str, int], k1: float, b: float
+    ) -> None:
         rows, cols, tfs = [], [], []
         lengths = np.zeros(len(docs_tokens), dtype=np.float32)
         for i, tokens in enumerate(docs_tokens):
@@ -75,9 +204,13 @@ class FieldIndex:
     def resize(self, n_terms: int) -> None:
         if self.matrix.shape[1] < n_terms:
             self.matrix = sparse.csc_matrix(
-                (self.matrix.data, self.matrix.indices, np.concatenate(
-                    [self.matrix.indptr, np.full(n_terms - self.matrix.shape[1], self.matrix.indptr[-1])]
-                )),
+                (
+                    self.matrix.data,
+                    self.matrix.indices,
+                    np.concatenate(
+                        [self.matrix.indptr, np.full(n_terms - self.matrix.shape[1], self.matrix.indptr[-1])]
+                    ),
+                ),
                 shape=(self.n_docs, n_terms),
             )
             self.df = np.concatenate([self.df, np.zeros(n_terms - len(self.df), dtype=np.float32)])
@@ -107,7 +240,11 @@ class BM25Index:
 
     @classmethod
     def from_tokens(
-        cls, field_tokens: Mapping[str, Sequence[Sequence[str]]], tokenizer: Tokenizer, k1: float = 1.2, b: float = 0.75
+        cls,
+        field_tokens: Mapping[str, Sequence[Sequence[str]]],
+        tokenizer: Tokenizer,
+        k1: float = 1.2,
+        b: float = 0.75,
     ) -> BM25Index:
         """``field_tokens[name][i]``: the tokens of field ``name`` of document ``i``."""
         self = cls.__new__(cls)
@@ -116,7 +253,12 @@ class BM25Index:
         return self
 
     def _build(
-        self, field_tokens: Mapping[str, Sequence[Sequence[str]]], n_docs: int, tokenizer: Tokenizer, k1: float, b: float
+        self,
+        field_tokens: Mapping[str, Sequence[Sequence[str]]],
+        n_docs: int,
+        tokenizer: Tokenizer,
+        k1: float,
+        b: float,
     ) -> None:
         self.tokenizer = tokenizer
         self.vocab: dict[str, int] = {}
@@ -136,7 +278,10 @@ class BM25Index:
         return ids, weights
 
     def scores(
-        self, text: str, field_weights: Mapping[str, float] | None = None, terms: tuple[np.ndarray, np.ndarray] | None = None
+        self,
+        text: str,
+        field_weights: Mapping[str, float] | None = None,
+        terms: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> np.ndarray:
         """Weighted sum of the fields' BM25 scores for every document."""
         ids, weights = terms if terms is not None else self.query_terms(text)

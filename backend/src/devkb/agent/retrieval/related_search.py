@@ -100,6 +100,7 @@ class RelatedSearch(HybridSearch):
     def start_warm_up(self) -> threading.Thread:
         """``warm_up`` in a background thread (server start): a first question arriving meanwhile
         waits for this build instead of starting its own."""
+
         def build() -> None:
             try:
                 self.warm_up()
@@ -120,8 +121,12 @@ class RelatedSearch(HybridSearch):
             count = counter() if counter is not None else len(self.store.document_ids())
             within = count <= self.max_documents
             if not within and (self._within_limit or self._snapshot is not None):
-                log.warning("RelatedSearch off: %d documents > DEVKB_RELATED_SEARCH_MAX_DOCUMENTS=%d; "
-                            "searching with the store's indexes (HybridSearch)", count, self.max_documents)
+                log.warning(
+                    "RelatedSearch off: %d documents > DEVKB_RELATED_SEARCH_MAX_DOCUMENTS=%d; "
+                    "searching with the store's indexes (HybridSearch)",
+                    count,
+                    self.max_documents,
+                )
                 with self._lock:
                     self._snapshot = None  # free its memory
             self._within_limit, self._size_checked = within, now
@@ -173,8 +178,11 @@ class RelatedSearch(HybridSearch):
         """Documents sharing a REFERENCES neighbour (other than through issue links) with the
         anchor, with how many they share. Direct neighbours are left out: the graph tools
         reach them already."""
-        first = [n for n in self.store.neighbors([anchor_id], "both", limit=self.cocitation_limit)
-                 if n.kind not in LINK_KINDS]
+        first = [
+            n
+            for n in self.store.neighbors([anchor_id], "both", limit=self.cocitation_limit)
+            if n.kind not in LINK_KINDS
+        ]
         direct = {n.document.id for n in first}
         counts: Counter[str] = Counter()
         if not direct:
@@ -188,7 +196,9 @@ class RelatedSearch(HybridSearch):
             counts[other] += 1
         return counts
 
-    def score(self, feats: Mapping[str, np.ndarray], anchored: bool, skip: tuple[str, ...] = ()) -> np.ndarray:
+    def score(
+        self, feats: Mapping[str, np.ndarray], anchored: bool, skip: tuple[str, ...] = ()
+    ) -> np.ndarray:
         """The model's linear score (without the features in ``skip``)."""
         model = self.weights["anchor" if anchored else "text"]
         n = len(feats["bm25"])

@@ -75,7 +75,9 @@ def _list(meta: dict, key: str) -> list[str]:
 
 
 class CorpusSnapshot:
-    def __init__(self, entries: Sequence[DocEntry], tokenizer: Tokenizer, dimension: int, signature: str = "") -> None:
+    def __init__(
+        self, entries: Sequence[DocEntry], tokenizer: Tokenizer, dimension: int, signature: str = ""
+    ) -> None:
         self.entries = list(entries)
         self.signature = signature
         self.tokenizer = tokenizer
@@ -95,9 +97,13 @@ class CorpusSnapshot:
         )
         self.has_chunks = counts > 0
         self.text_index = BM25Index.from_tokens({"text": [e.text_tokens for e in self.entries]}, tokenizer)
-        self.summary_index = BM25Index.from_tokens({"summary": [e.summary_tokens for e in self.entries]}, tokenizer)
+        self.summary_index = BM25Index.from_tokens(
+            {"summary": [e.summary_tokens for e in self.entries]}, tokenizer
+        )
         metas = [d.metadata or {} for d in self.documents]
-        self.project = _codes([m.get("project") if d.type == "JIRA" else None for d, m in zip(self.documents, metas)])
+        self.project = _codes(
+            [m.get("project") if d.type == "JIRA" else None for d, m in zip(self.documents, metas)]
+        )
         self.reporter = _codes([m.get("reporter") for m in metas])
         self.assignee = _codes([m.get("assignee") for m in metas])
         self.created = np.asarray([_timestamp(m.get("created")) for m in metas], dtype=np.float64)
@@ -121,7 +127,9 @@ class CorpusSnapshot:
         rows = np.repeat(self.chunk_start[docs] - offsets, counts) + np.arange(int(counts.sum()))
         return rows, offsets
 
-    def similarities(self, docs: np.ndarray, query_vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def similarities(
+        self, docs: np.ndarray, query_vector: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For ``docs``: the best chunk cosine, the first chunk's cosine, and the per-chunk
         cosines (rows as ``chunk_rows``). Only these documents' vectors are read."""
         rows, offsets = self.chunk_rows(docs)
@@ -187,9 +195,16 @@ class SnapshotLoader:
         for start in range(0, len(todo), _BATCH):
             fresh.update(self._read(todo[start : start + _BATCH]))
         by_id = {e.document.id: e for e in entries} | fresh
-        snapshot = CorpusSnapshot([by_id[i] for i in ids if i in by_id], self.tokenizer, self.dimension, signature)
-        log.info("retrieval snapshot: %d documents (%d re-read), %d chunks in %.1f s", snapshot.n, len(todo),
-                 len(snapshot.vectors), time.perf_counter() - started)
+        snapshot = CorpusSnapshot(
+            [by_id[i] for i in ids if i in by_id], self.tokenizer, self.dimension, signature
+        )
+        log.info(
+            "retrieval snapshot: %d documents (%d re-read), %d chunks in %.1f s",
+            snapshot.n,
+            len(todo),
+            len(snapshot.vectors),
+            time.perf_counter() - started,
+        )
         return snapshot
 
     def _read(self, ids: Sequence[str]) -> dict[str, DocEntry]:

@@ -35,8 +35,13 @@ class Toolbox:
     fixed pool instead keeps per-thread store connections (SQLite) from piling up in a server.
     """
 
-    def __init__(self, store: GraphStore, search: HybridSearch,
-                 project_keys: Callable[[], Iterable[str]] | None = None, workers: int = 4) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        search: HybridSearch,
+        project_keys: Callable[[], Iterable[str]] | None = None,
+        workers: int = 4,
+    ) -> None:
         self.rag_search = RAGSearch(search)
         self.graph_query = GraphQuery(store, project_keys)
         self.fetch_neighbors = FetchNeighbors(store)
@@ -45,7 +50,10 @@ class Toolbox:
 
     def bind(self, scope: Scope) -> list[Tool]:
         """The four tools as Haystack tools, bound to ``scope``."""
-        tools = [t.as_tool(scope) for t in (self.rag_search, self.graph_query, self.fetch_neighbors, self.filter_docs)]
+        tools = [
+            t.as_tool(scope)
+            for t in (self.rag_search, self.graph_query, self.fetch_neighbors, self.filter_docs)
+        ]
         return [replace(t, function=self._on_pool(t.function)) for t in tools]
 
     def _on_pool(self, function: Callable[..., Any] | None) -> Callable[..., Any]:

@@ -61,9 +61,15 @@ class FetchNeighbors:
         k = max(1, min(int(limit or self.limit), MAX_LIMIT))
         seeds = self._seeds(scope, document_ids)
         neighbors = (
-            self.store.neighbors([s.id for s in seeds], direction, kinds=list(kinds) if kinds else None,
-                                 types=scope.allowed_types, limit=k)
-            if seeds else []
+            self.store.neighbors(
+                [s.id for s in seeds],
+                direction,
+                kinds=list(kinds) if kinds else None,
+                types=scope.allowed_types,
+                limit=k,
+            )
+            if seeds
+            else []
         )
         titles = {s.id: s.document.title for s in seeds}
         grouped: dict[str, list[Neighbor]] = {}
@@ -100,15 +106,21 @@ class FetchNeighbors:
 
     def as_tool(self, scope: Scope) -> Tool:
         def fetch_neighbors(
-            document_ids: Annotated[list[str] | None, "Ids of documents to expand, e.g. jira:FLUID-5327; "
-                                    "default: the documents found so far."] = None,
+            document_ids: Annotated[
+                list[str] | None,
+                "Ids of documents to expand, e.g. jira:FLUID-5327; default: the documents found so far.",
+            ] = None,
             kinds: Annotated[list[str] | None, "Only these edge kinds, e.g. jira-issuelink."] = None,
-            direction: Annotated[Literal["both", "out", "in"], "out: what they reference; in: what "
-                                 "references them; both (default)."] = "both",
+            direction: Annotated[
+                Literal["both", "out", "in"],
+                "out: what they reference; in: what references them; both (default).",
+            ] = "both",
             limit: Annotated[int, "Maximum number of neighbours (1-40)."] = self.limit,
         ) -> str:
             docs = self.run(scope, document_ids, kinds, direction, limit)
-            return render_documents(scope, docs, "FetchNeighbors results (selected documents and their neighbours)")
+            return render_documents(
+                scope, docs, "FetchNeighbors results (selected documents and their neighbours)"
+            )
 
         return create_tool_from_function(fetch_neighbors, name=NAME, description=DESCRIPTION)
 

@@ -9,7 +9,6 @@ are lower-cased and lightly stemmed (commits → commit, linked → link).
 from __future__ import annotations
 
 import functools
-
 import re
 from typing import Annotated, Any
 
@@ -23,7 +22,23 @@ from devkb.agent.tools.rendering import render_documents
 NAME = "FilterDocs"
 MAX_KEEP = 20
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
-EXTRA_STOPWORDS = frozenset(["did", "does", "doing", "done", "say", "says", "said", "about", "please", "know", "also", "other", "else"])
+EXTRA_STOPWORDS = frozenset(
+    [
+        "did",
+        "does",
+        "doing",
+        "done",
+        "say",
+        "says",
+        "said",
+        "about",
+        "please",
+        "know",
+        "also",
+        "other",
+        "else",
+    ]
+)
 
 DESCRIPTION = (
     "Keep only the documents found so far that share keywords with the question, best first. "
@@ -57,8 +72,11 @@ def keywords(text: str) -> set[str]:
 
 # words people use for a kind of document ("which commits", "the handbook page", "a PR")
 DESCRIPTORS = {
-    "issue": "jira issue ticket", "pull": "github pull request pr merge", "commit": "github commit change",
-    "file": "github file documentation doc docs", "page": "confluence page wiki handbook",
+    "issue": "jira issue ticket",
+    "pull": "github pull request pr merge",
+    "commit": "github commit change",
+    "file": "github file documentation doc docs",
+    "page": "confluence page wiki handbook",
     "gh-issue": "github issue",
 }
 

@@ -43,11 +43,24 @@ DESCRIPTION = (
 
 # Tool argument → store filter field. Every value must be a member of FIND_FIELDS.
 ARGUMENT_FIELDS: dict[str, str] = {
-    "key": "key", "project": "project", "issue_type": "issue_type", "status": "status",
-    "priority": "priority", "resolution": "resolution", "assignee": "assignee", "reporter": "reporter",
-    "component": "component", "fix_version": "fix_version", "label": "label",
-    "repository": "repository", "path": "path", "kind": "kind", "number": "number", "sha": "sha",
-    "author": "author", "space": "space",
+    "key": "key",
+    "project": "project",
+    "issue_type": "issue_type",
+    "status": "status",
+    "priority": "priority",
+    "resolution": "resolution",
+    "assignee": "assignee",
+    "reporter": "reporter",
+    "component": "component",
+    "fix_version": "fix_version",
+    "label": "label",
+    "repository": "repository",
+    "path": "path",
+    "kind": "kind",
+    "number": "number",
+    "sha": "sha",
+    "author": "author",
+    "space": "space",
 }
 assert set(ARGUMENT_FIELDS.values()) <= set(FIND_FIELDS)
 
@@ -55,8 +68,9 @@ assert set(ARGUMENT_FIELDS.values()) <= set(FIND_FIELDS)
 class GraphQuery:
     name = NAME
 
-    def __init__(self, store: GraphStore, project_keys: Callable[[], Iterable[str]] | None = None,
-                 limit: int = 10) -> None:
+    def __init__(
+        self, store: GraphStore, project_keys: Callable[[], Iterable[str]] | None = None, limit: int = 10
+    ) -> None:
         self.store = store
         self.project_keys = project_keys or (lambda: ())
         self.limit = limit
@@ -113,11 +127,17 @@ class GraphQuery:
     def as_tool(self, scope: Scope) -> Tool:
         def graph_query(
             question: Annotated[str, "The user's question; identifiers in it are looked up exactly."] = "",
-            key: Annotated[str | None, "Jira issue key(s), e.g. FLUID-5327; comma-separated for several."] = None,
+            key: Annotated[
+                str | None, "Jira issue key(s), e.g. FLUID-5327; comma-separated for several."
+            ] = None,
             project: Annotated[str | None, "Jira project key, e.g. FLUID."] = None,
-            issue_type: Annotated[str | None, "Jira issue type: Bug, Task, Improvement, New Feature, ..."] = None,
+            issue_type: Annotated[
+                str | None, "Jira issue type: Bug, Task, Improvement, New Feature, ..."
+            ] = None,
             status: Annotated[str | None, "Jira status: Open, Closed, Resolved, In Progress, ..."] = None,
-            priority: Annotated[str | None, "Jira priority: Blocker, Critical, Major, Minor, Trivial."] = None,
+            priority: Annotated[
+                str | None, "Jira priority: Blocker, Critical, Major, Minor, Trivial."
+            ] = None,
             resolution: Annotated[str | None, "Jira resolution: Fixed, Won't Fix, Duplicate, ..."] = None,
             assignee: Annotated[str | None, "Assignee's display name."] = None,
             reporter: Annotated[str | None, "Reporter's display name."] = None,
@@ -126,23 +146,45 @@ class GraphQuery:
             label: Annotated[str | None, "Jira label."] = None,
             repository: Annotated[str | None, "GitHub repository as owner/name."] = None,
             path: Annotated[str | None, "File path inside a repository."] = None,
-            kind: Annotated[Literal["file", "pull", "commit", "issue"] | None, "GitHub document kind."] = None,
+            kind: Annotated[
+                Literal["file", "pull", "commit", "issue"] | None, "GitHub document kind."
+            ] = None,
             number: Annotated[int | None, "Pull request number."] = None,
             sha: Annotated[str | None, "Full 40-character commit SHA."] = None,
             author: Annotated[str | None, "Commit or pull request author."] = None,
             space: Annotated[str | None, "Confluence space key."] = None,
             title: Annotated[str | None, "Text the document title contains."] = None,
-            updated_from: Annotated[str | None, "Only documents updated on or after this date (YYYY-MM-DD)."] = None,
-            updated_to: Annotated[str | None, "Only documents updated on or before this date (YYYY-MM-DD)."] = None,
+            updated_from: Annotated[
+                str | None, "Only documents updated on or after this date (YYYY-MM-DD)."
+            ] = None,
+            updated_to: Annotated[
+                str | None, "Only documents updated on or before this date (YYYY-MM-DD)."
+            ] = None,
             document_ids: Annotated[list[str] | None, "Fetch these document ids (e.g. jira:FLUID-1)."] = None,
             limit: Annotated[int, "Maximum number of documents (1-25)."] = self.limit,
         ) -> str:
             fields = {
-                "key": key, "project": project, "issue_type": issue_type, "status": status,
-                "priority": priority, "resolution": resolution, "assignee": assignee, "reporter": reporter,
-                "component": component, "fix_version": fix_version, "label": label, "repository": repository,
-                "path": path, "kind": kind, "number": number, "sha": sha, "author": author, "space": space,
-                "title": title, "updated_from": updated_from, "updated_to": updated_to,
+                "key": key,
+                "project": project,
+                "issue_type": issue_type,
+                "status": status,
+                "priority": priority,
+                "resolution": resolution,
+                "assignee": assignee,
+                "reporter": reporter,
+                "component": component,
+                "fix_version": fix_version,
+                "label": label,
+                "repository": repository,
+                "path": path,
+                "kind": kind,
+                "number": number,
+                "sha": sha,
+                "author": author,
+                "space": space,
+                "title": title,
+                "updated_from": updated_from,
+                "updated_to": updated_to,
             }
             docs = self.run(scope, question, fields, document_ids, limit)
             return render_documents(scope, docs, "GraphQuery results")
@@ -162,17 +204,25 @@ def _explicit_lookup(fields: Mapping[str, Any]) -> Lookup | None:
             value = _value(name, raw)
             if not _DATE.match(value):
                 raise InvalidQueryError(f"{name} must be a date like 2014-05-20, not {value!r}")
-            updated_from, updated_to = (value, updated_to) if name == "updated_from" else (updated_from, value)
+            updated_from, updated_to = (
+                (value, updated_to) if name == "updated_from" else (updated_from, value)
+            )
         elif name in ARGUMENT_FIELDS:
-            values = raw if isinstance(raw, (list, tuple)) else str(raw).split(",") if name == "key" else [raw]
+            values = (
+                raw if isinstance(raw, (list, tuple)) else str(raw).split(",") if name == "key" else [raw]
+            )
             cleaned = tuple(dict.fromkeys(_value(name, v) for v in values if str(v).strip()))
             if cleaned:
-                filters[ARGUMENT_FIELDS[name]] = tuple(v.upper() for v in cleaned) if name == "key" else cleaned
+                filters[ARGUMENT_FIELDS[name]] = (
+                    tuple(v.upper() for v in cleaned) if name == "key" else cleaned
+                )
         else:
             raise InvalidQueryError(f"GraphQuery has no field {name!r}")
     if not filters and not title and not updated_from and not updated_to:
         return None
-    return Lookup(filters, title_contains=title, updated_from=updated_from, updated_to=updated_to, label="fields")
+    return Lookup(
+        filters, title_contains=title, updated_from=updated_from, updated_to=updated_to, label="fields"
+    )
 
 
 def _value(name: str, raw: Any) -> str:

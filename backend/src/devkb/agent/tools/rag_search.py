@@ -37,7 +37,9 @@ class RAGSearch:
         self.top_k = top_k
         self.chunks_per_document = chunks_per_document
 
-    def run(self, scope: Scope, query: str, top_k: int | None = None, anchor: str | None = None) -> list[EvidenceDoc]:
+    def run(
+        self, scope: Scope, query: str, top_k: int | None = None, anchor: str | None = None
+    ) -> list[EvidenceDoc]:
         query = " ".join(query.split())
         if not query:
             raise InvalidQueryError("RAGSearch needs a non-empty query")
@@ -45,8 +47,9 @@ class RAGSearch:
         k = max(1, min(int(top_k or self.top_k), MAX_TOP_K))
         # anchor: the document the question is about; RelatedSearch (agent/retrieval) ranks by it
         extra = {"anchor": anchor.strip()} if anchor and anchor.strip() else {}
-        hits = self.search.search(query, top_k=k, types=scope.allowed_types,
-                                  chunks_per_document=self.chunks_per_document, **extra)
+        hits = self.search.search(
+            query, top_k=k, types=scope.allowed_types, chunks_per_document=self.chunks_per_document, **extra
+        )
         docs = [
             EvidenceDoc(h.document, tuple(c.chunk.content for c in h.chunks), h.score, NAME)
             for h in hits
@@ -60,8 +63,11 @@ class RAGSearch:
         def rag_search(
             query: Annotated[str, "What to search for, in natural language or keywords."],
             top_k: Annotated[int, "How many documents to return (1-20)."] = self.top_k,
-            anchor: Annotated[str | None, "Optional id of the document the question is about (e.g. jira:FLUID-123): "
-                              "documents related to it rank first and it is left out."] = None,
+            anchor: Annotated[
+                str | None,
+                "Optional id of the document the question is about (e.g. jira:FLUID-123): "
+                "documents related to it rank first and it is left out.",
+            ] = None,
         ) -> str:
             return render_documents(scope, self.run(scope, query, top_k, anchor), "RAGSearch results")
 

@@ -33,8 +33,12 @@ def render_document(scope: Scope, doc: EvidenceDoc) -> str:
     b = scope.boundary
     n = scope.number(doc.id)
     d = doc.document
-    head = [f'<document n="{n}" boundary="{b}">', f"id: {d.id}", f"type: {d.type.value.lower()}",
-            f"title: {_clean(d.title, b)}"]
+    head = [
+        f'<document n="{n}" boundary="{b}">',
+        f"id: {d.id}",
+        f"type: {d.type.value.lower()}",
+        f"title: {_clean(d.title, b)}",
+    ]
     if d.url:
         head.append(f"url: {d.url}")
     if doc.relation:

@@ -72,17 +72,22 @@ def to_response(answer: Answer, session_id: str) -> AskResponse:
 
 def remember(memory: ChatMemory, session_id: str, question: str, out: AskResponse) -> None:
     memory.append(session_id, StoredMessage("user", question, now_iso()))
-    memory.append(session_id, StoredMessage("assistant", out.answer, now_iso(),
-                                            tuple(s.model_dump() for s in out.sources)))
+    memory.append(
+        session_id,
+        StoredMessage("assistant", out.answer, now_iso(), tuple(s.model_dump() for s in out.sources)),
+    )
 
 
 def sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
-@router.post("/ask", response_model=AskResponse, operation_id="ask", responses={422: {"model": ErrorResponse}})
-def ask(body: AskRequest, service: AskDep, settings: SettingsDep, memory: MemoryDep,
-        session_id: SessionDep) -> AskResponse:
+@router.post(
+    "/ask", response_model=AskResponse, operation_id="ask", responses={422: {"model": ErrorResponse}}
+)
+def ask(
+    body: AskRequest, service: AskDep, settings: SettingsDep, memory: MemoryDep, session_id: SessionDep
+) -> AskResponse:
     """Answer a question from the knowledge base, citing its sources."""
     check_length(body.question, settings.max_question_chars)
     answer = service.ask(body.question, body.source_types(), history=history_of(memory, session_id))
@@ -92,8 +97,9 @@ def ask(body: AskRequest, service: AskDep, settings: SettingsDep, memory: Memory
 
 
 @router.post("/ask/stream", response_class=StreamingResponse, operation_id="askStream", responses=SSE_DOC)
-async def ask_stream(body: AskRequest, service: AskDep, settings: SettingsDep, memory: MemoryDep,
-                     session_id: SessionDep) -> StreamingResponse:
+async def ask_stream(
+    body: AskRequest, service: AskDep, settings: SettingsDep, memory: MemoryDep, session_id: SessionDep
+) -> StreamingResponse:
     """The same answer as ``/ask``, streamed as Server-Sent Events while it is produced."""
     check_length(body.question, settings.max_question_chars)
     history = history_of(memory, session_id)
@@ -127,5 +133,8 @@ async def ask_stream(body: AskRequest, service: AskDep, settings: SettingsDep, m
             yield sse(kind, payload)
         await worker
 
-    return StreamingResponse(events(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        events(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

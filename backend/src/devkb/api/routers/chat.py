@@ -16,8 +16,12 @@ def history(session_id: SessionDep, memory: MemoryDep) -> ChatHistoryResponse:
     return ChatHistoryResponse(
         session_id=session_id,
         messages=[
-            ChatMessageOut(role=m.role, content=m.content, timestamp=m.timestamp,  # type: ignore[arg-type]
-                           sources=[SourceCitation(**s) for s in m.sources])
+            ChatMessageOut(
+                role=m.role,
+                content=m.content,
+                timestamp=m.timestamp,  # type: ignore[arg-type]
+                sources=[SourceCitation(**s) for s in m.sources],
+            )
             for m in memory.history(session_id)
         ],
     )

@@ -9,7 +9,12 @@ from devkb.store.models import Document
 
 def document_out(d: Document) -> schemas.DocumentOut:
     return schemas.DocumentOut(
-        id=d.id, type=d.type.value, title=d.title, url=d.url, updated_at=d.updated_at, metadata=d.metadata,
+        id=d.id,
+        type=d.type.value,
+        title=d.title,
+        url=d.url,
+        updated_at=d.updated_at,
+        metadata=d.metadata,
         source=d.source,
     )
 

@@ -13,8 +13,12 @@ from devkb.api.schemas import ChunkOut, DocumentDetail, ErrorResponse, NeighborO
 router = APIRouter(prefix="/documents", tags=["documents"])
 
 
-@router.get("/{document_id:path}/neighbors", response_model=list[NeighborOut], operation_id="documentNeighbors",
-            responses={404: {"model": ErrorResponse}})
+@router.get(
+    "/{document_id:path}/neighbors",
+    response_model=list[NeighborOut],
+    operation_id="documentNeighbors",
+    responses={404: {"model": ErrorResponse}},
+)
 def neighbors(
     document_id: str,
     store: StoreDep,
@@ -25,13 +29,19 @@ def neighbors(
     if not store.get_documents([document_id]):
         raise HTTPException(404, f"no document with id {document_id!r}")
     return [
-        NeighborOut(document=document_out(n.document), kind=n.kind, evidence=n.evidence, direction=n.direction)  # type: ignore[arg-type]
+        NeighborOut(
+            document=document_out(n.document), kind=n.kind, evidence=n.evidence, direction=n.direction
+        )  # type: ignore[arg-type]
         for n in store.neighbors([document_id], "both", kinds=kinds or None, limit=limit)
     ]
 
 
-@router.get("/{document_id:path}", response_model=DocumentDetail, operation_id="getDocument",
-            responses={404: {"model": ErrorResponse}})
+@router.get(
+    "/{document_id:path}",
+    response_model=DocumentDetail,
+    operation_id="getDocument",
+    responses={404: {"model": ErrorResponse}},
+)
 def get_document(document_id: str, store: StoreDep) -> DocumentDetail:
     """A document's metadata and its chunks."""
     found = store.get_document(document_id)
@@ -39,5 +49,8 @@ def get_document(document_id: str, store: StoreDep) -> DocumentDetail:
         raise HTTPException(404, f"no document with id {document_id!r}")
     return DocumentDetail(
         document=document_out(found.document),
-        chunks=[ChunkOut(id=c.id, chunk_index=c.chunk_index, section=c.section, content=c.content) for c in found.chunks],
+        chunks=[
+            ChunkOut(id=c.id, chunk_index=c.chunk_index, section=c.section, content=c.content)
+            for c in found.chunks
+        ],
     )

@@ -16,18 +16,29 @@ MAX_NODES = 2000
 
 def graph_out(page: GraphPage) -> GraphResponse:
     return GraphResponse(
-        nodes=[GraphNode(id=d.id, type=d.type.value, title=d.title, url=d.url, metadata=d.metadata) for d in page.nodes],
-        edges=[GraphEdge(source=e.from_id, target=e.to_id, kind=e.kind, evidence=e.evidence) for e in page.edges],
+        nodes=[
+            GraphNode(id=d.id, type=d.type.value, title=d.title, url=d.url, metadata=d.metadata)
+            for d in page.nodes
+        ],
+        edges=[
+            GraphEdge(source=e.from_id, target=e.to_id, kind=e.kind, evidence=e.evidence) for e in page.edges
+        ],
     )
 
 
-@router.get("", response_model=GraphResponse, operation_id="getGraph", responses={422: {"model": ErrorResponse}})
+@router.get(
+    "", response_model=GraphResponse, operation_id="getGraph", responses={422: {"model": ErrorResponse}}
+)
 def get_graph(
     store: StoreDep,
     limit: Annotated[int, Query(ge=1, le=MAX_NODES, description=f"Maximum nodes (1–{MAX_NODES}).")] = 300,
-    types: Annotated[list[SourceParam] | None, Query(max_length=3, description="jira, confluence, github")] = None,
+    types: Annotated[
+        list[SourceParam] | None, Query(max_length=3, description="jira, confluence, github")
+    ] = None,
     kinds: Annotated[list[str] | None, Query(max_length=50)] = None,
-    around: Annotated[list[str] | None, Query(max_length=200, description="Centre on these document ids.")] = None,
+    around: Annotated[
+        list[str] | None, Query(max_length=200, description="Centre on these document ids.")
+    ] = None,
 ) -> GraphResponse:
     """The best-connected documents (or those around given ids) with the edges among them."""
     try:

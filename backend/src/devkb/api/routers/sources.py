@@ -51,8 +51,14 @@ def list_sources(container: ContainerDep, store: StoreDep, runs: RunsDep) -> lis
     return out
 
 
-@router.post("/{name}/sync", response_model=SyncStarted, status_code=202, operation_id="syncSource",
-             responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}, dependencies=[AdminDep])
+@router.post(
+    "/{name}/sync",
+    response_model=SyncStarted,
+    status_code=202,
+    operation_id="syncSource",
+    responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}},
+    dependencies=[AdminDep],
+)
 def sync_source(name: str, runs: RunsDep, request: Request, full: bool = False) -> SyncStarted:
     """Start a sync of one source (an admin action); 409 if one is already running."""
     if name not in runs.loaders:
@@ -64,8 +70,12 @@ def sync_source(name: str, runs: RunsDep, request: Request, full: bool = False) 
     return SyncStarted(run_id=status.id, source=name, status_url=f"/sources/{name}/runs/{status.id}")
 
 
-@router.get("/{name}/runs/{run_id}", response_model=RunOut, operation_id="getRun",
-            responses={404: {"model": ErrorResponse}})
+@router.get(
+    "/{name}/runs/{run_id}",
+    response_model=RunOut,
+    operation_id="getRun",
+    responses={404: {"model": ErrorResponse}},
+)
 def get_run(name: str, run_id: str, runs: RunsDep) -> RunOut:
     """Progress of one run: phase, items done/total, errors."""
     run = runs.get_run(name, run_id)

@@ -24,8 +24,9 @@ class KindAwareSplitter:
     """Each output chunk carries ``meta``: ``document_id``, ``chunk_index``, ``section``; its content
     starts with the document title (and section) so a chunk read alone still says what it is."""
 
-    def __init__(self, chunk_size: int = 1000, chunk_overlap: int = 100,
-                 segmenters: dict[str, Segmenter] | None = None) -> None:
+    def __init__(
+        self, chunk_size: int = 1000, chunk_overlap: int = 100, segmenters: dict[str, Segmenter] | None = None
+    ) -> None:
         self.packer = SectionPacker(chunk_size, chunk_overlap)
         self.segmenters = segmenters or {}
 
@@ -38,7 +39,9 @@ class KindAwareSplitter:
             pieces = self.packer.pack(segment(doc))
             title = str(doc.meta.get("title", ""))
             for i, piece in enumerate(pieces):
-                header = title if not piece.section or piece.section == title else f"{title} — {piece.section}"
+                header = (
+                    title if not piece.section or piece.section == title else f"{title} — {piece.section}"
+                )
                 text = piece.text if piece.text.startswith(title) else f"{header}\n{piece.text}"
                 out.append(
                     SharedDocument(

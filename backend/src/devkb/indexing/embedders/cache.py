@@ -16,7 +16,9 @@ from devkb.indexing.embedders.base import TextEmbedder
 
 
 class CachingEmbedder:
-    def __init__(self, inner: TextEmbedder, path: Path | None = None, max_memory_items: int = 500_000) -> None:
+    def __init__(
+        self, inner: TextEmbedder, path: Path | None = None, max_memory_items: int = 500_000
+    ) -> None:
         self.inner = inner
         self.model_name = inner.model_name
         self.dimension = inner.dimension
@@ -30,7 +32,9 @@ class CachingEmbedder:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+            )
 
     def _key(self, text: str) -> str:
         return hashlib.sha256(f"{self.model_name}\x00{text}".encode()).hexdigest()

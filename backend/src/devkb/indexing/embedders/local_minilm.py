@@ -47,7 +47,10 @@ class LocalMiniLMEmbedder:
         self.warm_up()
         assert self._model is not None
         vectors = self._model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)

@@ -169,8 +169,9 @@ def _export_fp32(model_dir: Path, path: Path) -> None:
 
         def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
             # single-segment inputs: token_type_ids are all 0, as sentence-transformers passes them
-            out = self.model(input_ids=input_ids, attention_mask=attention_mask,
-                             token_type_ids=torch.zeros_like(input_ids))
+            out = self.model(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=torch.zeros_like(input_ids)
+            )
             return out.last_hidden_state
 
     ids = torch.tensor([[101, 7592, 2088, 102, 0, 0], [101, 2023, 2003, 1037, 3231, 102]], dtype=torch.long)
@@ -179,10 +180,15 @@ def _export_fp32(model_dir: Path, path: Path) -> None:
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # legacy-exporter deprecation + tracer warnings (shapes are dynamic)
         torch.onnx.export(
-            _LastHiddenState(bert), (ids, mask), str(path),
-            input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"],
+            _LastHiddenState(bert),
+            (ids, mask),
+            str(path),
+            input_names=["input_ids", "attention_mask"],
+            output_names=["last_hidden_state"],
             dynamic_axes={"input_ids": axes, "attention_mask": axes, "last_hidden_state": axes},
-            opset_version=17, do_constant_folding=True, dynamo=False,
+            opset_version=17,
+            do_constant_folding=True,
+            dynamo=False,
         )
 
 
@@ -197,17 +203,23 @@ def _quantize_int8(src: Path, dst: Path) -> None:
     level = root.level
     root.setLevel(logging.ERROR)  # "consider pre-processing" warning
     try:
-        quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
-                         op_types_to_quantize=["MatMul"])
+        quantize_dynamic(
+            str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+        )
     finally:
         root.setLevel(level)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m devkb.indexing.embedders.onnx_export",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, required=True,
-                        help="cache dir (export goes to OUT/all-MiniLM-L6-v2-onnx/<key>/) unless --flat")
+    parser = argparse.ArgumentParser(
+        prog="python -m devkb.indexing.embedders.onnx_export", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="cache dir (export goes to OUT/all-MiniLM-L6-v2-onnx/<key>/) unless --flat",
+    )
     parser.add_argument("--flat", action="store_true", help="write the files directly into OUT")
     parser.add_argument("--model-dir", type=Path, default=None, help="source model (default: bundled)")
     args = parser.parse_args(argv)
@@ -218,8 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         where = ensure_export(args.out, model_dir=args.model_dir)
     sizes = {p.name: p.stat().st_size for p in sorted(where.iterdir())}
-    print(f"ONNX export in {where} ({time.perf_counter() - t:.1f} s): "
-          + ", ".join(f"{n} {s / 1e6:.1f} MB" for n, s in sizes.items()))
+    print(
+        f"ONNX export in {where} ({time.perf_counter() - t:.1f} s): "
+        + ", ".join(f"{n} {s / 1e6:.1f} MB" for n, s in sizes.items())
+    )
     return 0
 
 

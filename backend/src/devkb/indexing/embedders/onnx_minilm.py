@@ -108,7 +108,9 @@ class OnnxMiniLMEmbedder:
             model_file = export_dir / (INT8_FILE if self.precision == "int8" else FP32_FILE)
             sessions: queue.SimpleQueue = queue.SimpleQueue()
             for _ in range(self.workers):
-                sessions.put(ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"]))
+                sessions.put(
+                    ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+                )
             if self.workers > 1:
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="onnx-embed")
             self._tokenizer, self.export_dir, self._sessions = tokenizer, export_dir, sessions
@@ -133,12 +135,14 @@ class OnnxMiniLMEmbedder:
                 mask[row, : lengths[i]] = 1
             session = self._sessions.get()
             try:
-                (hidden,) = session.run(["last_hidden_state"], {"input_ids": input_ids, "attention_mask": mask})
+                (hidden,) = session.run(
+                    ["last_hidden_state"], {"input_ids": input_ids, "attention_mask": mask}
+                )
             finally:
                 self._sessions.put(session)
             out[batch] = _mean_pool_normalise(hidden, mask)  # distinct rows per batch: no lock needed
 
-        batches = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         if self._pool is None or len(batches) == 1:
             for batch in batches:
                 run(batch)

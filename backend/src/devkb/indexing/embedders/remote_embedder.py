@@ -11,8 +11,14 @@ from typing import Any
 import numpy as np
 from haystack import Document as HsDocument
 
-KNOWN_DIMENSIONS = {"nomic-embed-text": 768, "mxbai-embed-large": 1024, "all-minilm": 384,
-                    "text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
+KNOWN_DIMENSIONS = {
+    "nomic-embed-text": 768,
+    "mxbai-embed-large": 1024,
+    "all-minilm": 384,
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
 
 
 class HaystackDocumentEmbedder:
@@ -58,7 +64,9 @@ class HaystackDocumentEmbedder:
 def ollama_embedder(url: str, model: str) -> HaystackDocumentEmbedder:
     from haystack_integrations.components.embedders.ollama import OllamaDocumentEmbedder
 
-    return HaystackDocumentEmbedder(f"ollama/{model}", OllamaDocumentEmbedder(model=model, url=url, progress_bar=False))
+    return HaystackDocumentEmbedder(
+        f"ollama/{model}", OllamaDocumentEmbedder(model=model, url=url, progress_bar=False)
+    )
 
 
 def openai_embedder(api_key: Any, model: str, base_url: str | None = None) -> HaystackDocumentEmbedder:
@@ -66,7 +74,10 @@ def openai_embedder(api_key: Any, model: str, base_url: str | None = None) -> Ha
     from haystack.utils import Secret
 
     component = OpenAIDocumentEmbedder(
-        api_key=Secret.from_token(api_key.get_secret_value()), model=model, api_base_url=base_url,
-        progress_bar=False, raise_on_failure=True,
+        api_key=Secret.from_token(api_key.get_secret_value()),
+        model=model,
+        api_base_url=base_url,
+        progress_bar=False,
+        raise_on_failure=True,
     )
     return HaystackDocumentEmbedder(f"openai/{model}", component)

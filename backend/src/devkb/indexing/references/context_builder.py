@@ -75,8 +75,9 @@ class LinkContextBuilder:
             repo, kind, rest = (doc_id.split(":", 3)[1:] + ["", ""])[:3]
             if kind == "file":
                 ctx.repo_files.setdefault(repo, set()).add(rest)
-        for commit in self.store.find_documents(types=[SourceType.GITHUB], filters={"kind": "commit"},
-                                                limit=10_000_000):
+        for commit in self.store.find_documents(
+            types=[SourceType.GITHUB], filters={"kind": "commit"}, limit=10_000_000
+        ):
             repo = commit.metadata.get("repository")
             for pair in commit.metadata.get("renames") or []:
                 if repo and len(pair) == 2:

@@ -75,8 +75,14 @@ class ReferenceExtractor:
                 if source_type in rule.applies_to:
                     fields |= rule.uses
             else:
-                fields |= {"project_keys", "jira_urls", "github_repos", "confluence_titles",
-                           "confluence_urls", "doc_sites"}
+                fields |= {
+                    "project_keys",
+                    "jira_urls",
+                    "github_repos",
+                    "confluence_titles",
+                    "confluence_urls",
+                    "doc_sites",
+                }
         return context_signature(ctx, fields)
 
     def extract(self, doc: SourceDocument, ctx: LinkContext) -> list[Reference]:

@@ -15,7 +15,6 @@ from haystack.components.preprocessors import RecursiveDocumentSplitter
 
 from devkb.indexing.splitting.sections import Section
 
-
 # Haystack warns when an overlap repeats the previous chunk's tail; that is expected for short tails.
 logging.getLogger("haystack.components.preprocessors.recursive_splitter").setLevel(logging.ERROR)
 

@@ -22,6 +22,7 @@ from devkb.sources.http_retry import TRANSIENT_STATUS, RetryReporting
 
 log = logging.getLogger(__name__)
 
+
 class ReportingGithubRetry(RetryReporting, GithubRetry):
     """``GithubRetry`` (primary and secondary rate limits) that also retries 429 and 5xx and
     reports each retry."""

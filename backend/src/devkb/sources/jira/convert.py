@@ -7,7 +7,7 @@ environment, links and comments, each under a heading so chunks can cite their s
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from devkb.sources.base import SourceDocument
@@ -41,7 +41,7 @@ def parse_jira_time(value: str | None) -> datetime | None:
 
 def to_utc_iso(value: str | None) -> str:
     t = parse_jira_time(value)
-    return "" if t is None else t.astimezone(timezone.utc).isoformat(timespec="seconds")
+    return "" if t is None else t.astimezone(UTC).isoformat(timespec="seconds")
 
 
 def _name(obj: Any, attr: str = "name") -> str | None:
@@ -114,7 +114,13 @@ def issue_to_document(issue: dict[str, Any], browse_base: str, source: str = "ji
             other = link["outwardIssue"]
             phrase = ltype.get("outward") or ltype.get("name") or "relates to"
             references.append(
-                Reference(doc_id, jira_doc_id(other["key"]), "jira-issuelink", f"{key} {phrase} {other['key']}", doc_id)
+                Reference(
+                    doc_id,
+                    jira_doc_id(other["key"]),
+                    "jira-issuelink",
+                    f"{key} {phrase} {other['key']}",
+                    doc_id,
+                )
             )
         elif "inwardIssue" in link:
             other = link["inwardIssue"]

@@ -6,7 +6,7 @@ import logging
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from atlassian import Jira
@@ -82,7 +82,7 @@ class JiraLoader:
 
     @staticmethod
     def _jql_time(cursor: str) -> str:
-        t = datetime.fromisoformat(cursor).astimezone(timezone.utc) - timedelta(minutes=1)
+        t = datetime.fromisoformat(cursor).astimezone(UTC) - timedelta(minutes=1)
         return t.strftime("%Y-%m-%d %H:%M")
 
     def _search(self, jql: str, start: int, fields: str) -> dict[str, Any]:
@@ -119,14 +119,18 @@ class JiraLoader:
             if not issues:
                 break
             cursor = self._note(issues, seen, cursor)
-            docs = [issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues]
+            docs = [
+                issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues
+            ]
             yield LoadBatch(documents=docs, cursor=cursor, total=page.get("total"))
             start += len(issues)
             if start >= int(page.get("total") or 0):
                 break
         for _ in range(VERIFY_PASSES):
             listed = self._list(jql, "key,updated")
-            missed = sorted((k for k, updated in listed.items() if seen.get(k, "") != updated), key=_key_order)
+            missed = sorted(
+                (k for k, updated in listed.items() if seen.get(k, "") != updated), key=_key_order
+            )
             if not missed:
                 if since is None:
                     self._listed = {jira_doc_id(k) for k in listed}
@@ -134,7 +138,9 @@ class JiraLoader:
             log.info("%s: %d issues changed while paging; fetching them", self.name, len(missed))
             issues = self._issues_by_key(missed)
             cursor = self._note(issues, seen, cursor)
-            docs = [issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues]
+            docs = [
+                issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues
+            ]
             yield LoadBatch(documents=docs, cursor=cursor, total=None)
 
     @staticmethod
@@ -145,7 +151,7 @@ class JiraLoader:
             seen[i["key"]] = updated
             t = parse_jira_time(updated)
             if t is not None:
-                iso = t.astimezone(timezone.utc).isoformat(timespec="seconds")
+                iso = t.astimezone(UTC).isoformat(timespec="seconds")
                 cursor = iso if cursor is None or iso > cursor else cursor
         return cursor
 
@@ -197,6 +203,7 @@ class JiraLoader:
 
     def project_keys(self) -> list[str]:
         """Project keys visible to the user (learned, never hard-coded)."""
+
         def call() -> list[dict[str, Any]]:
             projects = self.client.projects()
             if not isinstance(projects, list):
@@ -205,4 +212,3 @@ class JiraLoader:
 
         projects = call_with_retry("Jira projects", call, on_retry=self._on_retry)
         return sorted(p["key"] for p in projects if isinstance(p, dict) and p.get("key"))
-

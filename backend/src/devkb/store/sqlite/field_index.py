@@ -72,7 +72,9 @@ def ensure_field_index(conn: sqlite3.Connection) -> bool:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
     if row is not None and row[0] == wanted and _triggers_current(conn):
         return False
-    backfill = _insert_values("d").replace("FROM json_each(d.metadata)", "FROM documents AS d, json_each(d.metadata)")
+    backfill = _insert_values("d").replace(
+        "FROM json_each(d.metadata)", "FROM documents AS d, json_each(d.metadata)"
+    )
     conn.execute("BEGIN IMMEDIATE")
     try:
         for name in TRIGGERS:

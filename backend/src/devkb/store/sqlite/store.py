@@ -109,7 +109,7 @@ class SQLiteGraphStore:
                 pass
 
     class _Tx:
-        def __init__(self, store: "SQLiteGraphStore") -> None:
+        def __init__(self, store: SQLiteGraphStore) -> None:
             self.conn = store._conn()
 
         def __enter__(self) -> sqlite3.Connection:
@@ -118,12 +118,14 @@ class SQLiteGraphStore:
 
         def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
             if exc_type is None:
-                self.conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+                self.conn.execute(
+                    "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+                )
                 self.conn.execute("COMMIT")
             else:
                 self.conn.execute("ROLLBACK")
 
-    def _write(self) -> "SQLiteGraphStore._Tx":
+    def _write(self) -> SQLiteGraphStore._Tx:
         return SQLiteGraphStore._Tx(self)
 
     def _generation(self, conn: sqlite3.Connection) -> int:
@@ -207,7 +209,9 @@ class SQLiteGraphStore:
                             ch.chunk_index,
                             ch.content,
                             ch.section,
-                            None if ch.embedding is None else np.asarray(ch.embedding, dtype=np.float32).tobytes(),
+                            None
+                            if ch.embedding is None
+                            else np.asarray(ch.embedding, dtype=np.float32).tobytes(),
                         )
                         for ch in chunks
                     ],
@@ -217,15 +221,23 @@ class SQLiteGraphStore:
     def _check_owners(owner_set: set[str], references: Sequence[Reference]) -> None:
         for r in references:
             if r.owner_id not in owner_set:
-                raise ValueError(f"reference {r.from_id}->{r.to_id} has owner {r.owner_id!r} not in owner_ids")
+                raise ValueError(
+                    f"reference {r.from_id}->{r.to_id} has owner {r.owner_id!r} not in owner_ids"
+                )
 
     @staticmethod
-    def _replace_references(c: sqlite3.Connection, owners: list[str], references: Sequence[Reference]) -> None:
+    def _replace_references(
+        c: sqlite3.Connection, owners: list[str], references: Sequence[Reference]
+    ) -> None:
         for part in _chunks_of(owners):
             c.execute(f"DELETE FROM refs WHERE owner_id IN ({_marks(len(part))})", part)
         c.executemany(
             "INSERT OR REPLACE INTO refs(from_id, to_id, kind, evidence, owner_id) VALUES (?, ?, ?, ?, ?)",
-            [(r.from_id, r.to_id, r.kind, r.evidence, r.owner_id) for r in references if r.from_id != r.to_id],
+            [
+                (r.from_id, r.to_id, r.kind, r.evidence, r.owner_id)
+                for r in references
+                if r.from_id != r.to_id
+            ],
         )
 
     def write_references(self, owner_ids: Iterable[str], references: Sequence[Reference]) -> None:
@@ -265,7 +277,9 @@ class SQLiteGraphStore:
 
     def get_document(self, document_id: str) -> DocumentWithChunks | None:
         conn = self._conn()
-        row = conn.execute(f"SELECT {self._DOC_COLS} FROM documents d WHERE d.id = ?", (document_id,)).fetchone()
+        row = conn.execute(
+            f"SELECT {self._DOC_COLS} FROM documents d WHERE d.id = ?", (document_id,)
+        ).fetchone()
         if row is None:
             return None
         chunks = [
@@ -331,7 +345,9 @@ class SQLiteGraphStore:
         rowids: list[int] = []
         if document_ids is not None:
             for part in _chunks_of(list(document_ids), _MAX_VARS - len(args)):
-                rowids += [r[0] for r in conn.execute(sql + f" AND id IN ({_marks(len(part))})", args + list(part))]
+                rowids += [
+                    r[0] for r in conn.execute(sql + f" AND id IN ({_marks(len(part))})", args + list(part))
+                ]
         else:
             rowids = [r[0] for r in conn.execute(sql, args)]
         return np.asarray(rowids, dtype=np.int64)
@@ -398,8 +414,11 @@ class SQLiteGraphStore:
             # Unfiltered: rank inside FTS5 alone. The joins below cost two index seeks per
             # matching row — every chunk holding any query word — before the LIMIT applies
             # (-20% at 1M chunks; bm25() in ORDER BY beat FTS5's own `rank` column there).
-            rows = conn.execute("SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
-                                "ORDER BY s LIMIT ?", (match, int(top_k)))
+            rows = conn.execute(
+                "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
+                "ORDER BY s LIMIT ?",
+                (match, int(top_k)),
+            )
             return self._hits(conn, [(r[0], -float(r[1])) for r in rows])
         sql = (
             "SELECT f.rowid, bm25(chunks_fts) AS s FROM chunks_fts f "
@@ -429,7 +448,7 @@ class SQLiteGraphStore:
         types: Sequence[SourceType] | None = None,
         limit: int = 100,
     ) -> list[Neighbor]:
-        ids = list(dict.fromkeys(document_ids))[:_MAX_VARS // 2 - 50]
+        ids = list(dict.fromkeys(document_ids))[: _MAX_VARS // 2 - 50]
         if not ids:
             return []
         conn = self._conn()
@@ -489,7 +508,9 @@ class SQLiteGraphStore:
         for field, value in (filters or {}).items():
             where = FIND_FIELDS.get(field)
             if where is None:
-                raise InvalidQueryError(f"unknown filter field {field!r}; allowed: {', '.join(sorted(FIND_FIELDS))}")
+                raise InvalidQueryError(
+                    f"unknown filter field {field!r}; allowed: {', '.join(sorted(FIND_FIELDS))}"
+                )
             values = [str(v) for v in (value if isinstance(value, (list, tuple, set)) else [value])]
             if not values:
                 continue
@@ -641,4 +662,7 @@ class SQLiteGraphStore:
             c.execute("INSERT OR REPLACE INTO sync_state(source, state) VALUES (?, ?)", (state.source, raw))
 
     def list_sync_states(self) -> list[SyncState]:
-        return [self._state(s, raw) for s, raw in self._conn().execute("SELECT source, state FROM sync_state ORDER BY source")]
+        return [
+            self._state(s, raw)
+            for s, raw in self._conn().execute("SELECT source, state FROM sync_state ORDER BY source")
+        ]

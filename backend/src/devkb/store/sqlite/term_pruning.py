@@ -58,8 +58,11 @@ class TermPruner:
             stems = self._stems(conn, todo)
             for w in todo:
                 stem = stems.get(w)
-                row = (conn.execute("SELECT doc FROM temp.devkb_chunks_vocab WHERE term = ?", (stem,)).fetchone()
-                       if stem else None)
+                row = (
+                    conn.execute("SELECT doc FROM temp.devkb_chunks_vocab WHERE term = ?", (stem,)).fetchone()
+                    if stem
+                    else None
+                )
                 known[w] = int(row[0]) if row else 0
             with self._lock:
                 self._df.update({w: known[w] for w in todo})
@@ -67,13 +70,23 @@ class TermPruner:
 
     @staticmethod
     def _stems(conn: sqlite3.Connection, words: Sequence[str]) -> dict[str, str]:
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.devkb_query_tokens USING fts5(w, tokenize='{TOKENIZER}')")
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.devkb_query_vocab "
-                     "USING fts5vocab(temp, devkb_query_tokens, instance)")
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.devkb_chunks_vocab USING fts5vocab(main, chunks_fts, row)")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.devkb_query_tokens USING fts5(w, tokenize='{TOKENIZER}')"
+        )
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.devkb_query_vocab "
+            "USING fts5vocab(temp, devkb_query_tokens, instance)"
+        )
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.devkb_chunks_vocab USING fts5vocab(main, chunks_fts, row)"
+        )
         conn.execute("DELETE FROM temp.devkb_query_tokens")
-        conn.executemany("INSERT INTO temp.devkb_query_tokens(rowid, w) VALUES (?, ?)",
-                         [(i + 1, w) for i, w in enumerate(words)])
-        by_row = {int(doc): term for doc, term in conn.execute("SELECT doc, term FROM temp.devkb_query_vocab")}
+        conn.executemany(
+            "INSERT INTO temp.devkb_query_tokens(rowid, w) VALUES (?, ?)",
+            [(i + 1, w) for i, w in enumerate(words)],
+        )
+        by_row = {
+            int(doc): term for doc, term in conn.execute("SELECT doc, term FROM temp.devkb_query_vocab")
+        }
         conn.execute("DELETE FROM temp.devkb_query_tokens")
         return {w: by_row[i + 1] for i, w in enumerate(words) if i + 1 in by_row}

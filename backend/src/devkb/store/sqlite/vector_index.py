@@ -75,7 +75,7 @@ class VectorIndex:
                     scores[~mask] = -np.inf
                 rowids = self._rowids[:n]
             k = min(top_k, scores.shape[0])
-            top = np.argpartition(scores, scores.shape[0] - k)[scores.shape[0] - k:]  # no negated copy
+            top = np.argpartition(scores, scores.shape[0] - k)[scores.shape[0] - k :]  # no negated copy
             top = top[np.argsort(-scores[top])]
             return [(int(rowids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 

@@ -1,0 +1,83 @@
+"""What each mode of ``make bench`` measures, in one place.
+
+- ``quick``: a smoke run of every benchmark on the demo workspace at tiny sizes (``make test``
+  runs it); its figures say nothing, its files have the real structure.
+- ``default``: the Fluid corpus with the real (default) embedder — ingest repeated on a slice
+  (for the spread of the ratio), then one ingest pass over the whole corpus (~23k chunks, ~3.5 min
+  with ONNX int8 on two cores) whose store the resync and query benchmarks use; 1M chunks for
+  scale. Fits in 30 minutes.
+- ``full``: ingest repeated on the whole Fluid corpus (each repeat two passes of ~3.5 min with
+  ONNX int8, ~15 min with torch), then resync and queries on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+Mode = Literal["quick", "default", "full"]
+BENCHMARKS = ("embedding", "ingest", "resync", "query", "scale")
+
+# The default slice: the whole Confluence space (115 pages, ~600 chunks) plus two Jira projects
+# (IDI and CITY: ~210 issues, ~290 chunks) — ~880 chunks, ~10 s per pass with ONNX int8 on two
+# cores, so three repeats of pipeline + embedder-alone give the ratio's spread cheaply.
+SLICE_PROJECTS = ("IDI", "CITY")
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    mode: Mode
+    out_dir: Path
+    doc_path: Path
+    work_dir: Path  # stores, copies and the 1M-chunk database; deleted afterwards
+    only: tuple[str, ...] = BENCHMARKS
+    corpus: Literal["demo", "fluid-slice", "fluid-full"] = "fluid-slice"
+    slice_projects: tuple[str, ...] = SLICE_PROJECTS
+    # ingest
+    ingest_repeats: int = 3
+    # embedding speed (the ONNX engineer's script)
+    embedding_texts: int = 200
+    embedding_runs: int = 3
+    whole_corpus_pass: bool = True  # after the slice repeats: one pass over the whole corpus
+    # resync
+    resync_repeats: int = 3
+    change_shares: tuple[float, ...] = (0.01, 0.05)
+    # queries
+    client_levels: tuple[int, ...] = (1, 8, 32)
+    query_seconds: float = 4.0  # per level and system, per repeat
+    query_repeats: int = 3
+    query_count: int = 40  # distinct questions
+    # scale
+    scale_chunks: int = 1_000_000
+    scale_queries: int = 60
+    scale_repeats: int = 3
+    scale_server: bool = True  # RSS and /ask latency of `devkb serve` on the big store
+    keep_work_dir: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def wants(self, name: str) -> bool:
+        return name in self.only
+
+
+def options_for(mode: Mode, out_dir: Path, doc_path: Path, work_dir: Path) -> BenchOptions:
+    base = BenchOptions(mode=mode, out_dir=out_dir, doc_path=doc_path, work_dir=work_dir)
+    if mode == "quick":
+        return replace(
+            base,
+            corpus="demo",
+            ingest_repeats=1,
+            embedding_texts=0,
+            resync_repeats=1,
+            whole_corpus_pass=False,
+            query_seconds=0.5,
+            query_repeats=1,
+            query_count=8,
+            scale_chunks=3_000,
+            scale_queries=10,
+            scale_repeats=1,
+            scale_server=False,
+        )
+    if mode == "full":
+        return replace(base, corpus="fluid-full", ingest_repeats=2, whole_corpus_pass=False)
+    return base
