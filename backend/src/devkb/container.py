@@ -24,7 +24,8 @@ from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.tools import Toolbox
-from devkb.api.sessions import ChatMemory
+from devkb.api.sessions import ChatMemory, SessionMemory
+from devkb.api.store_memory import StoreChatMemory
 from devkb.config.secrets import masker_for
 from devkb.config.settings import Settings
 from devkb.config.sources_file import SourceConfig, load_sources_file
@@ -36,9 +37,13 @@ from devkb.indexing.references.context_builder import LinkContextBuilder
 from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.indexing.run_manager import RunManager
 from devkb.indexing.splitting.by_kind import default_segmenters
+from devkb.indexing.sync import SourceSync
 from devkb.scheduling import SyncScheduler
+from devkb.scheduling.leader import LeaderElection
+from devkb.sources.base import SourceLoader
 from devkb.sources.registry import build_loader
 from devkb.store.protocol import GraphStore
+from devkb.store.shared_state import SharedState
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +94,67 @@ def store_resource(settings: Settings) -> Iterator[GraphStore]:
         yield store
     finally:
         store.close()
+
+
+def shared_state_resource(settings: Settings, store: GraphStore) -> Iterator[SharedState]:
+    """Conversations, leases and sync runs in the configured store (persistent mode only)."""
+    if settings.store == "neo4j":
+        from devkb.store.neo4j import Neo4jGraphStore
+        from devkb.store.neo4j.shared_state import Neo4jSharedState
+
+        assert isinstance(store, Neo4jGraphStore)
+        yield Neo4jSharedState(store)
+        return
+    from devkb.store.sqlite.shared_state import SQLiteSharedState
+
+    state = SQLiteSharedState(settings.sqlite_path)
+    try:
+        yield state
+    finally:
+        state.close()
+
+
+def build_chat_memory(settings: Settings, shared: providers.Provider[SharedState]) -> SessionMemory:
+    """The session memory of ``DEVKB_CHAT_MEMORY``: this process (default) or the store."""
+    if settings.chat_memory == "store":
+        return StoreChatMemory(
+            shared(),
+            history_limit=settings.history_limit,
+            max_messages=settings.conversation_max_messages,
+            retention_days=settings.conversation_retention_days,
+        )
+    return ChatMemory(
+        ttl_seconds=settings.session_ttl_seconds,
+        max_sessions=settings.max_sessions,
+        history_limit=settings.history_limit,
+    )
+
+
+def build_runs(
+    settings: Settings,
+    sync: SourceSync,
+    loaders: list[SourceLoader],
+    shared: providers.Provider[SharedState],
+) -> RunManager:
+    if settings.chat_memory == "store":  # replicas: one run per source across all of them
+        return RunManager(
+            sync,
+            loaders,
+            shared=shared(),
+            instance=settings.instance_id,
+            lease_seconds=settings.lease_seconds,
+        )
+    return RunManager(sync, loaders)
+
+
+def build_background(
+    settings: Settings, scheduler: SyncScheduler, shared: providers.Provider[SharedState]
+) -> SyncScheduler | LeaderElection:
+    """What ``serve`` starts in the background: the scheduler, or — with replicas sharing a store —
+    the election that runs it on exactly one of them."""
+    if settings.chat_memory == "store":
+        return LeaderElection(shared(), scheduler, settings.instance_id, settings.lease_seconds)
+    return scheduler
 
 
 def demo_resource() -> Iterator[list[SourceConfig]]:
@@ -182,15 +248,17 @@ class Container(containers.DeclarativeContainer):
         link_context,
         secret_masker,
     )
-    runs = providers.Singleton(RunManager, sync, loaders)
+    shared_state = providers.Resource(shared_state_resource, settings, store)  # persistent mode only
+    runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider)
     scheduler = providers.Singleton(
         lambda s, runs, sources: SyncScheduler(runs, sources, enabled=s.scheduler_enabled),
         settings,
         runs.provider,
         sources.provider,
     )
-    background_start = providers.Callable(lambda sch: sch.start, scheduler)
-    background_stop = providers.Callable(lambda sch: sch.stop, scheduler)
+    background = providers.Singleton(build_background, settings, scheduler, shared_state.provider)
+    background_start = providers.Callable(lambda bg: bg.start, background)
+    background_stop = providers.Callable(lambda bg: bg.stop, background)
 
     search = providers.Singleton(  # HybridSearch + learnt ranking (agent/retrieval)
         lambda s, store, emb: RelatedSearch(store, emb, max_documents=s.related_search_max_documents),
@@ -210,12 +278,7 @@ class Container(containers.DeclarativeContainer):
         planner,
     )
     ask = providers.Singleton(AskService, planner, agent_runner, llm)
-    chat_memory = providers.Singleton(
-        lambda s: ChatMemory(
-            ttl_seconds=s.session_ttl_seconds, max_sessions=s.max_sessions, history_limit=s.history_limit
-        ),
-        settings,
-    )
+    chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
 
 
 def prepare_store(container: Container) -> GraphStore:

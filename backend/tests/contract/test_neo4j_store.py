@@ -16,6 +16,7 @@ from devkb.errors import SchemaMismatchError
 from devkb.store.models import Reference
 from devkb.store.neo4j import Neo4jGraphStore
 from devkb.store.neo4j import queries as q
+from tests.contract.shared_state_contract import SharedStateContract
 from tests.contract.store_contract import DIM, GraphStoreContract, chunks, doc, seed
 
 pytestmark = pytest.mark.neo4j
@@ -91,3 +92,12 @@ def test_vector_index_dimension_checked_by_verify(store):
     store.verify("test-model", DIM)
     with pytest.raises(SchemaMismatchError):
         store.verify("test-model", DIM + 1)
+
+
+class TestNeo4jSharedState(SharedStateContract):
+    @pytest.fixture
+    def shared(self, store):
+        from devkb.store.neo4j.shared_state import Neo4jSharedState
+
+        store.ensure_schema("test-model", DIM)  # the shared state's constraints come with the schema
+        return Neo4jSharedState(store)

@@ -18,6 +18,8 @@ from devkb.errors import SchemaMismatchError
 from devkb.store.models import FIND_FIELDS, Chunk, Document, Reference, SourceType, SyncState
 from devkb.store.neo4j import Neo4jGraphStore
 from devkb.store.neo4j import queries as q
+from devkb.store.neo4j.shared_state import Neo4jSharedState
+from devkb.store.shared_state import ConversationMessage, SyncRunRecord
 from tests.unit.test_cypher_lint import gather_statements
 
 
@@ -95,6 +97,8 @@ DOC_PROPS = {
     "source": "",
     "metadata": '{"status": "Open"}',
 }
+CONVERSATION = {"id": "c1", "owner": "ann", "title": "", "created_at": 1.0, "updated_at": 2.0, "n": 0}
+RUN = {"id": "r1", "source": "jira", "state": "running", "instance": "a", "updated_at": 8.0, "status": "{}"}
 CHUNK = {"id": "c1", "document_id": DOC.id, "chunk_index": 0, "content": "ledger", "section": ""}
 
 
@@ -146,6 +150,30 @@ def _exercise(store: Neo4jGraphStore) -> None:
     store.save_sync_state(SyncState("jira", cursor="c"))
     store.get_sync_state("jira")
     store.list_sync_states()
+    _exercise_shared_state(Neo4jSharedState(store))
+
+
+def _exercise_shared_state(shared: Neo4jSharedState) -> None:
+    """Conversations, leases and sync runs of replicas (``store/shared_state.py``)."""
+    shared.create_conversation("c1", "ann", "", 1.0)
+    shared.conversation("c1")
+    shared.touch_conversation("c1", 2.0)
+    message = ConversationMessage("assistant", "a", "t", ({"document_id": DOC.id},))
+    shared.append_message("c1", message, 3.0, keep_last=10)
+    shared.messages("c1")
+    shared.clear_conversation("c1", 4.0)
+    shared.list_conversations("ann")
+    shared.rename_conversation("c1", "t", 5.0)
+    shared.delete_conversation("c1")
+    shared.expire_conversations(6.0)
+    shared.conversation_count()
+    shared.acquire_lease("scheduler", "a", 10.0, 7.0)
+    shared.lease("scheduler")
+    shared.release_lease("scheduler", "a")
+    shared.save_run(SyncRunRecord("r1", "jira", "running", "a", 8.0, {"id": "r1"}))
+    shared.get_run("r1")
+    shared.runs()
+    shared.runs("jira")
 
 
 def _answers() -> dict[str, list[dict[str, Any]]]:
@@ -167,6 +195,13 @@ def _answers() -> dict[str, list[dict[str, Any]]]:
         q.STATS_DOCUMENTS.text: [{"type": "JIRA", "n": 1}],
         q.DELETE_OWNED_REFERENCES.text: [{"stub_ids": ["jira:PAY-2"]}],
         q.STATS_REFERENCES.text: [],
+        q.LOCK_CONVERSATION.text: [{"seq": 1}],
+        q.GET_CONVERSATION.text: [CONVERSATION],
+        q.LIST_CONVERSATIONS.text: [CONVERSATION],
+        q.GET_LEASE.text: [{"name": "scheduler", "holder": "a", "expires_at": 17.0}],
+        q.GET_RUN.text: [RUN],
+        q.LIST_RUNS.text: [RUN],
+        q.GET_MESSAGES.text: [{"role": "user", "content": "q", "timestamp": "t", "sources": "[]"}],
     }
 
 
@@ -218,3 +253,15 @@ def test_vector_index_dimension_mismatch():
     with pytest.raises(SchemaMismatchError, match="384-d"):
         store.verify("m", 768)
     store.verify("m", 384)
+
+
+def test_a_message_is_appended_in_one_transaction_that_locks_its_conversation_first():
+    driver = RecordingDriver(_answers())
+    shared = Neo4jSharedState(Neo4jGraphStore(driver, database="kb"))  # type: ignore[arg-type]
+    shared.append_message("c1", ConversationMessage("user", "q", "t"), 3.0, keep_last=10)
+    assert [(t, h) for t, _, h in driver.sent] == [
+        (q.LOCK_CONVERSATION.text, "tx"),
+        (q.CREATE_MESSAGE.text, "tx"),
+        (q.TRIM_MESSAGES.text, "tx"),
+    ]
+    assert driver.sent[1][1]["seq"] == 1 and driver.sent[2][1]["below"] == 1 - 10

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from devkb.agent.ask_service import AskService
-from devkb.api.sessions import ChatMemory
+from devkb.api.sessions import SessionMemory
 from devkb.config.settings import Settings
 from devkb.container import Container
 from devkb.indexing.run_manager import RunManager
@@ -34,7 +34,7 @@ def get_runs(request: Request) -> RunManager:
     return request.app.state.container.runs()
 
 
-def get_memory(request: Request) -> ChatMemory:
+def get_memory(request: Request) -> SessionMemory:
     return request.app.state.container.chat_memory()
 
 
@@ -48,5 +48,5 @@ StoreDep = Annotated[GraphStore, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 AskDep = Annotated[AskService, Depends(get_ask)]
 RunsDep = Annotated[RunManager, Depends(get_runs)]
-MemoryDep = Annotated[ChatMemory, Depends(get_memory)]
+MemoryDep = Annotated[SessionMemory, Depends(get_memory)]
 SessionDep = Annotated[str, Depends(get_session_id)]

@@ -121,11 +121,35 @@ class ComponentHealth(BaseModel):
     detail: str
 
 
+class ReplicaInfo(BaseModel):
+    instance: str = Field(description="This replica's name (DEVKB_INSTANCE_ID, default host:pid).")
+    chat_memory: Literal["memory", "store"]
+    scheduler_leader: bool = Field(description="Whether this replica runs the sync scheduler now.")
+
+
 class HealthResponse(BaseModel):
     status: Literal["ok", "degraded"]
     store: ComponentHealth
     embedder: ComponentHealth
     llm: ComponentHealth
+    replica: ReplicaInfo | None = None
+
+
+class ConversationOut(BaseModel):
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+    message_count: int
+
+
+class ConversationDetail(BaseModel):
+    conversation: ConversationOut
+    messages: list[ChatMessageOut]
+
+
+class ConversationRename(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
 
 
 class DocumentOut(BaseModel):

@@ -20,9 +20,11 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from devkb.store.shared_state import ConversationMessage
 
 COOKIE = "X-Session-ID"
 HEADER = b"x-session-id"
@@ -30,16 +32,24 @@ COOKIE_MAX_AGE = 30 * 24 * 3600
 SESSION_PATHS = ("/ask", "/chat")
 
 
-@dataclass(frozen=True)
-class StoredMessage:
-    role: str  # user | assistant
-    content: str
-    timestamp: str  # ISO-8601, UTC
-    sources: tuple[dict[str, Any], ...] = ()  # citations of an assistant message
+StoredMessage = ConversationMessage  # one message shape for both memory modes
 
-    @property
-    def document_ids(self) -> tuple[str, ...]:
-        return tuple(str(s.get("document_id")) for s in self.sources if s.get("document_id"))
+
+class SessionMemory(Protocol):
+    """Where a session's chat history lives: this process (``ChatMemory``, the default) or the
+    graph store (``StoreChatMemory``, ``DEVKB_CHAT_MEMORY=store``)."""
+
+    def create(self) -> str: ...
+
+    def touch(self, sid: str) -> bool: ...
+
+    def append(self, sid: str, message: StoredMessage) -> None: ...
+
+    def history(self, sid: str) -> list[StoredMessage]: ...
+
+    def clear(self, sid: str) -> int: ...
+
+    def __len__(self) -> int: ...
 
 
 @dataclass
@@ -147,12 +157,12 @@ class ChatMemory:
 
 class SessionMiddleware:
     """Pure ASGI middleware (streams pass through untouched). ``memory`` is looked up per request
-    so the app's container decides which ``ChatMemory`` is used."""
+    so the app's container decides which ``SessionMemory`` is used."""
 
     def __init__(
         self,
         app: ASGIApp,
-        memory: Callable[[Scope], ChatMemory],
+        memory: Callable[[Scope], SessionMemory],
         secure: Callable[[Scope], bool],
         paths: tuple[str, ...] = SESSION_PATHS,
     ) -> None:
@@ -182,8 +192,11 @@ class SessionMiddleware:
         await self.app(scope, receive, send_with_session)
 
     @staticmethod
-    def _known(scope: Scope, memory: ChatMemory) -> str | None:
-        for candidate in (_cookie(scope), _header(scope)):
+    def _known(scope: Scope, memory: SessionMemory) -> str | None:
+        for candidate in (
+            _header(scope),
+            _cookie(scope),
+        ):  # an explicit header wins: reopening a conversation
             sid = parse_session_id(candidate)
             if sid is not None and memory.touch(sid):
                 return sid

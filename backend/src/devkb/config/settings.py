@@ -5,6 +5,8 @@ Secrets are ``SecretStr``: they never appear in logs, reprs, errors or API respo
 
 from __future__ import annotations
 
+import os
+import socket
 from pathlib import Path
 from typing import Literal
 
@@ -85,6 +87,27 @@ class Settings(BaseSettings):
     max_sessions: int = Field(10_000, ge=1)
     history_limit: int = Field(50, ge=1, le=1000)
     scheduler_enabled: bool = True
+
+    # -- conversations and replicas (docs/deployment.md) ----------------------------------------
+    chat_memory: Literal["memory", "store"] = Field(
+        "memory",
+        description="memory: chat history per session in this process, gone on restart (the default, "
+        "privacy by design); store: conversations in the graph store, shared by replicas, kept until "
+        "deleted or expired.",
+    )
+    conversation_retention_days: float = Field(
+        30, gt=0, description="store mode: conversations not used for this many days are deleted."
+    )
+    conversation_max_messages: int = Field(
+        1000, ge=2, le=100_000, description="store mode: messages kept per conversation (oldest dropped)."
+    )
+    lease_seconds: float = Field(
+        15, ge=1, le=3600, description="store mode: the scheduler leader's and a running sync's lease."
+    )
+    instance_id: str = Field(
+        default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}",
+        description="This replica's name in leases and sync runs (default host:pid).",
+    )
 
     # -- sources (used when no sources file is given and not in demo mode) ------------------------
     jira_url: str | None = None

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from devkb.api.deps import ContainerDep
-from devkb.api.schemas import ComponentHealth, HealthResponse
+from devkb.api.schemas import ComponentHealth, HealthResponse, ReplicaInfo
+from devkb.scheduling.leader import LeaderElection
 
 router = APIRouter(tags=["health"])
 
@@ -28,4 +29,10 @@ def health(container: ContainerDep) -> HealthResponse:
     else:
         llm = ComponentHealth(ok=True, detail="none: extractive answers")
     status = "ok" if store.ok and embedder.ok else "degraded"
-    return HealthResponse(status=status, store=store, embedder=embedder, llm=llm)
+    settings = container.settings()
+    background = container.background()
+    leader = background.is_leader if isinstance(background, LeaderElection) else background.running
+    replica = ReplicaInfo(
+        instance=settings.instance_id, chat_memory=settings.chat_memory, scheduler_leader=leader
+    )
+    return HealthResponse(status=status, store=store, embedder=embedder, llm=llm, replica=replica)

@@ -72,9 +72,26 @@ def _stmt(text: str, *params: str) -> Statement:
 
 
 # Names the lint check declares as the database schema (labels, types, property keys).
-LABELS = ("Document", "DocumentStub", "Chunk", "DevkbMeta")
+LABELS = ("Document", "DocumentStub", "Chunk", "DevkbMeta", "Conversation", "Message", "Lease", "SyncRun")
 RELATIONSHIP_TYPES = ("PART_OF", "REFERENCES")
 DOCUMENT_PROPERTIES = ("id", "type", "title", "url", "updated_at", "content_hash", "source", "metadata")
+SHARED_STATE_PROPERTIES = (  # conversations, leases and sync runs (store/shared_state.py)
+    "owner",
+    "title",
+    "created_at",
+    "conversation_id",
+    "seq",
+    "role",
+    "content",
+    "timestamp",
+    "sources",
+    "name",
+    "holder",
+    "expires_at",
+    "instance",
+    "status",
+    "touched_at",
+)
 CHUNK_PROPERTIES = ("id", "document_id", "chunk_index", "content", "section", "embedding")
 GRAPH_SCHEMA = (
     ("Chunk", "Document", "PART_OF"),
@@ -82,6 +99,8 @@ GRAPH_SCHEMA = (
     ("Document", "DocumentStub", "REFERENCES"),
     ("DocumentStub", "Document", "REFERENCES"),
     ("DocumentStub", "DocumentStub", "REFERENCES"),
+    ("Message", "Conversation", "PART_OF"),
+    ("Message", "Document", "REFERENCES"),
 )
 
 
@@ -91,6 +110,7 @@ def property_keys() -> list[str]:
     keys = set(DOCUMENT_PROPERTIES) | set(CHUNK_PROPERTIES) | {"from_id", "to_id"}
     keys |= {"kind", "evidence", "owner_id", "key", "embedding_model", "embedding_dimension"}
     keys |= {"schema_version", "state"}
+    keys |= set(SHARED_STATE_PROPERTIES)
     keys |= {meta_property(f) for f, where in FIND_FIELDS.items() if where == "metadata"}
     return sorted(keys)
 
@@ -101,6 +121,11 @@ SCHEMA_STATEMENTS: tuple[Statement, ...] = (
     _stmt("CREATE CONSTRAINT document_stub_id IF NOT EXISTS FOR (s:DocumentStub) REQUIRE s.id IS UNIQUE"),
     _stmt("CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE"),
     _stmt("CREATE CONSTRAINT devkb_meta_key IF NOT EXISTS FOR (m:DevkbMeta) REQUIRE m.key IS UNIQUE"),
+    _stmt("CREATE CONSTRAINT conversation_id IF NOT EXISTS FOR (c:Conversation) REQUIRE c.id IS UNIQUE"),
+    _stmt("CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE"),
+    _stmt("CREATE CONSTRAINT sync_run_id IF NOT EXISTS FOR (r:SyncRun) REQUIRE r.id IS UNIQUE"),
+    _stmt("CREATE INDEX conversation_owner IF NOT EXISTS FOR (c:Conversation) ON (c.owner, c.updated_at)"),
+    _stmt("CREATE INDEX message_conversation IF NOT EXISTS FOR (m:Message) ON (m.conversation_id)"),
     _stmt("CREATE INDEX document_type IF NOT EXISTS FOR (d:Document) ON (d.type)"),
     _stmt("CREATE INDEX document_source IF NOT EXISTS FOR (d:Document) ON (d.source)"),
     _stmt("CREATE INDEX document_updated_at IF NOT EXISTS FOR (d:Document) ON (d.updated_at)"),
@@ -495,6 +520,153 @@ def graph_edges_query(ids: Sequence[str], kinds: Sequence[str] | None) -> tuple[
         "RETURN from_id, to_id, kind, evidence, owner_id ORDER BY from_id, to_id, kind"
     )
     return _stmt(text, *params), params
+
+
+# -- shared state of replicas: conversations, leases, sync runs (store/shared_state.py) --------
+_CONVERSATION_RETURN = """RETURN c.id AS id, c.owner AS owner, c.title AS title,
+    c.created_at AS created_at, c.updated_at AS updated_at"""
+CREATE_CONVERSATION = _stmt(
+    """MERGE (c:Conversation {id: $id})
+    ON CREATE SET c.owner = $owner, c.title = $title, c.created_at = $now, c.updated_at = $now""",
+    "id",
+    "owner",
+    "title",
+    "now",
+)
+GET_CONVERSATION = _stmt(
+    """MATCH (c:Conversation {id: $id})
+    OPTIONAL MATCH (m:Message)-[:PART_OF]->(c)
+    WITH c, count(m) AS n """
+    + _CONVERSATION_RETURN
+    + ", n",
+    "id",
+)
+TOUCH_CONVERSATION = _stmt(
+    "MATCH (c:Conversation {id: $id}) SET c.updated_at = $now RETURN count(c) AS n",
+    "id",
+    "now",
+)
+# append = lock the conversation (the SET), number the message, create it, link what it cites, trim
+LOCK_CONVERSATION = _stmt(
+    """MATCH (c:Conversation {id: $id})
+    SET c.updated_at = $now, c.title = CASE WHEN c.title = '' THEN $title ELSE c.title END
+    WITH c
+    OPTIONAL MATCH (m:Message)-[:PART_OF]->(c)
+    RETURN coalesce(max(m.seq), 0) + 1 AS seq""",
+    "id",
+    "now",
+    "title",
+)
+CREATE_MESSAGE = _stmt(
+    """MATCH (c:Conversation {id: $id})
+    CREATE (m:Message {conversation_id: $id, seq: $seq, role: $role, content: $content,
+                       timestamp: $timestamp, sources: $sources})-[:PART_OF]->(c)
+    WITH m
+    UNWIND $document_ids AS document_id
+    MATCH (d:Document {id: document_id})
+    MERGE (m)-[:REFERENCES]->(d)""",
+    "id",
+    "seq",
+    "role",
+    "content",
+    "timestamp",
+    "sources",
+    "document_ids",
+)
+TRIM_MESSAGES = _stmt(
+    "MATCH (m:Message {conversation_id: $id}) WHERE m.seq <= $below DETACH DELETE m",
+    "id",
+    "below",
+)
+GET_MESSAGES = _stmt(
+    """MATCH (m:Message {conversation_id: $id})
+    RETURN m.role AS role, m.content AS content, m.timestamp AS timestamp, m.sources AS sources
+    ORDER BY m.seq""",
+    "id",
+)
+CLEAR_MESSAGES = _stmt(
+    """MATCH (c:Conversation {id: $id}) SET c.updated_at = $now
+    WITH c
+    OPTIONAL MATCH (m:Message)-[:PART_OF]->(c)
+    DETACH DELETE m
+    RETURN count(m) AS n""",
+    "id",
+    "now",
+)
+LIST_CONVERSATIONS = _stmt(
+    """MATCH (c:Conversation {owner: $owner})
+    MATCH (m:Message)-[:PART_OF]->(c)
+    WITH c, count(m) AS n """
+    + _CONVERSATION_RETURN
+    + ", n ORDER BY updated_at DESC, id LIMIT $limit",
+    "owner",
+    "limit",
+)
+RENAME_CONVERSATION = _stmt(
+    "MATCH (c:Conversation {id: $id}) SET c.title = $title, c.updated_at = $now RETURN count(c) AS n",
+    "id",
+    "title",
+    "now",
+)
+DELETE_CONVERSATION = _stmt(
+    """MATCH (c:Conversation {id: $id})
+    OPTIONAL MATCH (m:Message)-[:PART_OF]->(c)
+    DETACH DELETE m, c
+    RETURN count(DISTINCT c) AS n""",
+    "id",
+)
+EXPIRE_CONVERSATIONS = _stmt(
+    """MATCH (c:Conversation) WHERE c.updated_at < $before
+    OPTIONAL MATCH (m:Message)-[:PART_OF]->(c)
+    DETACH DELETE m, c
+    RETURN count(DISTINCT c) AS n""",
+    "before",
+)
+COUNT_CONVERSATIONS = _stmt("MATCH (c:Conversation) RETURN count(c) AS n")
+# the SET on every path takes the lease node's write lock before its holder is read
+ACQUIRE_LEASE = _stmt(
+    """MERGE (l:Lease {name: $name})
+    ON CREATE SET l.holder = $holder, l.expires_at = 0.0
+    SET l.touched_at = $now
+    WITH l, (l.holder = $holder OR l.expires_at <= $now) AS free
+    SET l.holder = CASE WHEN free THEN $holder ELSE l.holder END,
+        l.expires_at = CASE WHEN free THEN $expires_at ELSE l.expires_at END
+    RETURN free AS acquired""",
+    "name",
+    "holder",
+    "now",
+    "expires_at",
+)
+RELEASE_LEASE = _stmt("MATCH (l:Lease {name: $name, holder: $holder}) DELETE l", "name", "holder")
+GET_LEASE = _stmt(
+    "MATCH (l:Lease {name: $name}) RETURN l.name AS name, l.holder AS holder, l.expires_at AS expires_at",
+    "name",
+)
+SAVE_RUN = _stmt(
+    """MERGE (r:SyncRun {id: $id})
+    SET r.source = $source, r.state = $state, r.instance = $instance, r.updated_at = $updated_at,
+        r.status = $status""",
+    "id",
+    "source",
+    "state",
+    "instance",
+    "updated_at",
+    "status",
+)
+TRIM_RUNS = _stmt(
+    "MATCH (r:SyncRun) WITH r ORDER BY r.updated_at DESC SKIP $keep DELETE r",
+    "keep",
+)
+_RUN_RETURN = """RETURN r.id AS id, r.source AS source, r.state AS state, r.instance AS instance,
+    r.updated_at AS updated_at, r.status AS status"""
+GET_RUN = _stmt("MATCH (r:SyncRun {id: $id}) " + _RUN_RETURN, "id")
+LIST_RUNS = _stmt(
+    "MATCH (r:SyncRun) WHERE $source IS NULL OR r.source = $source "
+    + _RUN_RETURN
+    + " ORDER BY updated_at DESC, id LIMIT $limit",
+    "source",
+    "limit",
+)
 
 
 def declared_statements() -> dict[str, Statement]:
