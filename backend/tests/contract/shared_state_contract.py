@@ -26,7 +26,9 @@ class SharedStateContract:
     def test_a_conversation_keeps_its_messages_in_order_with_their_sources(self, shared: SharedState):
         shared.create_conversation(CID, "ann", "", 100.0)
         shared.append_message(CID, user("What is PAY-12 about?"), 101.0, keep_last=100)
-        shared.append_message(CID, answer("PAY-12 is about retries.", "jira:PAY-12", "jira:PAY-7"), 102.0, 100)
+        shared.append_message(
+            CID, answer("PAY-12 is about retries.", "jira:PAY-12", "jira:PAY-7"), 102.0, 100
+        )
         got = shared.messages(CID)
         assert [m.role for m in got] == ["user", "assistant"]
         assert got[1].document_ids == ("jira:PAY-12", "jira:PAY-7")

@@ -23,7 +23,9 @@ class TestSQLiteSharedState(SharedStateContract):
     pass
 
 
-def _contend(path: str, holder: str, start: multiprocessing.synchronize.Event, out: multiprocessing.Queue) -> None:
+def _contend(
+    path: str, holder: str, start: multiprocessing.synchronize.Event, out: multiprocessing.Queue
+) -> None:
     s = SQLiteSharedState(path)
     start.wait()
     out.put((holder, s.acquire_lease("scheduler", holder, 60.0, 1000.0)))

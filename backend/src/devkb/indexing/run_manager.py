@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 # Pages and repositories first, so Jira text can be matched against their titles and URLs.
 SYNC_ORDER = {SourceType.CONFLUENCE: 0, SourceType.GITHUB: 1, SourceType.JIRA: 2}
 MAX_RUNS_KEPT = 200
+PUBLISH_EVERY = 1.0  # seconds between status updates of a running sync in the store (replicas)
 
 
 def sync_lease(source: str) -> str:
@@ -82,6 +83,7 @@ class RunManager:
             self._current[name] = status
             while len(self._runs) > MAX_RUNS_KEPT:
                 self._runs.popitem(last=False)
+        self._publish(status)  # other replicas see the run from the moment it is accepted
         return status
 
     def _execute(
@@ -119,10 +121,12 @@ class RunManager:
         shared = self.shared
 
         def beat() -> None:
-            while True:
+            renewed = time.monotonic()
+            while not stop.wait(min(PUBLISH_EVERY, self.lease_seconds / 3)):
                 self._publish(status)
-                if stop.wait(self.lease_seconds / 3):
-                    return
+                if time.monotonic() - renewed < self.lease_seconds / 3:
+                    continue
+                renewed = time.monotonic()
                 try:
                     shared.acquire_lease(sync_lease(name), self.instance, self.lease_seconds, time.time())
                 except Exception as e:  # noqa: BLE001 - the run goes on; the lease may lapse
