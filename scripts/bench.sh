@@ -21,6 +21,8 @@ if [ "$quick" = 0 ]; then
   else
     echo "load test not present yet (backend/devtools/src/devkb/bench/load_test.py or scripts/bench_load.sh): skipped"
   fi
-  "$PY" -m devkb.bench report   # re-render with the load test's JSON, if it wrote one
+  # /ask with 1 process and with one per core behind nginx (tests/integration/test_replicas.py's proxy)
+  nice -n "$NICE" "$PY" -m devkb.bench.replicas || status=$?
+  "$PY" -m devkb.bench report   # re-render with the load test's and the replicas' JSON
 fi
 exit $status

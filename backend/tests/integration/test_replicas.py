@@ -12,9 +12,7 @@ where it cannot be installed. Set ``DEVKB_NEO4J_URI`` to run the replicas on Neo
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -25,12 +23,12 @@ import httpx
 import pytest
 import yaml
 
-from devkb.bench.server_process import DevkbServer, free_port
+from devkb.bench import proxy
+from devkb.bench.server_process import DevkbServer
 from devkb.store.sqlite.shared_state import SQLiteSharedState
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None)
 LEASE = 3.0  # seconds: short, so the failover is quick to observe
 QUESTIONS = [
     "What is PAY-12 about?",
@@ -41,61 +39,11 @@ QUESTIONS = [
 
 @contextmanager
 def nginx_round_robin(upstreams: list[str], root: Path) -> Iterator[str]:
-    """nginx on a free loopback port, proxying round robin to ``upstreams`` (``host:port``); every
-    response carries ``X-Upstream``: the replica that served it."""
-    if NGINX is None:
-        pytest.skip("nginx is not installed (scripts/test.sh installs Debian's nginx-light)")
-    root.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    servers = " ".join(f"server {u} max_fails=1 fail_timeout=2s;" for u in upstreams)
-    user = "user root;" if os.geteuid() == 0 else ""  # workers must reach the temp folders below
-    conf = root / "nginx.conf"
-    conf.write_text(
-        f"""{user}
-worker_processes 1;
-daemon off;
-pid {root}/nginx.pid;
-error_log {root}/error.log warn;
-events {{ worker_connections 512; }}
-http {{
-  access_log {root}/access.log;
-  client_body_temp_path {root}/body;
-  proxy_temp_path {root}/proxy;
-  fastcgi_temp_path {root}/fastcgi;
-  uwsgi_temp_path {root}/uwsgi;
-  scgi_temp_path {root}/scgi;
-  upstream devkb {{ {servers} }}
-  server {{
-    listen 127.0.0.1:{port};
-    location / {{
-      proxy_pass http://devkb;
-      proxy_next_upstream error timeout http_502;
-      proxy_connect_timeout 2s;
-      proxy_read_timeout 120s;
-      add_header X-Upstream $upstream_addr always;
-    }}
-  }}
-}}
-"""
-    )
-    proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(root)], stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            if proc.poll() is not None:
-                raise RuntimeError(f"nginx exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-            try:
-                httpx.get(url + "/health", timeout=5)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        proc.send_signal(signal.SIGQUIT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        with proxy.nginx_round_robin(upstreams, root) as url:
+            yield url
+    except proxy.ProxyUnavailableError as e:
+        pytest.skip(f"{e} (scripts/test.sh installs Debian's nginx-light)")
 
 
 def replica_env(sources_file: Path, name: str, **extra: str) -> dict[str, str]:
@@ -118,7 +66,9 @@ def replica_env(sources_file: Path, name: str, **extra: str) -> dict[str, str]:
 def replicas(data: Path, sources_file: Path, names: list[str]) -> Iterator[list[DevkbServer]]:
     with ExitStack() as stack:
         servers = [
-            DevkbServer(data, env=replica_env(sources_file, n), log_path=data.parent / f"{n}.log", timeout=600)
+            DevkbServer(
+                data, env=replica_env(sources_file, n), log_path=data.parent / f"{n}.log", timeout=600
+            )
             for n in names
         ]
         for s in servers:
@@ -244,7 +194,9 @@ def test_three_replicas_behind_a_proxy_share_conversations_scheduling_and_runs(d
     runs = [r for r in state.runs("jira", limit=500) if r.status.get("started_at")]
     assert len({r.instance for r in runs}) >= 2, "the scheduled syncs ran before and after the handover"
     finished = sorted(
-        (r.status["started_at"], r.status["finished_at"], r.instance) for r in runs if r.status.get("finished_at")
+        (r.status["started_at"], r.status["finished_at"], r.instance)
+        for r in runs
+        if r.status.get("finished_at")
     )
     for (s1, e1, i1), (s2, _e2, i2) in zip(finished, finished[1:], strict=False):
         assert s2 >= e1, f"jira synced on {i1} and {i2} at once: {s1}..{e1} and {s2}"

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-KNOWN = ("run", "embedding", "ingest", "resync", "query", "scale", "load")
+KNOWN = ("run", "embedding", "ingest", "resync", "query", "scale", "load", "replicas")
 MiB = 2**20
 
 
@@ -568,6 +568,39 @@ def load_section(d: dict[str, Any] | None) -> list[str]:
     return lines + [""]
 
 
+def replicas_section(d: dict[str, Any] | None) -> list[str]:
+    if not d or "runs" not in d:
+        return []
+    lines = [
+        "## Replicas: one process vs several behind nginx",
+        "",
+        (
+            f"`POST /ask` closed loop, {d['seconds_per_level']:.0f} s per level, {d['mode']}; "
+            f"{d['cores']} cores shared by the servers, nginx and the load generator "
+            f"(`{d['command'].strip()}`, {d['date']}, load average {d['load_average'][0]:.1f} at the end)."
+        ),
+        "",
+        "| replicas | clients | req/s | p50 ms | p95 ms | errors | req/s vs first row's count |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for run in d["runs"]:
+        for c, lv in run["levels"].items():
+            lines.append(
+                f"| {run['replicas']} | {c} | {lv['throughput_per_s']:.1f} | {lv['p50_ms']:.0f} | "
+                f"{lv['p95_ms']:.0f} | {lv['errors']:.0f} | {run['throughput_ratio_vs_first'][c]:.2f}x |"
+            )
+    lines += [
+        "",
+        (
+            "What it shows: with the load generator on the same 2 cores, a second process can at best "
+            "use the core one Python process leaves idle; more replicas than cores only add contention. "
+            "Replicas exist for availability and for spreading load over machines (docs/deployment.md)."
+        ),
+        "",
+    ]
+    return lines
+
+
 def other_sections(all_: dict[str, dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     for name, d in all_.items():
@@ -608,6 +641,7 @@ def render(all_: dict[str, dict[str, Any]]) -> str:
         *provenance(query_section(all_.get("query")), all_.get("query"), run),
         *provenance(scale_section(all_.get("scale")), all_.get("scale"), run),
         *load_section(all_.get("load")),
+        *replicas_section(all_.get("replicas")),
         *other_sections(all_),
         "## Reproduce",
         "",
