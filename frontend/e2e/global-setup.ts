@@ -33,19 +33,18 @@ async function waitForHealth(url: string, child: ChildProcess, log: string): Pro
   throw new Error(`devkb serve did not answer /health within ${STARTUP_MS / 1000}s; see ${log}`);
 }
 
-/** Starts the backend (indexing the demo workspace) and returns the teardown. */
-export default async function globalSetup(): Promise<() => Promise<void>> {
-  if (process.env['DEVKB_E2E_URL']) return async () => undefined;
+/** `devkb serve --index` on the demo workspace, on a free port with a temporary data dir; `env` adds settings. */
+export async function startDevkb(env: NodeJS.ProcessEnv = {}, logName = 'e2e-server.log'): Promise<{ url: string; stop: () => Promise<void> }> {
   if (!existsSync(join(ROOT, 'backend/src/devkb/static/index.html'))) {
     throw new Error('The web app is not built: run `npm run build` in frontend/ first.');
   }
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'devkb-e2e-'));
-  const logFile = join(ROOT, 'artifacts', 'e2e-server.log');
+  const logFile = join(ROOT, 'artifacts', logName);
   rmSync(logFile, { force: true });
   mkdirSync(join(ROOT, 'artifacts'), { recursive: true });
   const out = openSync(logFile, 'a');
-  const env: NodeJS.ProcessEnv = {
+  const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     DEVKB_DATA_DIR: dataDir,
     DEVKB_MODEL_CACHE_DIR: join(ROOT, '.cache', 'models'), // one ONNX export per checkout
@@ -54,12 +53,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     DEVKB_LLM_PROVIDER: 'none', // deterministic extractive answers
     HF_HUB_OFFLINE: '1',
     TRANSFORMERS_OFFLINE: '1',
+    ...env,
   };
-  delete env['DEVKB_SOURCES_FILE']; // the built-in demo workspace
-  delete env['DEVKB_API_KEY'];
+  delete childEnv['DEVKB_SOURCES_FILE']; // the built-in demo workspace
+  delete childEnv['DEVKB_API_KEY'];
   const child = spawn(join(ROOT, '.venv/bin/devkb'), ['serve', '--index', '--host', '127.0.0.1', '--port', String(port)], {
     cwd: ROOT,
-    env,
+    env: childEnv,
     stdio: ['ignore', out, out],
     detached: true,
   });
@@ -86,6 +86,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await stop();
     throw e;
   }
+  return { url, stop };
+}
+
+/** Starts the backend (indexing the demo workspace) and returns the teardown. */
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  if (process.env['DEVKB_E2E_URL']) return async () => undefined;
+  const { url, stop } = await startDevkb();
   process.env['DEVKB_E2E_URL'] = url;
   return stop;
 }

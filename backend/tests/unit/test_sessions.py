@@ -150,3 +150,13 @@ def test_other_paths_get_no_session():
     with client(make_app(memory)) as c:
         r = c.get("/health")
     assert "set-cookie" not in r.headers and len(memory) == 0
+
+
+def test_a_header_wins_over_the_cookie_and_new_starts_a_new_session():
+    memory = ChatMemory()
+    with client(make_app(memory)) as c:
+        first = c.get("/chat/whoami").json()["session_id"]
+        second = c.get("/chat/whoami", headers={"X-Session-ID": "new"}).json()["session_id"]
+        assert second != first and c.cookies.get("X-Session-ID") == second  # the cookie follows
+        assert c.get("/chat/whoami", headers={"X-Session-ID": first}).json()["session_id"] == first
+        assert c.get("/chat/whoami").json()["session_id"] == first  # reopened: the cookie switched back

@@ -5,7 +5,9 @@ the id from the ``X-Session-ID`` cookie (or request header, for non-browser clie
 a well-formed UUID4 that this server issued and that has not expired; otherwise a new one. A
 forged, malformed or expired id is never an error and never adopted — the client silently gets
 a fresh session. The id is set as a cookie (HTTP-only, SameSite=Lax, 30 days, ``Secure`` from
-``DEVKB_COOKIE_SECURE``) and echoed as the ``X-Session-ID`` response header.
+``DEVKB_COOKIE_SECURE``) and echoed as the ``X-Session-ID`` response header. A request header
+wins over the cookie (so a client can reopen a stored conversation), and ``X-Session-ID: new``
+starts a new session.
 
 ``ChatMemory`` keeps, per session, the last ``history_limit`` messages (FIFO), drops sessions
 idle for ``ttl_seconds``, and holds at most ``max_sessions`` (least recently used evicted).
@@ -30,6 +32,7 @@ COOKIE = "X-Session-ID"
 HEADER = b"x-session-id"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 SESSION_PATHS = ("/ask", "/chat")
+NEW_SESSION = "new"  # ``X-Session-ID: new`` starts a new session whatever the cookie says
 
 
 StoredMessage = ConversationMessage  # one message shape for both memory modes
@@ -193,10 +196,10 @@ class SessionMiddleware:
 
     @staticmethod
     def _known(scope: Scope, memory: SessionMemory) -> str | None:
-        for candidate in (
-            _header(scope),
-            _cookie(scope),
-        ):  # an explicit header wins: reopening a conversation
+        header = _header(scope)
+        if header is not None and header.strip().lower() == NEW_SESSION:
+            return None  # the client asks for a fresh session (a new conversation)
+        for candidate in (header, _cookie(scope)):  # a header wins: it reopens a stored conversation
             sid = parse_session_id(candidate)
             if sid is not None and memory.touch(sid):
                 return sid

@@ -22,3 +22,4 @@ export type ErrorBody = S['ErrorResponse'];
 /** The source filter values the API accepts (`AskRequest.sources`, `GET /graph?types=`). */
 export const SOURCE_KINDS = ['jira', 'confluence', 'github'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
+export type Conversation = S['ConversationOut'];

@@ -11,6 +11,7 @@ import {
 import { FormsModule } from '@angular/forms';
 
 import { SOURCE_KINDS, type SourceKind } from '../../core/api/models';
+import { ServerStatus } from '../../core/server-status';
 import { docTypeStyle } from '../../shared/doc-type';
 import { ChatStore } from './chat-store';
 import { ChatTurnView } from './chat-turn';
@@ -25,6 +26,9 @@ import { ChatTurnView } from './chat-turn';
 })
 export class ChatPage {
   protected readonly store = inject(ChatStore);
+  private readonly status = inject(ServerStatus);
+  /** Whether the server keeps conversations (`DEVKB_CHAT_MEMORY=store`): then they can be listed and reopened. */
+  protected readonly persistent = computed(() => this.status.health()?.replica?.chat_memory === 'store');
   protected readonly kinds = SOURCE_KINDS;
   protected readonly question = signal(this.store.draft());
   protected readonly announcement = computed(() => {
@@ -69,6 +73,20 @@ export class ChatPage {
       event.preventDefault();
       this.submit();
     }
+  }
+
+  protected async newConversation(): Promise<void> {
+    await this.store.openConversation('new');
+    this.input().nativeElement.focus();
+  }
+
+  protected onPastToggle(event: Event): void {
+    if ((event.target as HTMLDetailsElement).open) void this.store.loadConversations();
+  }
+
+  protected rename(id: string, title: string): void {
+    const next = window.prompt('Rename the conversation', title);
+    if (next !== null) void this.store.renameConversation(id, next);
   }
 
   protected async clear(): Promise<void> {

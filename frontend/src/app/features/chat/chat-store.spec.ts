@@ -5,6 +5,7 @@ import type { AskRequest } from '../../core/api/models';
 import { type AskEvent, AskStream, toAskEvent } from './ask-stream';
 import { ChatHistory, toTurns } from './chat-history';
 import { ChatStore } from './chat-store';
+import { Conversations } from './conversations';
 
 const citation = (id: string, type = 'JIRA') => ({ document_id: id, title: id, url: '', type, score: 1, snippet: '' });
 
@@ -30,18 +31,45 @@ class FakeHistory {
   }
 }
 
+class FakeConversations {
+  stored = [{ id: 'c1', title: 'Retries', created_at: '2026-11-24T05:00:00+00:00', updated_at: '2026-11-24T05:01:00+00:00', message_count: 2 }];
+  switched: string[] = [];
+  async list() {
+    return this.stored;
+  }
+  async switchTo(id: string) {
+    this.switched.push(id);
+    return id === 'new' ? [] : toTurns({ session_id: id, messages: [
+      { role: 'user', content: 'How do we retry?', timestamp: 't', sources: [] },
+      { role: 'assistant', content: 'With backoff [1].', timestamp: 't', sources: [citation('jira:PAY-7')] },
+    ] });
+  }
+  async rename(id: string, title: string) {
+    this.stored = this.stored.map((c) => (c.id === id ? { ...c, title } : c));
+  }
+  async remove(id: string) {
+    this.stored = this.stored.filter((c) => c.id !== id);
+  }
+  exportUrl(id: string) {
+    return `/conversations/${id}/export?format=markdown`;
+  }
+}
+
 describe('ChatStore', () => {
   let store: ChatStore;
   let stream: FakeStream;
   let history: FakeHistory;
+  let conversations: FakeConversations;
 
   beforeEach(() => {
     stream = new FakeStream();
     history = new FakeHistory();
+    conversations = new FakeConversations();
     TestBed.configureTestingModule({
       providers: [
         { provide: AskStream, useValue: stream },
         { provide: ChatHistory, useValue: history },
+        { provide: Conversations, useValue: conversations },
       ],
     });
     store = TestBed.inject(ChatStore);
@@ -117,6 +145,19 @@ describe('ChatStore', () => {
     expect(store.turns()).toEqual([]);
     expect(history.cleared).toBe(1);
   });
+  it('lists, reopens, renames and deletes past conversations', async () => {
+    await store.loadConversations();
+    expect(store.conversations().map((c) => c.title)).toEqual(['Retries']);
+    await store.openConversation('c1');
+    expect(conversations.switched).toEqual(['c1']);
+    expect(store.turns().map((t) => [t.question, t.answer])).toEqual([['How do we retry?', 'With backoff [1].']]);
+    await store.renameConversation('c1', '  Webhook retries ');
+    expect(store.conversations()[0].title).toBe('Webhook retries');
+    await store.openConversation('new');
+    expect(store.turns()).toEqual([]);
+    await store.deleteConversation('c1');
+    expect(store.conversations()).toEqual([]);
+  });
 });
 
 describe('toAskEvent', () => {
@@ -145,4 +186,5 @@ describe('toTurns', () => {
       ['q2', ''],
     ]);
   });
+
 });

@@ -1,9 +1,10 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
 
 import { toApiError } from '../../core/api/api-error';
-import { SOURCE_KINDS, type SourceCitation, type SourceKind, type ToolCall } from '../../core/api/models';
+import { type Conversation, SOURCE_KINDS, type SourceCitation, type SourceKind, type ToolCall } from '../../core/api/models';
 import { AskStream } from './ask-stream';
 import { ChatHistory } from './chat-history';
+import { Conversations } from './conversations';
 
 /** One question and its answer, as the chat panel shows it. */
 export interface ChatTurn {
@@ -53,7 +54,12 @@ export function newTurnId(): string {
 export class ChatStore {
   private readonly stream = inject(AskStream);
   private readonly history = inject(ChatHistory);
+  private readonly conversationsApi = inject(Conversations);
   private abort: AbortController | null = null;
+
+  /** Past conversations (only when the server keeps them: `DEVKB_CHAT_MEMORY=store`). */
+  readonly conversations = signal<Conversation[]>([]);
+  readonly conversationsError = signal<string | null>(null);
 
   readonly turns = signal<ChatTurn[]>([]);
   readonly enabled = signal<Record<SourceKind, boolean>>({ jira: true, confluence: true, github: true });
@@ -93,6 +99,42 @@ export class ChatStore {
     this.stop();
     await this.history.clear();
     this.turns.set([]);
+  }
+
+  async loadConversations(): Promise<void> {
+    try {
+      this.conversations.set(await this.conversationsApi.list());
+      this.conversationsError.set(null);
+    } catch (e) {
+      this.conversationsError.set(toApiError(e).message);
+    }
+  }
+
+  /** Reopens a past conversation (`new`: starts a new one) in place of the current one. */
+  async openConversation(id: string): Promise<void> {
+    this.stop();
+    try {
+      this.turns.set(await this.conversationsApi.switchTo(id));
+      this.historyError.set(null);
+    } catch (e) {
+      this.historyError.set(toApiError(e).message);
+    }
+    await this.loadConversations();
+  }
+
+  async renameConversation(id: string, title: string): Promise<void> {
+    if (!title.trim()) return;
+    await this.conversationsApi.rename(id, title.trim());
+    await this.loadConversations();
+  }
+
+  async deleteConversation(id: string): Promise<void> {
+    await this.conversationsApi.remove(id);
+    await this.loadConversations();
+  }
+
+  exportUrl(id: string): string {
+    return this.conversationsApi.exportUrl(id);
   }
 
   stop(): void {
