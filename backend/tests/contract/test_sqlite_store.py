@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 
 import pytest
@@ -36,7 +37,7 @@ def test_failed_batch_rolls_back(tmp_path):
     a = doc("jira:PAY-1", title="changed")
     bad = chunks(a, ("x", [1, 0, 0, 0]))
     dup = bad + bad  # duplicate chunk id violates uniqueness mid-batch
-    with pytest.raises(Exception):
+    with pytest.raises(sqlite3.IntegrityError):
         s.write_documents([(a, dup)])
     got = s.get_document("jira:PAY-1")
     assert got.document.title == "Ledger drift" and len(got.chunks) == 2

@@ -228,7 +228,7 @@ def test_stream_from_the_api_with_the_llm(agent_corpus, tmp_path, embedder, olla
     kinds = [e[0] for e in evs if isinstance(e, tuple)]
     datas = [json.loads(e[6:]) for e in evs if isinstance(e, str)]
     assert kinds[:2] == ["status", "tool_call"] and kinds[-2:] == ["citations", "done"]
-    tokens = [d["text"] for k, d in zip(kinds, datas) if k == "token"]
+    tokens = [d["text"] for k, d in zip(kinds, datas, strict=True) if k == "token"]
     assert len(tokens) > 3 and "".join(tokens).startswith("PAY-2 is closed")
     done = datas[-1]
     assert done["mode"] == "llm" and done["provider"] == "ollama" and done["answer"].endswith("[1].")

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from devkb.emulators import Dataset, EmulatorSuite
+from devkb.errors import SourceError
 from devkb.indexing.components.splitter import KindAwareSplitter
 from devkb.indexing.pipeline import to_haystack
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
@@ -169,7 +170,7 @@ def test_permanent_failure_is_reported_and_keeps_data(suite, embedder, tmp_path,
     idx = build_indexer(tmp_path, embedder, [loader_for(suite, retries=1)])
     idx.runs.run("jira")
     suite.faults.server_error(500, times=50, service="jira")
-    with pytest.raises(Exception):
+    with pytest.raises(SourceError):
         idx.runs.run("jira")
     state = idx.store.get_sync_state("jira")
     assert state.last_error and "500" in state.last_error

@@ -57,7 +57,7 @@ def create_app(container: Container | None = None, start_background: bool = True
     container = container or Container()
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         limit_blas_threads(container.settings().blas_threads)  # request threads, not BLAS pools
         prepare_store(container)
         starters = getattr(container, "background_start", None)

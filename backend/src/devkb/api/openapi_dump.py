@@ -14,7 +14,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[1]) if len(argv) > 1 else Path("openapi.json")
     schema = create_app().openapi()
     out.write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {out} ({len(schema['paths'])} paths)")
+    sys.stdout.write(f"wrote {out} ({len(schema['paths'])} paths)\n")
     return 0
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.convertors import Convertor, register_url_convertor
 
@@ -63,7 +63,7 @@ def _resolve(static_dir: Path, path: str) -> Path | None:
 def mount_spa(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     """Add the catch-all GET route that serves the app and its files."""
 
-    async def serve(request: Request, path: str = "") -> Response:
+    async def serve(path: str = "") -> Response:
         index = static_dir / "index.html"
         if not index.is_file():
             return HTMLResponse(NOT_BUILT, status_code=503 if path else 200)

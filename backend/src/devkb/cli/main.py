@@ -47,7 +47,7 @@ def _sync(container: Container, names: list[str], full: bool, allow_mass_delete:
     for name in names:
         bar = tqdm(desc=f"{name}", unit="doc", dynamic_ncols=True, file=sys.stderr)
 
-        def progress(s: RunStatus) -> None:
+        def progress(s: RunStatus, bar: tqdm = bar) -> None:  # type: ignore[type-arg]
             if s.total is not None and bar.total != s.total:
                 bar.total = s.total
             bar.n = s.done

@@ -139,7 +139,7 @@ class SyncScheduler:
                     self._job_of[name] = job_id
             scheduler.start()
             self._scheduler = scheduler
-            log.info("scheduler started: %s", {s: n for s, n in groups.items()})
+            log.info("scheduler started: %s", dict(groups))
 
     def stop(self, wait: bool = False) -> None:
         """Stop scheduling. A sync in progress finishes in its thread unless ``wait`` waits for it

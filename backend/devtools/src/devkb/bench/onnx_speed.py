@@ -83,7 +83,7 @@ def run_speed(args: argparse.Namespace) -> None:
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=256)
     tokens = [len(e.ids) for e in tokenizer.encode_batch(texts)]
-    texts = [t for _, t in sorted(zip(tokens, texts), key=lambda p: -p[0])]
+    texts = [t for _, t in sorted(zip(tokens, texts, strict=True), key=lambda p: -p[0])]
     block = 2 * args.batch_size
     print(
         f"speed: {len(texts)} texts of {statistics.mean(map(len, texts)):.0f} chars "
@@ -119,12 +119,14 @@ def run_speed(args: argparse.Namespace) -> None:
     print(f"\n{'engine':10s} {'chunks/s':>9s} {'x torch':>8s}  cosine to torch (these texts)")
     for name in engines:
         rate = len(texts) / statistics.median(times[name])
-        ratio = statistics.median(t / s for t, s in zip(times["torch"], times[name]))  # same-run ratios
+        ratio = statistics.median(
+            t / s for t, s in zip(times["torch"], times[name], strict=True)
+        )  # same-run ratios
         print(f"{name:10s} {rate:9.1f} {ratio:8.2f}  {agreement(vectors[name], vectors['torch'])}")
     print("chunks/s: median over runs; x torch: median of the per-run ratios")
 
 
-def corpus_vectors(name: str, keys: list[str], texts: list[str], args: argparse.Namespace) -> np.ndarray:
+def corpus_vectors(name: str, texts: list[str], args: argparse.Namespace) -> np.ndarray:
     digest = hashlib.sha256("\0".join(texts).encode()).hexdigest()[:12]
     engine = make_engine(name, args.cache_dir, args.batch_size, args.onnx_batch_size)
     # int8 activations are quantised per batch tensor, so its vectors depend on the batch size
@@ -155,7 +157,7 @@ def retrieval_metrics(
     scores[np.arange(len(query_rows)), query_rows] = -np.inf
     top = np.argsort(-scores, axis=1)[:, :k]
     recalls, ndcgs = [], []
-    for ranked, rel in zip(top, relevant):
+    for ranked, rel in zip(top, relevant, strict=True):
         hits = [rel.get(int(doc), 0) for doc in ranked]
         recalls.append(sum(1 for h in hits if h) / len(rel))
         dcg = sum(g / np.log2(i + 2) for i, g in enumerate(hits))
@@ -177,7 +179,7 @@ def run_retrieval(args: argparse.Namespace) -> None:
         f"retrieval: {len(queries)} queries (seed {args.seed}), corpus {len(texts)} issues "
         f"(summary + description, first 1,000 chars); query text = the query issue's corpus text"
     )
-    vecs = {name: corpus_vectors(name, keys, texts, args) for name in ENGINES}
+    vecs = {name: corpus_vectors(name, texts, args) for name in ENGINES}
     results = {}
     print(f"\n{'engine':22s} {'Recall@10':>9s} {'nDCG@10':>8s}  corpus cosine to torch")
     for name in ENGINES:

@@ -114,9 +114,7 @@ def build() -> dict[str, bytes]:
     }
     for path, content in files.items():
         out[f"data/{REPO_DIR}/tree/{path}"] = content
-    out["README.md"] = readme(
-        issues, link_rows, pages, commits, pulls, files, edges, questions, shas
-    ).encode()
+    out["README.md"] = readme(issues, link_rows, pages, commits, pulls, files, edges, questions).encode()
     return out
 
 

@@ -38,6 +38,10 @@ Page = dict[str, Any]
 Predicate = Callable[[Page], bool]
 
 
+def _everything(_item: object) -> bool:
+    return True
+
+
 class CqlError(ValueError):
     """The query is invalid or uses CQL the emulator does not support."""
 
@@ -104,7 +108,7 @@ class _Parser:
         s = self.stream
         if s.peek().kind == "eof":
             raise self.error("the query is empty")
-        predicate: Predicate = lambda _page: True
+        predicate: Predicate = _everything
         if not s.at_word("order"):
             predicate = self.or_expression()
         order_by = self.order_by() if s.at_word("order") else []

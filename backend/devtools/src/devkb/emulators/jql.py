@@ -45,6 +45,10 @@ Issue = dict[str, Any]
 Predicate = Callable[[Issue], bool]
 
 
+def _everything(_item: object) -> bool:
+    return True
+
+
 class JqlError(ValueError):
     """The query is invalid or uses JQL the emulator does not support."""
 
@@ -141,7 +145,7 @@ class _Parser:
 
     def parse(self) -> JqlQuery:
         s = self.stream
-        predicate: Predicate = lambda _issue: True
+        predicate: Predicate = _everything
         if s.peek().kind != "eof" and not s.at_word("order"):
             predicate = self.or_expression()
         order_by = self.order_by() if s.at_word("order") else []

@@ -102,7 +102,10 @@ class CorpusSnapshot:
         )
         metas = [d.metadata or {} for d in self.documents]
         self.project = _codes(
-            [m.get("project") if d.type == "JIRA" else None for d, m in zip(self.documents, metas)]
+            [
+                m.get("project") if d.type == "JIRA" else None
+                for d, m in zip(self.documents, metas, strict=True)
+            ]
         )
         self.reporter = _codes([m.get("reporter") for m in metas])
         self.assignee = _codes([m.get("assignee") for m in metas])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 
 from devkb.api.deps import ContainerDep, RunsDep, StoreDep
 from devkb.api.routers.convert import run_out
@@ -59,7 +59,7 @@ def list_sources(container: ContainerDep, store: StoreDep, runs: RunsDep) -> lis
     responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}},
     dependencies=[AdminDep],
 )
-def sync_source(name: str, runs: RunsDep, request: Request, full: bool = False) -> SyncStarted:
+def sync_source(name: str, runs: RunsDep, full: bool = False) -> SyncStarted:
     """Start a sync of one source (an admin action); 409 if one is already running."""
     if name not in runs.loaders:
         raise HTTPException(404, f"no source named {name!r}")

@@ -230,9 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         where = ensure_export(args.out, model_dir=args.model_dir)
     sizes = {p.name: p.stat().st_size for p in sorted(where.iterdir())}
-    print(
+    sys.stdout.write(
         f"ONNX export in {where} ({time.perf_counter() - t:.1f} s): "
         + ", ".join(f"{n} {s / 1e6:.1f} MB" for n, s in sizes.items())
+        + "\n"
     )
     return 0
 

@@ -52,7 +52,7 @@ def _person(obj: Any) -> str | None:
     return _name(obj, "displayName") or _name(obj, "name")
 
 
-def issue_to_document(issue: dict[str, Any], browse_base: str, source: str = "jira") -> SourceDocument:
+def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument:
     key = issue["key"]
     f = issue.get("fields") or {}
     doc_id = jira_doc_id(key)

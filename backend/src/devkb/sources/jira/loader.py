@@ -119,9 +119,7 @@ class JiraLoader:
             if not issues:
                 break
             cursor = self._note(issues, seen, cursor)
-            docs = [
-                issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues
-            ]
+            docs = [issue_to_document(i, self.config.browse_url or self.config.url) for i in issues]
             yield LoadBatch(documents=docs, cursor=cursor, total=page.get("total"))
             start += len(issues)
             if start >= int(page.get("total") or 0):
@@ -138,9 +136,7 @@ class JiraLoader:
             log.info("%s: %d issues changed while paging; fetching them", self.name, len(missed))
             issues = self._issues_by_key(missed)
             cursor = self._note(issues, seen, cursor)
-            docs = [
-                issue_to_document(i, self.config.browse_url or self.config.url, self.name) for i in issues
-            ]
+            docs = [issue_to_document(i, self.config.browse_url or self.config.url) for i in issues]
             yield LoadBatch(documents=docs, cursor=cursor, total=None)
 
     @staticmethod
@@ -185,7 +181,7 @@ class JiraLoader:
         """The current version of the given issues (those that still exist)."""
         keys = [i.split(":", 1)[1] for i in document_ids if i.startswith("jira:")]
         base = self.config.browse_url or self.config.url
-        return [issue_to_document(x, base, self.name) for x in self._issues_by_key(keys)]
+        return [issue_to_document(x, base) for x in self._issues_by_key(keys)]
 
     def list_ids(self) -> set[str]:
         listed, self._listed = self._listed, None

@@ -163,7 +163,7 @@ def build_jira(shas: dict[str, str]) -> tuple[list[dict[str, Any]], list[dict[st
                     "fixVersions": [{"name": v} for v in s.fix_versions],
                     "versions": [{"name": v} for v in s.versions],
                     "issuelinks": sorted(
-                        per_issue.get(s.key, []), key=lambda l: (l["type"]["name"], int(l["id"]))
+                        per_issue.get(s.key, []), key=lambda link: (link["type"]["name"], int(link["id"]))
                     ),
                     "attachment": attachments,
                     "comment": {

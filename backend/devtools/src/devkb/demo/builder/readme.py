@@ -20,7 +20,7 @@ from ..content.common import (
 )
 
 
-def readme(issues, link_rows, pages, commits, pulls, files, edges, questions, shas) -> str:
+def readme(issues, link_rows, pages, commits, pulls, files, edges, questions) -> str:
     inj_issue = [s.key for s in jira_issues.ISSUES if s.note]
     inj_page = [PAGE_IDS[p.slug] for p in confluence_pages.PAGES if p.note]
     kinds = Counter(e["kind"] for e in edges)
