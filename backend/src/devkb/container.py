@@ -13,7 +13,7 @@ settings ─┬─ store (sqlite | neo4j)
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from dependency_injector import containers, providers
@@ -77,7 +77,7 @@ def build_embedder(settings: Settings) -> TextEmbedder:
     return openai_embedder(settings.openai_api_key, settings.openai_embed_model, settings.openai_base_url)
 
 
-def store_resource(settings: Settings) -> Iterator[GraphStore]:
+def store_resource(settings: Settings) -> Generator[GraphStore, None, None]:
     """The configured store; for Neo4j the container owns the driver and closes it here."""
     if settings.store == "neo4j":
         from devkb.store.neo4j import Neo4jGraphStore

@@ -49,6 +49,7 @@ class RecordingDriver:
     answers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     sent: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
     execute_query_bookmark_manager: object = field(default_factory=object)
+    sessions: list[str] = field(default_factory=list)
 
     def _answer(self, text: str, params: dict[str, Any], how: str) -> list[dict[str, Any]]:
         assert set(q._PARAM.findall(text)) == set(params), text
@@ -64,6 +65,7 @@ class RecordingDriver:
 
     def session(self, database, bookmark_manager):
         assert database == "kb" and bookmark_manager is self.execute_query_bookmark_manager
+        self.sessions.append(database)
         driver = self
 
         class Tx:
@@ -108,6 +110,7 @@ def _exercise(store: Neo4jGraphStore) -> None:
     store.reset_embedding_model()
     chunks = [Chunk("c1", DOC.id, 0, "ledger", [1.0, 0, 0, 0]), Chunk("c2", DOC.id, 1, "no vector")]
     store.write_documents([(DOC, chunks)])
+    store.write_documents([(DOC, chunks)], [Reference(DOC.id, "jira:PAY-2", "link", "e", DOC.id)])
     store.write_references([DOC.id], [Reference(DOC.id, "jira:PAY-2", "link", "e", DOC.id)])
     store.delete_documents([DOC.id, "x"])
     store.get_document(DOC.id)
@@ -265,3 +268,33 @@ def test_a_message_is_appended_in_one_transaction_that_locks_its_conversation_fi
         (q.TRIM_MESSAGES.text, "tx"),
     ]
     assert driver.sent[1][1]["seq"] == 1 and driver.sent[2][1]["below"] == 1 - 10
+
+
+def test_documents_and_the_edges_they_own_are_written_in_one_transaction():
+    """The indexing pipeline passes ``references`` (the store protocol's signature): the Neo4j store
+    used to lack the parameter and failed its first index run with ``TypeError``."""
+    driver = RecordingDriver(_answers())
+    store = Neo4jGraphStore(driver, database="kb")  # type: ignore[arg-type]
+    edge = Reference(DOC.id, "jira:PAY-2", "link", "e", DOC.id)
+    store.write_documents([(DOC, [Chunk("c1", DOC.id, 0, "ledger", [1.0, 0, 0, 0])])], [edge])
+    assert {h for _, _, h in driver.sent} == {"tx"}
+    assert [t for t, _, _ in driver.sent] == [
+        s.text
+        for s in (
+            q.PROMOTE_STUBS,
+            q.UPSERT_DOCUMENTS,
+            q.DELETE_CHUNKS,
+            q.CREATE_CHUNKS,
+            q.DELETE_OWNED_REFERENCES,
+            q.ENSURE_ENDPOINTS,
+            q.CREATE_REFERENCES,
+            q.DELETE_ORPHAN_STUBS,
+        )
+    ]
+    assert len(driver.sessions) == 1  # one managed transaction
+    rows = next(p["rows"] for t, p, _ in driver.sent if t == q.CREATE_REFERENCES.text)
+    assert rows == [
+        {"from_id": DOC.id, "to_id": "jira:PAY-2", "kind": "link", "evidence": "e", "owner_id": DOC.id}
+    ]
+    with pytest.raises(ValueError, match="not in owner_ids"):
+        store.write_documents([(DOC, [])], [Reference("jira:X-1", "jira:PAY-2", "link", "e", "jira:X-1")])

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from devkb.agent.answer import Citation
+
+if TYPE_CHECKING:
+    from devkb.agent.evidence import EvidenceDoc
 
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
@@ -146,7 +150,7 @@ _FIELD_WORDS: tuple[tuple[re.Pattern[str], str, str], ...] = (
 )
 
 
-def fact_sentence(question: str, number: int, label: str, metadata: dict) -> str | None:
+def fact_sentence(question: str, number: int, label: str, metadata: dict[str, Any]) -> str | None:
     """ "FLUID-5327: status Closed, resolution Fixed [1]." for the fields a question asks about."""
     parts = []
     for pattern, key, name in _FIELD_WORDS:
@@ -159,7 +163,7 @@ def fact_sentence(question: str, number: int, label: str, metadata: dict) -> str
 
 
 def compose_from_evidence(
-    question: str, docs: Sequence, identifiers: set[str] | None = None, max_sentences: int = 3
+    question: str, docs: Sequence[EvidenceDoc], identifiers: set[str] | None = None, max_sentences: int = 3
 ) -> str:
     """An extractive answer over ``docs`` (``EvidenceDoc``s, cited by position): facts a question
     asks about for the documents it names, how the other documents connect, then the best

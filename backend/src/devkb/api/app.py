@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 
 def _errors(app: FastAPI) -> None:
-    def handler(status: int):
+    def handler(status: int) -> Callable[[Request, Exception], Awaitable[JSONResponse]]:
         async def respond(_: Request, exc: Exception) -> JSONResponse:
             return JSONResponse({"detail": str(exc)}, status_code=status)
 
@@ -43,7 +43,8 @@ def _errors(app: FastAPI) -> None:
     app.add_exception_handler(SchemaMismatchError, handler(503))
     app.add_exception_handler(DevkbError, handler(500))
 
-    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def validation(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
         parts = []
         for err in exc.errors():
             loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")

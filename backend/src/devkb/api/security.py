@@ -41,7 +41,8 @@ api_key_header = APIKeyHeader(
 
 
 def _settings(request: Request) -> Settings:
-    return request.app.state.container.settings()
+    settings: Settings = request.app.state.container.settings()
+    return settings
 
 
 def _key_matches(given: str | None, settings: Settings) -> bool:

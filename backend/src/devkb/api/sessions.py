@@ -209,7 +209,7 @@ class SessionMiddleware:
 def _header(scope: Scope) -> str | None:
     for k, v in scope.get("headers", []):
         if k.lower() == HEADER:
-            return v.decode("latin-1")
+            return str(v.decode("latin-1"))
     return None
 
 
@@ -220,5 +220,5 @@ def _cookie(scope: Scope) -> str | None:
         for part in v.decode("latin-1").split(";"):
             name, _, value = part.strip().partition("=")
             if name == COOKIE:
-                return value.strip().strip('"')
+                return str(value).strip().strip('"')
     return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from tqdm import tqdm
@@ -25,7 +25,7 @@ app = typer.Typer(
 )
 
 
-def _fail(message: str, code: int = 2) -> None:
+def _fail(message: str, code: int = 2) -> NoReturn:
     typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
     raise typer.Exit(code)
 
@@ -47,7 +47,7 @@ def _sync(container: Container, names: list[str], full: bool, allow_mass_delete:
     for name in names:
         bar = tqdm(desc=f"{name}", unit="doc", dynamic_ncols=True, file=sys.stderr)
 
-        def progress(s: RunStatus, bar: tqdm = bar) -> None:  # type: ignore[type-arg]
+        def progress(s: RunStatus, bar: tqdm = bar) -> None:
             if s.total is not None and bar.total != s.total:
                 bar.total = s.total
             bar.n = s.done

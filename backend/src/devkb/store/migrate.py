@@ -97,7 +97,7 @@ def migrate(
 
     dangling = isinstance(source, AllReferences)
     if dangling:
-        edges = source.all_references()  # type: ignore[union-attr]
+        edges = source.all_references()
     elif isinstance(source, VisibleReferences):
         edges = source.references()
     else:

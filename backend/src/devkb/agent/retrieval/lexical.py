@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
@@ -152,11 +152,12 @@ STOPWORDS = frozenset(
 )
 
 
-def _stemmer():  # pragma: no cover - trivial
+def _stemmer() -> Callable[[list[str]], list[str]] | None:  # pragma: no cover - trivial
     try:
         import Stemmer  # PyStemmer: Snowball stemmers in C
 
-        return Stemmer.Stemmer("english").stemWords
+        stem: Callable[[list[str]], list[str]] = Stemmer.Stemmer("english").stemWords
+        return stem
     except ImportError:
         return None
 

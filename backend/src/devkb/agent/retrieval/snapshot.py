@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -67,7 +68,7 @@ def _incidence(values: Sequence[Sequence[str]]) -> sparse.csr_matrix:
     return sparse.csr_matrix((data, (rows, cols)), shape=(len(values), max(1, len(table))))
 
 
-def _list(meta: dict, key: str) -> list[str]:
+def _list(meta: dict[str, Any], key: str) -> list[str]:
     value = meta.get(key)
     if value is None:
         return []
@@ -222,7 +223,7 @@ class SnapshotLoader:
                 if v is not None and len(v) == self.dimension:
                     mat[j] = v
             norms = np.linalg.norm(mat, axis=1, keepdims=True)
-            mat = mat / np.where(norms == 0, 1, norms)
+            mat = (mat / np.where(norms == 0, 1, norms)).astype(np.float32)
             fields = document_fields(d.document, chunks)
             text = "\n".join(fields.values())
             out[d.document.id] = DocEntry(

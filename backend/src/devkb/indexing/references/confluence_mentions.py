@@ -59,7 +59,8 @@ def _lower_keys(ctx: LinkContext) -> dict[str, str]:
 def _wiki_title(path: str, query: str) -> str | None:
     """The page name of a MediaWiki URL (``/index.php?title=X`` or ``/index.php/X``)."""
     if path.rstrip("/").endswith("/index.php"):
-        return (parse_qs(query).get("title") or [None])[0]
+        titles = parse_qs(query).get("title")
+        return titles[0] if titles else None
     marker = "/index.php/"
     if marker in path:
         return unquote_plus(path.split(marker, 1)[1]) or None

@@ -61,7 +61,7 @@ class LinkContextBuilder:
         for site in hints.get("doc_sites", []):
             t = tuple(site)
             if t not in ctx.doc_sites:
-                ctx.doc_sites.append(t)  # type: ignore[arg-type]
+                ctx.doc_sites.append(t)
         for repo, paths in (hints.get("repo_files") or {}).items():
             ctx.repo_files.setdefault(repo, set()).update(paths)
         ctx.confluence_hosts.update(host_of(u) for u in hints.get("confluence_urls", []) if host_of(u))
@@ -78,7 +78,7 @@ class LinkContextBuilder:
         for commit in self.store.find_documents(
             types=[SourceType.GITHUB], filters={"kind": "commit"}, limit=10_000_000
         ):
-            repo = commit.metadata.get("repository")
+            repo = str(commit.metadata.get("repository") or "")
             for pair in commit.metadata.get("renames") or []:
                 if repo and len(pair) == 2:
                     ctx.repo_renames.setdefault(repo, {}).setdefault(pair[0], set()).add(pair[1])

@@ -67,21 +67,25 @@ def split_python(text: str) -> list[Section]:
 
     def start_of(node: ast.AST) -> int:
         decorators = getattr(node, "decorator_list", [])
-        return min([node.lineno, *(d.lineno for d in decorators)]) - 1  # type: ignore[attr-defined]
+        first = int(getattr(node, "lineno", 1))
+        return min([first, *(int(d.lineno) for d in decorators)]) - 1
+
+    def end_of(node: ast.stmt) -> int:
+        return node.end_lineno if node.end_lineno is not None else node.lineno
 
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            spans.append((start_of(node), node.end_lineno - 1, node.name))  # type: ignore[operator]
+            spans.append((start_of(node), end_of(node) - 1, node.name))
         elif isinstance(node, ast.ClassDef):
             members = [
                 n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
             ]
-            head_end = (start_of(members[0]) - 1) if members else node.end_lineno - 1  # type: ignore[operator]
+            head_end = (start_of(members[0]) - 1) if members else end_of(node) - 1
             spans.append((start_of(node), head_end, node.name))
             for m in members:
-                spans.append((start_of(m), m.end_lineno - 1, f"{node.name}.{m.name}"))  # type: ignore[operator]
-            if members and members[-1].end_lineno < node.end_lineno:  # type: ignore[operator]
-                spans.append((members[-1].end_lineno, node.end_lineno - 1, node.name))  # type: ignore[operator]
+                spans.append((start_of(m), end_of(m) - 1, f"{node.name}.{m.name}"))
+            if members and end_of(members[-1]) < end_of(node):
+                spans.append((end_of(members[-1]), end_of(node) - 1, node.name))
     return _sections_from_spans(lines, spans)
 
 

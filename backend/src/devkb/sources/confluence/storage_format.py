@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from typing import Any
 
 _BLOCK = {
     "p",
@@ -62,12 +63,14 @@ class _StorageParser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.out: list[str] = []  # finished blocks
         self.line: list[str] = []  # inline text of the current block
-        self.lists: list[list] = []  # stack of [ordered, counter]
+        self.lists: list[list[Any]] = []  # stack of [ordered, counter]
         self.links: list[PageLink] = []
         self.skip = 0
         self.pre = 0
-        self.code_macro: dict | None = None  # {"language": .., "body": ..} while inside a code macro
-        self.macros: list[dict] = []  # open macros: {"name": .., "params": {..}}
+        self.code_macro: dict[str, str] | None = (
+            None  # {"language": .., "body": ..} while inside a code macro
+        )
+        self.macros: list[dict[str, Any]] = []  # open macros: {"name": .., "params": {..}}
         self.param: str | None = None  # name of the ac:parameter being read
         self.row: list[str] | None = None
         self.cell: list[str] | None = None
@@ -189,7 +192,7 @@ class _StorageParser(HTMLParser):
         if self.skip:
             return
         if tag == "ac:structured-macro":
-            macro = self.macros.pop() if self.macros else {"name": "", "params": {}}
+            macro: dict[str, Any] = self.macros.pop() if self.macros else {"name": "", "params": {}}
             if self.code_macro is not None:
                 body = self.code_macro["body"].strip("\n")
                 self._block(f"```{self.code_macro['language']}\n{body}\n```")

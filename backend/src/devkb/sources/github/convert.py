@@ -193,7 +193,7 @@ def issue_to_document(
     number = int(issue["number"])
     title = (issue.get("title") or "").strip()
     body = (issue.get("body") or "").strip()
-    labels = [lb.get("name") for lb in issue.get("labels") or [] if isinstance(lb, dict) and lb.get("name")]
+    labels = [str(lb["name"]) for lb in issue.get("labels") or [] if isinstance(lb, dict) and lb.get("name")]
     meta: dict[str, Any] = {
         "repository": repo,
         "number": number,

@@ -12,6 +12,7 @@ dimension differs → ``SchemaMismatchError``; anything else from Neo4j → ``St
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -150,7 +151,48 @@ def _state_from(source: str, raw: str) -> SyncState:
 
 
 def _run(tx: neo4j.ManagedTransaction, stmt: q.Statement, **values: Any) -> list[dict[str, Any]]:
-    return tx.run(stmt.text, stmt.bind(values)).data()  # type: ignore[arg-type]
+    return tx.run(stmt.text, stmt.bind(values)).data()
+
+
+def _check_owners(owner_set: set[str], references: Sequence[Reference]) -> None:
+    for r in references:
+        if r.owner_id not in owner_set:
+            raise ValueError(f"reference {r.from_id}->{r.to_id} has owner {r.owner_id!r} not in owner_ids")
+
+
+def _replace_references_work(
+    owners: list[str], references: Sequence[Reference]
+) -> Callable[[neo4j.ManagedTransaction], None]:
+    """The transaction work that replaces every edge ``owners`` own with ``references``."""
+    rows = list(
+        {
+            (r.from_id, r.to_id, r.kind, r.owner_id): {
+                "from_id": r.from_id,
+                "to_id": r.to_id,
+                "kind": r.kind,
+                "evidence": r.evidence,
+                "owner_id": r.owner_id,
+            }
+            for r in references
+            if r.from_id != r.to_id
+        }.values()
+    )
+    endpoints = list(dict.fromkeys(x for row in rows for x in (row["from_id"], row["to_id"])))
+
+    def work(tx: neo4j.ManagedTransaction) -> None:
+        stubs: list[str] = []
+        for part in _batches(owners):
+            stubs += [
+                i for row in _run(tx, q.DELETE_OWNED_REFERENCES, owners=list(part)) for i in row["stub_ids"]
+            ]
+        for part in _batches(endpoints):
+            _run(tx, q.ENSURE_ENDPOINTS, ids=list(part))
+        for row_part in _batches(rows):
+            _run(tx, q.CREATE_REFERENCES, rows=list(row_part))
+        for part in _batches(list(dict.fromkeys(stubs))):
+            _run(tx, q.DELETE_ORPHAN_STUBS, ids=list(part))
+
+    return work
 
 
 class Neo4jGraphStore:
@@ -188,7 +230,7 @@ class Neo4jGraphStore:
     def _read(self, stmt: q.Statement, action: str, **values: Any) -> list[dict[str, Any]]:
         with self._translate(action):
             records = self._driver.execute_query(
-                stmt.text,  # type: ignore[arg-type]
+                stmt.text,
                 stmt.bind(values),
                 routing_=RoutingControl.READ,
                 database_=self.database,
@@ -198,7 +240,7 @@ class Neo4jGraphStore:
     def _schema(self, stmt: q.Statement, action: str, **values: Any) -> list[dict[str, Any]]:
         with self._translate(action):
             records = self._driver.execute_query(
-                stmt.text,  # type: ignore[arg-type]
+                stmt.text,
                 stmt.bind(values),
                 routing_=RoutingControl.WRITE,
                 database_=self.database,
@@ -294,20 +336,36 @@ class Neo4jGraphStore:
         self._schema(q.DROP_VECTOR_INDEX, "dropping the vector index")
 
     # -- writes ---------------------------------------------------------------------------
-    def write_documents(self, items: Sequence[tuple[Document, Sequence[Chunk]]]) -> None:
+    def write_documents(
+        self,
+        items: Sequence[tuple[Document, Sequence[Chunk]]],
+        references: Sequence[Reference] | None = None,
+    ) -> None:
         latest = {doc.id: (doc, chunks) for doc, chunks in items}  # a repeated id: the last one wins
+        owned: dict[str, list[Reference]] | None = None
+        if references is not None:
+            _check_owners(set(latest), references)
+            owned = {doc_id: [] for doc_id in latest}
+            for r in references:
+                owned[r.owner_id].append(r)
         batch: list[tuple[Document, Sequence[Chunk]]] = []
         size = 0
         for doc, chunks in latest.values():
             batch.append((doc, chunks))
             size += len(chunks)
             if len(batch) >= _DOCS_PER_TX or size >= _CHUNKS_PER_TX:
-                self._write_batch(batch)
+                self._write_batch(batch, owned)
                 batch, size = [], 0
         if batch:
-            self._write_batch(batch)
+            self._write_batch(batch, owned)
 
-    def _write_batch(self, batch: Sequence[tuple[Document, Sequence[Chunk]]]) -> None:
+    def _write_batch(
+        self,
+        batch: Sequence[tuple[Document, Sequence[Chunk]]],
+        owned: dict[str, list[Reference]] | None = None,
+    ) -> None:
+        """One transaction: the documents, their chunks and — with ``owned`` — the edges they own,
+        so a crash never leaves a document without its edges."""
         ids = [doc.id for doc, _ in batch]
         docs = [document_row(doc) for doc, _ in batch]
         chunk_rows = [
@@ -322,6 +380,7 @@ class Neo4jGraphStore:
             for doc, chunks in batch
             for ch in chunks
         ]
+        edges = None if owned is None else _replace_references_work(ids, [r for i in ids for r in owned[i]])
 
         def work(tx: neo4j.ManagedTransaction) -> None:
             _run(tx, q.PROMOTE_STUBS, ids=ids)
@@ -329,48 +388,17 @@ class Neo4jGraphStore:
             _run(tx, q.DELETE_CHUNKS, ids=ids)
             for part in _batches(chunk_rows):
                 _run(tx, q.CREATE_CHUNKS, rows=list(part))
+            if edges is not None:
+                edges(tx)
 
         self._write(work, f"writing {len(ids)} documents")
 
     def write_references(self, owner_ids: Iterable[str], references: Sequence[Reference]) -> None:
         owners = list(dict.fromkeys(owner_ids))
-        owner_set = set(owners)
-        for r in references:
-            if r.owner_id not in owner_set:
-                raise ValueError(
-                    f"reference {r.from_id}->{r.to_id} has owner {r.owner_id!r} not in owner_ids"
-                )
-        rows = list(
-            {
-                (r.from_id, r.to_id, r.kind, r.owner_id): {
-                    "from_id": r.from_id,
-                    "to_id": r.to_id,
-                    "kind": r.kind,
-                    "evidence": r.evidence,
-                    "owner_id": r.owner_id,
-                }
-                for r in references
-                if r.from_id != r.to_id
-            }.values()
+        _check_owners(set(owners), references)
+        self._write(
+            _replace_references_work(owners, references), f"writing references of {len(owners)} documents"
         )
-        endpoints = list(dict.fromkeys(x for row in rows for x in (row["from_id"], row["to_id"])))
-
-        def work(tx: neo4j.ManagedTransaction) -> None:
-            stubs: list[str] = []
-            for part in _batches(owners):
-                stubs += [
-                    i
-                    for row in _run(tx, q.DELETE_OWNED_REFERENCES, owners=list(part))
-                    for i in row["stub_ids"]
-                ]
-            for part in _batches(endpoints):
-                _run(tx, q.ENSURE_ENDPOINTS, ids=list(part))
-            for part in _batches(rows):
-                _run(tx, q.CREATE_REFERENCES, rows=list(part))
-            for part in _batches(list(dict.fromkeys(stubs))):
-                _run(tx, q.DELETE_ORPHAN_STUBS, ids=list(part))
-
-        self._write(work, f"writing references of {len(owners)} documents")
 
     def delete_documents(self, document_ids: Iterable[str]) -> int:
         ids = list(dict.fromkeys(document_ids))
@@ -386,7 +414,9 @@ class Neo4jGraphStore:
 
         deleted = 0
         for part in _batches(ids):
-            deleted += self._write(lambda tx, p=list(part): work(tx, p), f"deleting {len(part)} documents")
+            deleted += self._write(
+                functools.partial(work, part=list(part)), f"deleting {len(part)} documents"
+            )
         return deleted
 
     # -- reads ----------------------------------------------------------------------------
