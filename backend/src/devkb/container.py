@@ -175,7 +175,7 @@ def demo_resource() -> Iterator[list[SourceConfig]]:
         server.stop()
 
 
-def source_configs(settings: Settings, demo: providers.Provider) -> list[SourceConfig]:
+def source_configs(settings: Settings, demo: providers.Provider[list[SourceConfig]]) -> list[SourceConfig]:
     if settings.sources_file is not None:
         return load_sources_file(Path(settings.sources_file))
     if settings.jira_url:

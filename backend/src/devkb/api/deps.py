@@ -15,32 +15,38 @@ from devkb.store.protocol import GraphStore
 
 
 def get_container(request: Request) -> Container:
-    return request.app.state.container
+    container: Container = request.app.state.container
+    return container
 
 
 def get_store(request: Request) -> GraphStore:
-    return request.app.state.container.store()
+    value: GraphStore = get_container(request).store()
+    return value
 
 
 def get_settings(request: Request) -> Settings:
-    return request.app.state.container.settings()
+    value: Settings = get_container(request).settings()
+    return value
 
 
 def get_ask(request: Request) -> AskService:
-    return request.app.state.container.ask()
+    value: AskService = get_container(request).ask()
+    return value
 
 
 def get_runs(request: Request) -> RunManager:
-    return request.app.state.container.runs()
+    value: RunManager = get_container(request).runs()
+    return value
 
 
 def get_memory(request: Request) -> SessionMemory:
-    return request.app.state.container.chat_memory()
+    value: SessionMemory = get_container(request).chat_memory()
+    return value
 
 
 def get_session_id(request: Request) -> str:
     """The session the ``SessionMiddleware`` attached to this request."""
-    return request.state.session_id
+    return str(request.state.session_id)
 
 
 ContainerDep = Annotated[Container, Depends(get_container)]

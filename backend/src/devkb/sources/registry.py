@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from devkb.config.sources_file import SourceConfig
 from devkb.errors import ConfigurationError
 from devkb.sources.base import SourceLoader
@@ -26,13 +28,14 @@ def build_loader(cfg: SourceConfig) -> SourceLoader:
         )
     builders = _extra_builders()
     if cfg.type in builders:
-        return builders[cfg.type](cfg)
+        loader: SourceLoader = builders[cfg.type](cfg)
+        return loader
     raise ConfigurationError(f"source {cfg.name}: the {cfg.type} loader is not available")
 
 
-def _extra_builders() -> dict:
+def _extra_builders() -> dict[str, Callable[[SourceConfig], SourceLoader]]:
     """Loaders of other source types register here (Confluence, GitHub)."""
-    found = {}
+    found: dict[str, Callable[[SourceConfig], SourceLoader]] = {}
     try:
         from devkb.sources.confluence import build_confluence_loader
 

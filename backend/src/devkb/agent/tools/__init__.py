@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from haystack.tools import Tool
+from haystack.tools.tool import Tool
 
 from devkb.agent.evidence import Scope
 from devkb.agent.hybrid_search import HybridSearch

@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from haystack.tools import Tool, create_tool_from_function
+from haystack.tools.from_function import create_tool_from_function
+from haystack.tools.tool import Tool
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope

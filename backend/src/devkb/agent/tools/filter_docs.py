@@ -12,7 +12,8 @@ import functools
 import re
 from typing import Annotated, Any
 
-from haystack.tools import Tool, create_tool_from_function
+from haystack.tools.from_function import create_tool_from_function
+from haystack.tools.tool import Tool
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
@@ -82,7 +83,7 @@ DESCRIPTORS = {
 
 
 def _metadata_text(metadata: dict[str, Any]) -> str:
-    parts = []
+    parts: list[str] = []
     for v in metadata.values():
         parts.extend(str(x) for x in v) if isinstance(v, list) else parts.append(str(v))
     return " ".join(parts)

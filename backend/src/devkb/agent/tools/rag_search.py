@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from haystack.tools import Tool, create_tool_from_function
+from haystack.tools.from_function import create_tool_from_function
+from haystack.tools.tool import Tool
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope

@@ -28,14 +28,14 @@ from fastapi.responses import StreamingResponse
 from devkb.agent.answer import Answer, HistoryTurn
 from devkb.api.deps import AskDep, MemoryDep, SessionDep, SettingsDep
 from devkb.api.schemas import AskRequest, AskResponse, ErrorResponse, SourceCitation, ToolCallOut
-from devkb.api.sessions import ChatMemory, StoredMessage, now_iso
+from devkb.api.sessions import SessionMemory, StoredMessage, now_iso
 from devkb.errors import DevkbError
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["ask"])
 _END = "__end__"
 
-SSE_DOC = {
+SSE_DOC: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Server-Sent Events: status, tool_call, token, citations, done (or error).",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
@@ -49,7 +49,7 @@ def check_length(question: str, limit: int) -> None:
         raise HTTPException(422, f"question is {len(question)} characters; the limit is {limit}")
 
 
-def history_of(memory: ChatMemory, session_id: str) -> list[HistoryTurn]:
+def history_of(memory: SessionMemory, session_id: str) -> list[HistoryTurn]:
     return [
         HistoryTurn(m.role, m.content, m.document_ids)  # type: ignore[arg-type]
         for m in memory.history(session_id)
@@ -62,7 +62,7 @@ def to_response(answer: Answer, session_id: str) -> AskResponse:
         answer=answer.answer,
         sources=[SourceCitation(**c.__dict__) for c in answer.sources],
         tool_calls=[ToolCallOut(**t.__dict__) for t in answer.tool_calls],
-        mode=answer.mode,  # type: ignore[arg-type]
+        mode=answer.mode,
         session_id=session_id,
         question=answer.question or None,
         provider=answer.provider,
@@ -70,7 +70,7 @@ def to_response(answer: Answer, session_id: str) -> AskResponse:
     )
 
 
-def remember(memory: ChatMemory, session_id: str, question: str, out: AskResponse) -> None:
+def remember(memory: SessionMemory, session_id: str, question: str, out: AskResponse) -> None:
     memory.append(session_id, StoredMessage("user", question, now_iso()))
     memory.append(
         session_id,

@@ -19,7 +19,7 @@ def history(session_id: SessionDep, memory: MemoryDep) -> ChatHistoryResponse:
             ChatMessageOut(
                 role=m.role,
                 content=m.content,
-                timestamp=m.timestamp,  # type: ignore[arg-type]
+                timestamp=m.timestamp,
                 sources=[SourceCitation(**s) for s in m.sources],
             )
             for m in memory.history(session_id)

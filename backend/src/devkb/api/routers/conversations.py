@@ -68,7 +68,7 @@ def _detail(memory: StoreChatMemory, c: Conversation) -> ConversationDetail:
         conversation=_out(c),
         messages=[
             ChatMessageOut(
-                role=m.role,  # type: ignore[arg-type]
+                role=m.role,
                 content=m.content,
                 timestamp=m.timestamp,
                 sources=[SourceCitation(**s) for s in m.sources],

@@ -31,7 +31,7 @@ def neighbors(
     return [
         NeighborOut(
             document=document_out(n.document), kind=n.kind, evidence=n.evidence, direction=n.direction
-        )  # type: ignore[arg-type]
+        )
         for n in store.neighbors([document_id], "both", kinds=kinds or None, limit=limit)
     ]
 

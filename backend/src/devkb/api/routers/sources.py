@@ -37,7 +37,7 @@ def list_sources(container: ContainerDep, store: StoreDep, runs: RunsDep) -> lis
             SourceOut(
                 name=cfg.name,
                 type=cfg.type,
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 schedule=cfg.schedule,
                 last_success=state.last_success if state else None,
                 last_error=last_error,

