@@ -32,9 +32,9 @@ def embedder_env(embedder: object) -> dict[str, str]:
     if name == "OnnxMiniLMEmbedder":
         return {
             "DEVKB_EMBEDDER": "onnx",
-            "DEVKB_ONNX_PRECISION": str(embedder.precision),  # type: ignore[attr-defined]
-            "DEVKB_MODEL_CACHE_DIR": str(Path(embedder.cache_dir).resolve()),
-        }  # type: ignore[attr-defined]
+            "DEVKB_ONNX_PRECISION": str(getattr(embedder, "precision", "int8")),
+            "DEVKB_MODEL_CACHE_DIR": str(Path(getattr(embedder, "cache_dir", ".")).resolve()),
+        }
     if name == "LocalMiniLMEmbedder":
         return {"DEVKB_EMBEDDER": "local"}
     return {}

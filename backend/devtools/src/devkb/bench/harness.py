@@ -27,7 +27,7 @@ from typing import Any
 
 from devkb.bench import embedding, ingest, query, resync, scale
 from devkb.bench.measure import load_average, machine, utc_now
-from devkb.bench.options import BENCHMARKS, BenchOptions, options_for
+from devkb.bench.options import BENCHMARKS, BenchOptions, Mode, options_for
 from devkb.bench.report import write_report
 from devkb.bench.workspace import REPO_ROOT, Workspace, corpus, find_fluid_dir
 from devkb.indexing.embedders.base import TextEmbedder
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "report":
         write_report(args.out, args.doc)
         return 0
-    mode = "quick" if args.quick else "full" if args.full else "default"
+    mode: Mode = "quick" if args.quick else "full" if args.full else "default"
     out = args.out or REPO_ROOT / "artifacts" / "bench" / ("quick" if mode == "quick" else "")
     doc = args.doc or (out / "benchmarks.md" if mode == "quick" else REPO_ROOT / "docs" / "benchmarks.md")
     work = args.work_dir or Path(

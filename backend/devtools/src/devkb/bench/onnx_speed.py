@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -60,8 +61,10 @@ def make_engine(name: str, cache_dir: Path, batch_size: int, onnx_batch_size: in
         return LocalMiniLMEmbedder(batch_size=batch_size)
     from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
-    options = {"batch_size": onnx_batch_size} if onnx_batch_size else {}
-    return OnnxMiniLMEmbedder(cache_dir=cache_dir, precision=name.removeprefix("onnx-"), **options)
+    precision: Literal["int8", "fp32"] = "int8" if name == "onnx-int8" else "fp32"
+    if onnx_batch_size:
+        return OnnxMiniLMEmbedder(cache_dir=cache_dir, precision=precision, batch_size=onnx_batch_size)
+    return OnnxMiniLMEmbedder(cache_dir=cache_dir, precision=precision)
 
 
 def agreement(a: np.ndarray, b: np.ndarray) -> str:

@@ -231,7 +231,7 @@ class SyntheticCorpus:
                             content=text,
                             embedding=vectors[c],
                         )
-                    )  # type: ignore[arg-type]
+                    )
                     c += 1
                 items.append(
                     (

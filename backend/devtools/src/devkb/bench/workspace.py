@@ -243,7 +243,9 @@ def change_documents(ws: Workspace, share: float, tag: str, seed: int) -> dict[s
         else:
             repo_name, path = doc_id.removeprefix("github:").split(":file:", 1)
             repo = ds.repo(repo_name)
-            files = repo.snapshot(repo.head_sha).files
+            snapshot = repo.snapshot(repo.head_sha)
+            assert snapshot is not None, repo_name
+            files = snapshot.files
             if path not in files:
                 continue
             text = (repo.blob(files[path].sha) or b"").decode("utf-8", "replace")

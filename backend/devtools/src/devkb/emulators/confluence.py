@@ -157,7 +157,7 @@ class ConfluenceEmulator(EmulatorApp):
         spaces = {s["key"]: s for s in self.dataset.spaces()}
 
         def result(page: Page) -> dict[str, Any]:
-            space = spaces.get(page["space"]["key"], page["space"])
+            space: dict[str, Any] = spaces.get(page["space"]["key"]) or page["space"]
             return {
                 "content": self._content(page, content_expand),
                 "title": page["title"],
@@ -292,8 +292,10 @@ class ConfluenceEmulator(EmulatorApp):
         return out
 
     def _space(self, space: dict[str, Any], expand: set[str]) -> dict[str, Any]:
-        out = {k: space[k] for k in ("id", "key", "name", "type", "status", "_links") if k in space}
-        expandable = {}
+        out: dict[str, Any] = {
+            k: space[k] for k in ("id", "key", "name", "type", "status", "_links") if k in space
+        }
+        expandable: dict[str, str] = {}
         for name in ("homepage", "description"):
             wanted = name in expand or any(e.startswith(f"{name}.") for e in expand)
             if wanted and name in space:

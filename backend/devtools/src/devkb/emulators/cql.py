@@ -19,6 +19,7 @@ literals are UTC (the emulated server's zone). ``~`` (text search) and other fun
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -79,7 +80,7 @@ class CqlQuery:
         """``pages`` in the query's order; id ASC breaks ties."""
         ordered = sorted(pages, key=lambda p: int(p["id"]))
         for name, descending in reversed(self.order_by):
-            ordered.sort(key=lambda p, n=name: _sort_value(p, n), reverse=descending)
+            ordered.sort(key=functools.partial(_sort_value_by, name), reverse=descending)
         return ordered
 
 
@@ -232,3 +233,7 @@ class _Parser:
 def compile_cql(text: str | None, *, now: datetime | None = None) -> CqlQuery:
     """Compile ``text`` into a :class:`CqlQuery`."""
     return _Parser(text or "", now or datetime.now(UTC)).parse()
+
+
+def _sort_value_by(name: str, item: dict[str, Any]) -> Any:
+    return _sort_value(item, name)

@@ -83,7 +83,7 @@ class GitRepository:
         issues = read_jsonl(directory, "issues")
         head_sha = _detect_head(commits, head_hint)
         tree_path = directory / "tree.json"
-        tree = read_json(tree_path) if tree_path.exists() else {"sha": EMPTY_TREE, "tree": []}
+        tree: dict[str, Any] = read_json(tree_path) if tree_path.exists() else {"sha": EMPTY_TREE, "tree": []}
         blobs: dict[str, bytes] = {}
         files: dict[str, TreeFile] = {}
         dirs: dict[str, str] = {}
@@ -301,7 +301,8 @@ class GitRepository:
                 if new in files and new not in renames:
                     raise ValueError(f"cannot rename {old!r} to {new!r}: target exists")
                 before = self._blobs.get(files.pop(old).sha, b"")
-                after = _as_bytes(changes[new]) if changes.get(new) is not None else before
+                content = changes.get(new)
+                after = _as_bytes(content) if content is not None else before
                 files[new] = self._store_blob(new, after)
                 file_changes.append(
                     diff_contents(new, "renamed", before, after, files[new].sha, previous=old)

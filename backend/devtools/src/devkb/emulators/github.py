@@ -39,7 +39,8 @@ from urllib.parse import quote
 from devkb.emulators.app import EmulatorApp
 from devkb.emulators.dataset import Dataset
 from devkb.emulators.faults import FaultSwitches
-from devkb.emulators.git_repository import GitRepository, Snapshot
+from devkb.emulators.git_objects import Snapshot
+from devkb.emulators.git_repository import GitRepository
 from devkb.emulators.routing import HttpError, Request, Response, Router, json_response
 from devkb.emulators.timestamps import parse_timestamp
 from devkb.emulators.url_rewriting import UrlRewriter

@@ -26,6 +26,7 @@ issue keys raise too (Jira's ``validateQuery=strict``, the default) or become wa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -102,7 +103,7 @@ class JqlQuery:
         """``issues`` in the query's order (stable, ``key ASC`` as the last tie-breaker)."""
         ordered = sorted(issues, key=lambda i: _key_order(i["key"]))
         for name, descending in reversed(self.order_by):
-            ordered.sort(key=lambda i, n=name: _sort_value(i, n), reverse=descending)
+            ordered.sort(key=functools.partial(_sort_value_by, name), reverse=descending)
         return ordered
 
 
@@ -325,3 +326,7 @@ def compile_jql(
 ) -> JqlQuery:
     """Compile ``text``; unknown projects/keys raise (``strict``) or become warnings."""
     return _Parser(text or "", project_exists, issue_exists, strict, now or datetime.now(UTC)).parse()
+
+
+def _sort_value_by(name: str, item: dict[str, Any]) -> Any:
+    return _sort_value(item, name)

@@ -124,7 +124,8 @@ class EmulatorServer:
         self._thread = None
 
     def __enter__(self) -> Self:
-        return self.start()
+        self.start()
+        return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -273,9 +274,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = b"" if self.command == "HEAD" else response.body
         if cut_body:
             body = body[: len(body) // 2]
-        self._headers_buffer.append(b"\r\n")
-        self.wfile.write(b"".join(self._headers_buffer) + body)
-        self._headers_buffer = []
+        buffered: list[bytes] = getattr(self, "_headers_buffer", [])  # http.server's own buffer
+        buffered.append(b"\r\n")
+        self.wfile.write(b"".join(buffered) + body)
+        buffered.clear()
         if cut_body:
             self.close_connection = True
             try:
@@ -350,7 +352,8 @@ class EmulatorSuite:
             server.stop()
 
     def __enter__(self) -> Self:
-        return self.start()
+        self.start()
+        return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

@@ -25,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from devkb.evaluation.corpus import (
     DEFAULT_CACHE_DIR,
@@ -85,7 +86,7 @@ def run_fidelity(timeout: float) -> tuple[str | None, str, float]:
     return table, "", seconds
 
 
-def run_agent(fluid_dir: Path, timeout: float) -> tuple[dict | None, str, float]:
+def run_agent(fluid_dir: Path, timeout: float) -> tuple[dict[str, Any] | None, str, float]:
     """``python -m devkb.evaluation.agent_questions --fluid-slice`` in a subprocess; its JSON summary."""
     try:
         import devkb.evaluation.agent_questions  # noqa: F401

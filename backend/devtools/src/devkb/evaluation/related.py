@@ -19,6 +19,7 @@ is warm); the cost of embedding a query cold is measured apart on a sample.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -225,7 +226,7 @@ def run_related(
                     "RRF(BM25, dense)",
                     group,
                     queries,
-                    lambda q, a=a, b=b: rrf([cache[(a, q.key)], cache[(b, q.key)]]),
+                    functools.partial(_fused, cache, a, b),
                     note="fusion only; the two rankings' latencies add",
                 )
             )
@@ -303,3 +304,8 @@ def _line(m: MethodResult) -> str:
         f"MRR@10 {x['mrr@10']:.3f}  p50 {m.latency_ms['p50']:.1f} ms  p95 {m.latency_ms['p95']:.1f} ms  "
         f"({m.queries} queries)"
     )
+
+
+def _fused(cache: dict[tuple[str, str], list[str]], a: str, b: str, q: Any) -> list[str]:
+    """Reciprocal-rank fusion of two cached rankings of query ``q``."""
+    return rrf([cache[(a, q.key)], cache[(b, q.key)]])

@@ -108,7 +108,7 @@ class SyncWithBackfill(SourceSync):
         store: GraphStore,
         pipeline: IndexingPipeline,
         backfill: ReferenceBackfill,
-        before_run: Callable[[SourceLoader], None] | None = None,
+        before_run: Callable[[SourceLoader], object] | None = None,
         **options: Any,
     ) -> None:
         super().__init__(store, pipeline, before_run=self._before_run, **options)

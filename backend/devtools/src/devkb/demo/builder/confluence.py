@@ -84,7 +84,8 @@ def build_confluence(shas: dict[str, str]) -> tuple[dict[str, Any], list[dict[st
     pages = []
     for slug in PAGE_ORDER:
         p = specs[slug]
-        chain, parent = [], p.parent
+        chain: list[str] = []
+        parent = p.parent
         while parent:
             chain.insert(0, parent)
             parent = specs[parent].parent

@@ -110,7 +110,7 @@ def build_commits(states, shas, trees) -> list[dict[str, Any]]:
                 status, content = ("renamed" if old_path != path else "modified"), new
             adds, dels = line_changes(old or b"", new or b"")
             entry = {
-                "sha": blob_sha(content),
+                "sha": blob_sha(content or b""),
                 "filename": path,
                 "status": status,
                 "additions": adds,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import calendar
+import functools
 import hashlib
 import re
 
@@ -31,10 +32,15 @@ def build_trees(files: Files) -> dict[str, str]:
         entries = {_name(p): ("100644", blob_sha(c)) for p, c in files.items() if _parent(p) == d}
         entries.update({_name(s): ("40000", shas[s]) for s in dirs if s and _parent(s) == d})
         # git sorts directories as if their name ended in "/"
-        names = sorted(entries, key=lambda n, e=entries: (n + "/" if e[n][0] == "40000" else n).encode())
+        names = sorted(entries, key=functools.partial(_git_tree_order, entries))
         body = b"".join(f"{entries[n][0]} {n}\0".encode() + bytes.fromhex(entries[n][1]) for n in names)
         shas[d] = git_hash("tree", body)
     return shas
+
+
+def _git_tree_order(entries: dict[str, tuple[str, str]], name: str) -> bytes:
+    """git sorts directories as if their name ended in "/"."""
+    return (name + "/" if entries[name][0] == "40000" else name).encode()
 
 
 def _parent(path: str) -> str:
@@ -46,7 +52,8 @@ def _name(path: str) -> str:
 
 
 def unix_time(github_date: str) -> int:
-    return calendar.timegm(tuple(int(x) for x in re.findall(r"\d+", github_date)[:6]) + (0, 0, 0))  # type: ignore[arg-type]
+    y, mo, d, h, mi, s = (int(x) for x in re.findall(r"\d+", github_date)[:6])
+    return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
 
 
 def commit_object(

@@ -50,7 +50,9 @@ def key_order(key: str) -> tuple[str, int]:
     return project, int(number)
 
 
-def build_jira(shas: dict[str, str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple]]:
+def build_jira(
+    shas: dict[str, str],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[Any, ...]]]:
     project_keys = sorted(k for k, _ in jira_issues.PROJECTS)
     names = dict(jira_issues.PROJECTS)
     projects = [

@@ -50,18 +50,18 @@ def validate(out: dict[str, bytes]) -> list[str]:
     # Confluence: XML, ancestors, internal links
     ns = 'xmlns:ac="http://atlassian.com/content" xmlns:ri="http://atlassian.com/resource/identifier"'
     titles = {p["title"] for p in pages}
-    for p in pages:
-        body = p["body"]["storage"]["value"]
+    for page in pages:
+        body = page["body"]["storage"]["value"]
         try:
             ET.fromstring(f"<root {ns}>{body}</root>")
         except ET.ParseError as e:
-            errors.append(f"page {p['id']}: XML {e}")
-        for a in p["ancestors"]:
+            errors.append(f"page {page['id']}: XML {e}")
+        for a in page["ancestors"]:
             if a["id"] not in page_ids:
-                errors.append(f"page {p['id']}: unknown ancestor {a['id']}")
+                errors.append(f"page {page['id']}: unknown ancestor {a['id']}")
         for m in re.finditer(r'href="/display/' + SPACE_KEY + r'/([^"]+)"', body):
             if unquote_plus(m.group(1)) not in titles:
-                errors.append(f"page {p['id']}: dangling link {m.group(1)}")
+                errors.append(f"page {page['id']}: dangling link {m.group(1)}")
     # GitHub: shas of shipped files, tree, commit graph, pulls
     for path, entry in tree_files.items():
         content = out.get(f"data/{REPO_DIR}/tree/{path}")
@@ -117,8 +117,8 @@ def validate(out: dict[str, bytes]) -> list[str]:
         | {f"{GH}:pull:{p['number']}" for p in pulls}
         | {f"{GH}:file:{p}" for p in tree_files}
     )
-    for e in edges:
-        for end in (e["from"], e["to"]):
+    for edge in edges:
+        for end in (edge["from"], edge["to"]):
             if end not in nodes:
                 errors.append(f"edge endpoint missing: {end}")
     for q in questions:
