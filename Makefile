@@ -17,7 +17,7 @@ eval: setup
 	@bash scripts/eval.sh $(ARGS)
 
 lint: setup
-	@.venv/bin/ruff check backend/src
+	@bash scripts/lint.sh
 
 clean:
 	rm -rf .venv data .cache frontend/node_modules frontend/dist

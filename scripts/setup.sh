@@ -13,13 +13,15 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 STAMP=.cache/venv.stamp
-WANT=$(cat backend/pyproject.toml backend/devtools/pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)
+WANT=$(cat backend/pyproject.toml backend/devtools/pyproject.toml backend/requirements.lock scripts/setup.sh | sha256sum | cut -c1-16)
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
-  echo "==> installing Python packages"
+  echo "==> installing Python packages (backend/requirements.lock)"
   .venv/bin/python -m pip install -q --upgrade pip
   # torch first, pinned: the CPU wheel for 2.13.0 is on this machine's disk
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e "backend[dev]"
+  # exact versions from the lock (scripts/lock.sh regenerates it; scripts/check_lock.py gates it)
+  .venv/bin/python -m pip install -q -r backend/requirements.lock
+  .venv/bin/python -m pip install -q --no-deps -e "backend[dev]"
   # the development tooling (emulators, demo workspace, bench, eval): a sibling distribution
   .venv/bin/python -m pip install -q --no-deps -e backend/devtools
   echo "$WANT" > "$STAMP"

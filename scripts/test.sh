@@ -12,6 +12,8 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
   { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nginx-light >/dev/null; } \
     || echo "WARNING: could not install nginx; the multi-replica test will skip" >&2
 fi
+# the gates first: lint, format, types, lock, web app lint, stale schema and demo data
+bash scripts/lint.sh
 status=0
 (cd backend && ../.venv/bin/python -m pytest -q -p no:cacheprovider "$@") || status=$?
 if [ $status -ne 0 ]; then exit $status; fi

@@ -1,8 +1,11 @@
 import { ask, expect, screenshot, test } from './fixtures';
 
-const QUESTION = 'How does payments-service decide whether a failed call to Meridian may be retried?';
+const QUESTION =
+  'How does payments-service decide whether a failed call to Meridian may be retried?';
 
-test('asks a question and streams a cited answer; a citation leads to the document in the graph', async ({ page }) => {
+test('asks a question and streams a cited answer; a citation leads to the document in the graph', async ({
+  page,
+}) => {
   await page.goto('/');
   await expect(page.getByRole('heading', { name: "Ask your team's knowledge base" })).toBeVisible();
 
@@ -10,7 +13,9 @@ test('asks a question and streams a cited answer; a citation leads to the docume
   await page.evaluate(() => {
     const w = window as unknown as { sawStage: boolean };
     w.sawStage = false;
-    new MutationObserver(() => (w.sawStage ||= !!document.querySelector('app-chat-turn .stage'))).observe(document.body, {
+    new MutationObserver(
+      () => (w.sawStage ||= !!document.querySelector('app-chat-turn .stage')),
+    ).observe(document.body, {
       subtree: true,
       childList: true,
     });
@@ -20,7 +25,9 @@ test('asks a question and streams a cited answer; a citation leads to the docume
   const body = await (await stream).text();
   expect(body.match(/^event: token$/gm)?.length ?? 0).toBeGreaterThan(1);
   expect(body).toMatch(/^event: done$/m);
-  expect(await page.evaluate(() => (window as unknown as { sawStage: boolean }).sawStage)).toBe(true);
+  expect(await page.evaluate(() => (window as unknown as { sawStage: boolean }).sawStage)).toBe(
+    true,
+  );
 
   const turn = page.locator('app-chat-turn').last();
   await expect(turn.locator('.bubble p').first()).toHaveText(QUESTION);
@@ -67,7 +74,9 @@ test('a source filter is sent with the question and respected by the answer', as
 
   const turn = page.locator('app-chat-turn').last();
   await expect(turn.getByText('Searched in: GitHub')).toBeVisible();
-  const types = await turn.locator('app-source-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-type')));
+  const types = await turn
+    .locator('app-source-card')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-type')));
   expect(types.length).toBeGreaterThan(0);
   expect(new Set(types)).toEqual(new Set(['GITHUB']));
 });

@@ -38,7 +38,8 @@ test('lists past conversations and reopens, renames and deletes them', async ({ 
   await past.getByRole('button', { name: 'Rename What is PAY-12 about?' }).click();
   await expect(past.getByRole('button', { name: 'PAY-12 questions', exact: true })).toBeVisible();
   const exported = await page.request.get(
-    server.url + (await past.getByRole('link', { name: 'Export PAY-12 questions' }).getAttribute('href')),
+    server.url +
+      (await past.getByRole('link', { name: 'Export PAY-12 questions' }).getAttribute('href')),
   );
   expect(await exported.text()).toContain('# PAY-12 questions');
 

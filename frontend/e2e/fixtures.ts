@@ -7,6 +7,8 @@ export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
 
 /** `baseURL` is the server global-setup started (or DEVKB_E2E_URL); pages fail on uncaught errors. */
 export const test = base.extend<{ errors: string[] }>({
+  // Playwright's fixture signature: the first argument must be a destructuring pattern
+  // eslint-disable-next-line no-empty-pattern
   baseURL: async ({}, use) => use(process.env['DEVKB_E2E_URL']),
   errors: [
     async ({ page }, use) => {
@@ -34,7 +36,9 @@ export async function screenshot(page: Page, name: string, alsoTo?: string): Pro
 export async function ask(page: Page, question: string): Promise<void> {
   const box = page.getByRole('textbox', { name: 'Your question' });
   await box.fill(question);
-  const streamed = page.waitForResponse((r) => r.url().endsWith('/ask/stream') && r.request().method() === 'POST');
+  const streamed = page.waitForResponse(
+    (r) => r.url().endsWith('/ask/stream') && r.request().method() === 'POST',
+  );
   await box.press('Enter');
   const response = await streamed;
   expect(response.status()).toBe(200);

@@ -13,7 +13,9 @@ function freePort(): Promise<number> {
     srv.once('error', fail);
     srv.listen(0, '127.0.0.1', () => {
       const address = srv.address();
-      srv.close(() => (address && typeof address === 'object' ? ok(address.port) : fail(new Error('no port'))));
+      srv.close(() =>
+        address && typeof address === 'object' ? ok(address.port) : fail(new Error('no port')),
+      );
     });
   });
 }
@@ -21,7 +23,8 @@ function freePort(): Promise<number> {
 async function waitForHealth(url: string, child: ChildProcess, log: string): Promise<void> {
   const deadline = Date.now() + STARTUP_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`devkb serve exited with ${child.exitCode}; see ${log}`);
+    if (child.exitCode !== null)
+      throw new Error(`devkb serve exited with ${child.exitCode}; see ${log}`);
     try {
       const res = await fetch(`${url}/health`);
       if (res.ok) return;
@@ -34,7 +37,10 @@ async function waitForHealth(url: string, child: ChildProcess, log: string): Pro
 }
 
 /** `devkb serve --index` on the demo workspace, on a free port with a temporary data dir; `env` adds settings. */
-export async function startDevkb(env: NodeJS.ProcessEnv = {}, logName = 'e2e-server.log'): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startDevkb(
+  env: NodeJS.ProcessEnv = {},
+  logName = 'e2e-server.log',
+): Promise<{ url: string; stop: () => Promise<void> }> {
   if (!existsSync(join(ROOT, 'backend/src/devkb/static/index.html'))) {
     throw new Error('The web app is not built: run `npm run build` in frontend/ first.');
   }
@@ -57,12 +63,16 @@ export async function startDevkb(env: NodeJS.ProcessEnv = {}, logName = 'e2e-ser
   };
   delete childEnv['DEVKB_SOURCES_FILE']; // the built-in demo workspace
   delete childEnv['DEVKB_API_KEY'];
-  const child = spawn(join(ROOT, '.venv/bin/devkb'), ['serve', '--index', '--host', '127.0.0.1', '--port', String(port)], {
-    cwd: ROOT,
-    env: childEnv,
-    stdio: ['ignore', out, out],
-    detached: true,
-  });
+  const child = spawn(
+    join(ROOT, '.venv/bin/devkb'),
+    ['serve', '--index', '--host', '127.0.0.1', '--port', String(port)],
+    {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ['ignore', out, out],
+      detached: true,
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
   const signal = (sig: NodeJS.Signals) => {
@@ -75,7 +85,10 @@ export async function startDevkb(env: NodeJS.ProcessEnv = {}, logName = 'e2e-ser
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       signal('SIGTERM');
-      const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((ok) => setTimeout(() => ok(true), 15_000))]);
+      const timedOut = await Promise.race([
+        exited.then(() => false),
+        new Promise<boolean>((ok) => setTimeout(() => ok(true), 15_000)),
+      ]);
       if (timedOut) signal('SIGKILL');
     }
     rmSync(dataDir, { recursive: true, force: true });

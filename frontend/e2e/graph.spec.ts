@@ -11,15 +11,21 @@ interface Graph {
  * A document Y next to X whose own neighbours are not all in X's neighbourhood, so that
  * double-clicking Y on /explore?focus=X adds documents.
  */
-async function expandable(request: APIRequestContext): Promise<{ focus: string; id: string; missing: string }> {
+async function expandable(
+  request: APIRequestContext,
+): Promise<{ focus: string; id: string; missing: string }> {
   const top: Graph = await (await request.get('/graph?limit=30')).json();
   expect(top.nodes.length).toBeGreaterThan(0);
   for (const x of top.nodes) {
-    const around: Graph = await (await request.get(`/graph?limit=300&around=${encodeURIComponent(x.id)}`)).json();
+    const around: Graph = await (
+      await request.get(`/graph?limit=300&around=${encodeURIComponent(x.id)}`)
+    ).json();
     const shown = new Set(around.nodes.map((n) => n.id));
     for (const y of around.nodes) {
       if (y.id === x.id) continue;
-      const nb: { document: { id: string } }[] = await (await request.get(`/documents/${encodeURIComponent(y.id)}/neighbors`)).json();
+      const nb: { document: { id: string } }[] = await (
+        await request.get(`/documents/${encodeURIComponent(y.id)}/neighbors`)
+      ).json();
       const missing = nb.find((n) => !shown.has(n.document.id));
       if (missing) return { focus: x.id, id: y.id, missing: missing.document.id };
     }
@@ -27,7 +33,10 @@ async function expandable(request: APIRequestContext): Promise<{ focus: string; 
   throw new Error('no document has neighbours beyond its neighbourhood');
 }
 
-test('double-clicking a node expands its neighbours without reloading the graph', async ({ page, request }) => {
+test('double-clicking a node expands its neighbours without reloading the graph', async ({
+  page,
+  request,
+}) => {
   const target = await expandable(request);
 
   await page.goto(`/explore?focus=${encodeURIComponent(target.focus)}`);
@@ -48,26 +57,40 @@ test('double-clicking a node expands its neighbours without reloading the graph'
   expect(await nodes.count()).toBeGreaterThan(before);
   expect(reloads).toBe(0);
   await expect(node).toHaveClass(/expanded/);
-  await expect(page.getByTestId('document-panel').getByRole('button', { name: 'Neighbours shown' })).toBeDisabled();
+  await expect(
+    page.getByTestId('document-panel').getByRole('button', { name: 'Neighbours shown' }),
+  ).toBeDisabled();
 });
 
-test('search finds a document, type filters apply, and the graph view is captured', async ({ page }) => {
+test('search finds a document, type filters apply, and the graph view is captured', async ({
+  page,
+}) => {
   await page.goto('/explore');
   await expect(page.locator('.gnode').first()).toBeVisible();
 
   const search = page.getByRole('combobox', { name: 'Find a document' });
   await search.fill('PAY-7');
-  const option = page.getByRole('option').filter({ has: page.locator('.key', { hasText: /^PAY-7$/ }) });
+  const option = page
+    .getByRole('option')
+    .filter({ has: page.locator('.key', { hasText: /^PAY-7$/ }) });
   await option.click();
   await expect(page).toHaveURL(/focus=jira%3APAY-7|focus=jira:PAY-7/);
   await expect(page.locator('.gnode[data-id="jira:PAY-7"]')).toHaveClass(/selected/);
-  await expect(page.getByTestId('document-panel').getByRole('heading', { level: 2 })).toContainText('PAY-7');
+  await expect(page.getByTestId('document-panel').getByRole('heading', { level: 2 })).toContainText(
+    'PAY-7',
+  );
   await expect(page.getByTestId('document-panel').locator('.chunk').first()).toBeVisible();
 
   // Turning Confluence off hides every Confluence node.
-  await page.getByRole('group', { name: 'Document types' }).getByRole('button', { name: 'Confluence' }).click();
+  await page
+    .getByRole('group', { name: 'Document types' })
+    .getByRole('button', { name: 'Confluence' })
+    .click();
   await expect(page.locator('.gnode[data-type="CONFLUENCE"]')).toHaveCount(0);
-  await page.getByRole('group', { name: 'Document types' }).getByRole('button', { name: 'Confluence' }).click();
+  await page
+    .getByRole('group', { name: 'Document types' })
+    .getByRole('button', { name: 'Confluence' })
+    .click();
   await expect(page.locator('.gnode[data-type="CONFLUENCE"]').first()).toBeVisible();
 
   // The README's picture: an issue with its commits, pull request, files and design page.
@@ -81,8 +104,19 @@ test('search finds a document, type filters apply, and the graph view is capture
 test('renders 500 documents and stays responsive while zooming', async ({ page }) => {
   // A synthetic page of the graph (the demo workspace is smaller): 500 nodes, 700 edges.
   const types = ['JIRA', 'CONFLUENCE', 'GITHUB'];
-  const nodes = Array.from({ length: 500 }, (_, i) => ({ id: `jira:SYN-${i}`, type: types[i % 3], title: `Synthetic document ${i}`, url: '', metadata: {} }));
-  const edges = Array.from({ length: 700 }, (_, i) => ({ source: `jira:SYN-${(i * 7) % 500}`, target: `jira:SYN-${(i * 13 + 1) % 500}`, kind: 'jira-issuelink', evidence: '' }));
+  const nodes = Array.from({ length: 500 }, (_, i) => ({
+    id: `jira:SYN-${i}`,
+    type: types[i % 3],
+    title: `Synthetic document ${i}`,
+    url: '',
+    metadata: {},
+  }));
+  const edges = Array.from({ length: 700 }, (_, i) => ({
+    source: `jira:SYN-${(i * 7) % 500}`,
+    target: `jira:SYN-${(i * 13 + 1) % 500}`,
+    kind: 'jira-issuelink',
+    evidence: '',
+  }));
   await page.route(/\/graph\?/, (route) => route.fulfill({ json: { nodes, edges } }));
 
   const t0 = Date.now();
@@ -98,7 +132,15 @@ test('renders 500 documents and stays responsive while zooming', async ({ page }
     const flow = document.querySelector('f-flow')!;
     const box = flow.getBoundingClientRect();
     for (let i = 0; i < 30; i++) {
-      flow.dispatchEvent(new WheelEvent('wheel', { deltaY: i < 15 ? -40 : 40, clientX: box.x + box.width / 2, clientY: box.y + box.height / 2, bubbles: true, cancelable: true }));
+      flow.dispatchEvent(
+        new WheelEvent('wheel', {
+          deltaY: i < 15 ? -40 : 40,
+          clientX: box.x + box.width / 2,
+          clientY: box.y + box.height / 2,
+          bubbles: true,
+          cancelable: true,
+        }),
+      );
       await new Promise((r) => requestAnimationFrame(r));
       const now = performance.now();
       gaps.push(now - last);
@@ -107,7 +149,9 @@ test('renders 500 documents and stays responsive while zooming', async ({ page }
     gaps.sort((a, b) => a - b);
     return { median: gaps[Math.floor(gaps.length / 2)], p90: gaps[Math.floor(gaps.length * 0.9)] };
   });
-  console.log(`500 nodes: rendered in ${renderMs} ms; zoom frames median ${frames.median.toFixed(1)} ms, p90 ${frames.p90.toFixed(1)} ms`);
+  console.log(
+    `500 nodes: rendered in ${renderMs} ms; zoom frames median ${frames.median.toFixed(1)} ms, p90 ${frames.p90.toFixed(1)} ms`,
+  );
   // Loose bounds: headless Chromium rasterises in software and CI machines are shared; on a quiet
   // 2-core machine this measures about 4 s to render and 40-50 ms per zoom frame.
   expect(renderMs).toBeLessThan(30_000);

@@ -6,10 +6,15 @@ test('lists the sources and follows a sync to completion', async ({ page }) => {
   await expect(cards.first()).toBeVisible();
   expect(await cards.count()).toBeGreaterThanOrEqual(3);
   for (const card of await cards.all()) {
-    await expect(card.getByTestId('source-status')).toHaveText(/Up to date|Never synced|Failed|Syncing/);
+    await expect(card.getByTestId('source-status')).toHaveText(
+      /Up to date|Never synced|Failed|Syncing/,
+    );
   }
 
-  const card = page.locator('li.card[data-source]').filter({ has: page.getByRole('heading', { name: /wiki|confluence/i }) }).first();
+  const card = page
+    .locator('li.card[data-source]')
+    .filter({ has: page.getByRole('heading', { name: /wiki|confluence/i }) })
+    .first();
   const target = (await card.count()) ? card : cards.first();
   const polls: string[] = [];
   page.on('response', (r) => {

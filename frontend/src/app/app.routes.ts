@@ -5,8 +5,21 @@ import { Routes } from '@angular/router';
  * reload of any page reaches the SPA fallback rather than a JSON endpoint.
  */
 export const routes: Routes = [
-  { path: '', pathMatch: 'full', title: 'Chat · devkb', loadComponent: () => import('./features/chat/chat-page').then((m) => m.ChatPage) },
-  { path: 'explore', title: 'Graph · devkb', loadComponent: () => import('./features/graph/graph-page').then((m) => m.GraphPage) },
-  { path: 'sync', title: 'Sources · devkb', loadComponent: () => import('./features/sources/sources-page').then((m) => m.SourcesPage) },
+  {
+    path: '',
+    pathMatch: 'full',
+    title: 'Chat · devkb',
+    loadComponent: () => import('./features/chat/chat-page').then((m) => m.ChatPage),
+  },
+  {
+    path: 'explore',
+    title: 'Graph · devkb',
+    loadComponent: () => import('./features/graph/graph-page').then((m) => m.GraphPage),
+  },
+  {
+    path: 'sync',
+    title: 'Sources · devkb',
+    loadComponent: () => import('./features/sources/sources-page').then((m) => m.SourcesPage),
+  },
   { path: '**', redirectTo: '' },
 ];

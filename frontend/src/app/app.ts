@@ -18,7 +18,10 @@ export class App {
   protected readonly summary = computed(() => {
     const h = this.status.health();
     if (!h) return null;
-    return { docs: h.store.ok ? h.store.detail.split(',')[0] : 'store unavailable', llm: h.llm.ok && !/extractive|^none/i.test(h.llm.detail) };
+    return {
+      docs: h.store.ok ? h.store.detail.split(',')[0] : 'store unavailable',
+      llm: h.llm.ok && !/extractive|^none/i.test(h.llm.detail),
+    };
   });
 
   constructor() {

@@ -20,7 +20,9 @@ describe('SseParser', () => {
 
   it('ignores comments, joins multi-line data and defaults the event name', () => {
     const p = new SseParser();
-    expect(p.push(': keep-alive\n\ndata: a\ndata: b\n\n')).toEqual([{ event: 'message', data: 'a\nb' }]);
+    expect(p.push(': keep-alive\n\ndata: a\ndata: b\n\n')).toEqual([
+      { event: 'message', data: 'a\nb' },
+    ]);
   });
 
   it('flushes a final event without a trailing blank line', () => {

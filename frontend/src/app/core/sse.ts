@@ -41,7 +41,8 @@ export class SseParser {
 
   private line(line: string, out: SseMessage[]): void {
     if (line === '') {
-      if (this.data.length) out.push({ event: this.event || 'message', data: this.data.join('\n') });
+      if (this.data.length)
+        out.push({ event: this.event || 'message', data: this.data.join('\n') });
       this.event = '';
       this.data = [];
       return;

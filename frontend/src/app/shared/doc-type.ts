@@ -21,13 +21,27 @@ export function docTypeStyle(type: string): DocTypeStyle {
 @Component({
   selector: 'app-doc-type',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  template: `<span class="badge" [style.background]="style().color" [attr.title]="style().label" aria-hidden="true">{{ style().short }}</span
+  template: `<span
+      class="badge"
+      [style.background]="style().color"
+      [attr.title]="style().label"
+      aria-hidden="true"
+      >{{ style().short }}</span
     ><span class="visually-hidden">{{ style().label }}</span>`,
   styles: `
-    :host { display: inline-flex; }
+    :host {
+      display: inline-flex;
+    }
     .badge {
-      display: inline-grid; place-items: center; min-width: 1.5rem; height: 1.5rem; padding: 0 .25rem;
-      border-radius: .375rem; color: #fff; font: 700 .7rem/1 var(--font-sans); letter-spacing: .02em;
+      display: inline-grid;
+      place-items: center;
+      min-width: 1.5rem;
+      height: 1.5rem;
+      padding: 0 0.25rem;
+      border-radius: 0.375rem;
+      color: #fff;
+      font: 700 0.7rem/1 var(--font-sans);
+      letter-spacing: 0.02em;
     }
   `,
 })

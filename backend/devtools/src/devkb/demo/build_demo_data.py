@@ -127,14 +127,14 @@ def write(out: dict[str, bytes]) -> None:
         path.write_bytes(content)
 
 
-def check_on_disk(out: dict[str, bytes]) -> list[str]:
+def check_on_disk(out: dict[str, bytes], demo_dir: Path = DEMO_DIR) -> list[str]:
     errors = []
-    on_disk = {str(p.relative_to(DEMO_DIR)) for p in DATA_DIR.rglob("*") if p.is_file()}
+    on_disk = {str(p.relative_to(demo_dir)) for p in (demo_dir / "data").rglob("*") if p.is_file()}
     expected = {k for k in out if k.startswith("data/")}
     for extra in sorted(on_disk - expected):
         errors.append(f"unexpected file {extra}")
     for rel, content in out.items():
-        path = DEMO_DIR / rel
+        path = demo_dir / rel
         if not path.exists() or path.read_bytes() != content:
             errors.append(f"stale or missing: {rel}")
     return errors
@@ -143,11 +143,17 @@ def check_on_disk(out: dict[str, bytes]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="validate data/ on disk, write nothing")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=DEMO_DIR,
+        help="with --check: the folder holding data/ (default: the package's)",
+    )
     args = parser.parse_args(argv)
     out = build()
     errors = validate(out)
     if args.check:
-        errors += check_on_disk(out)
+        errors += check_on_disk(out, args.dir)
     else:
         write(out)
     for e in errors:

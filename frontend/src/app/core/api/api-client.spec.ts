@@ -14,7 +14,10 @@ describe('ApiClient', () => {
 
   beforeEach(() => {
     TestBed.configureTestingModule({
-      providers: [provideHttpClient(withInterceptors([apiErrorInterceptor])), provideHttpClientTesting()],
+      providers: [
+        provideHttpClient(withInterceptors([apiErrorInterceptor])),
+        provideHttpClientTesting(),
+      ],
     });
     api = TestBed.inject(ApiClient);
     http = TestBed.inject(HttpTestingController);
@@ -22,7 +25,9 @@ describe('ApiClient', () => {
   afterEach(() => http.verify());
 
   it('encodes document ids (":" and "/") into the path', async () => {
-    const done = firstValueFrom(api.call('getDocument', { path: { document_id: 'github:acme/pay:file:src/a.py' } }));
+    const done = firstValueFrom(
+      api.call('getDocument', { path: { document_id: 'github:acme/pay:file:src/a.py' } }),
+    );
     const req = http.expectOne('/documents/github%3Aacme%2Fpay%3Afile%3Asrc%2Fa.py');
     expect(req.request.method).toBe('GET');
     req.flush({ document: { id: 'x' }, chunks: [] });
@@ -30,7 +35,9 @@ describe('ApiClient', () => {
   });
 
   it('repeats array query parameters and drops undefined ones', async () => {
-    const done = firstValueFrom(api.call('getGraph', { query: { limit: 50, types: ['jira', 'github'], kinds: undefined } }));
+    const done = firstValueFrom(
+      api.call('getGraph', { query: { limit: 50, types: ['jira', 'github'], kinds: undefined } }),
+    );
     const req = http.expectOne((r) => r.url === '/graph');
     expect(req.request.params.getAll('types')).toEqual(['jira', 'github']);
     expect(req.request.params.get('limit')).toBe('50');
@@ -50,7 +57,12 @@ describe('ApiClient', () => {
 
   it('turns failures into ApiError with the server detail', async () => {
     const done = firstValueFrom(api.call('syncSource', { path: { name: 'jira' } }));
-    http.expectOne('/sources/jira/sync').flush({ detail: 'a sync of jira is already running' }, { status: 409, statusText: 'Conflict' });
+    http
+      .expectOne('/sources/jira/sync')
+      .flush(
+        { detail: 'a sync of jira is already running' },
+        { status: 409, statusText: 'Conflict' },
+      );
     const err = await done.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(409);
@@ -68,20 +80,38 @@ describe('ApiClient', () => {
 
 describe('api helpers', () => {
   it('knows every operation the front end calls', () => {
-    for (const op of ['ask', 'askStream', 'chatHistory', 'chatClear', 'getGraph', 'searchGraph', 'getDocument', 'documentNeighbors', 'getStats', 'listSources', 'syncSource', 'getRun', 'health']) {
+    for (const op of [
+      'ask',
+      'askStream',
+      'chatHistory',
+      'chatClear',
+      'getGraph',
+      'searchGraph',
+      'getDocument',
+      'documentNeighbors',
+      'getStats',
+      'listSources',
+      'syncSource',
+      'getRun',
+      'health',
+    ]) {
       expect(Object.keys(OPERATIONS)).toContain(op);
     }
   });
 
   it('builds paths and params', () => {
-    expect(buildPath('/sources/{name}/runs/{run_id}', { name: 'wiki', run_id: 'ab12' })).toBe('/sources/wiki/runs/ab12');
+    expect(buildPath('/sources/{name}/runs/{run_id}', { name: 'wiki', run_id: 'ab12' })).toBe(
+      '/sources/wiki/runs/ab12',
+    );
     expect(() => buildPath('/documents/{document_id}', {})).toThrow();
     expect(buildParams({ a: [1, 2], b: null, c: true }).toString()).toBe('a=1&a=2&c=true');
   });
 
   it('reads error details in their several shapes', () => {
     expect(detailOf({ detail: 'nope' }, 400)).toBe('nope');
-    expect(detailOf({ detail: [{ msg: 'field required' }, { msg: 'too long' }] }, 422)).toBe('field required; too long');
+    expect(detailOf({ detail: [{ msg: 'field required' }, { msg: 'too long' }] }, 422)).toBe(
+      'field required; too long',
+    );
     expect(detailOf('<html>bad gateway</html>', 502)).toBe('The server is unavailable (502).');
     expect(detailOf(null, 500)).toBe('The request failed (500).');
   });

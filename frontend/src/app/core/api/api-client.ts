@@ -16,17 +16,25 @@ export type OkBody<K extends OperationId> = JsonOf<Responses<K>[SuccessCode<K>]>
 type Params<K extends OperationId> = operations[K]['parameters'];
 type PathOf<K extends OperationId> = Params<K> extends { path: infer P } ? P : never;
 type QueryOf<K extends OperationId> = Params<K> extends { query?: infer Q } ? Q : never;
-type BodyOf<K extends OperationId> = operations[K] extends { requestBody: infer B } ? JsonOf<B> : never;
+type BodyOf<K extends OperationId> = operations[K] extends { requestBody: infer B }
+  ? JsonOf<B>
+  : never;
 
 /** Arguments of one call: path and query parameters and the JSON body, each only where the operation has them. */
-export type CallArgs<K extends OperationId> = ([PathOf<K>] extends [never] ? { path?: never } : { path: PathOf<K> }) &
+export type CallArgs<K extends OperationId> = ([PathOf<K>] extends [never]
+  ? { path?: never }
+  : { path: PathOf<K> }) &
   ([QueryOf<K>] extends [never | undefined] ? { query?: never } : { query?: QueryOf<K> }) &
   ([BodyOf<K>] extends [never] ? { body?: never } : { body: BodyOf<K> });
 
-type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | null | undefined;
+type QueryValue =
+  string | number | boolean | readonly (string | number | boolean)[] | null | undefined;
 
 /** Fills `{name}` placeholders with URL-encoded values (document ids hold ':' and '/'). */
-export function buildPath(template: string, path: Record<string, string | number> | undefined): string {
+export function buildPath(
+  template: string,
+  path: Record<string, string | number> | undefined,
+): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = path?.[name];
     if (value === undefined) throw new Error(`missing path parameter ${name} for ${template}`);
@@ -55,9 +63,18 @@ export function buildParams(query: Record<string, QueryValue> | undefined): Http
 export class ApiClient {
   private readonly http = inject(HttpClient);
 
-  call<K extends OperationId>(operation: K, ...[args]: {} extends CallArgs<K> ? [CallArgs<K>?] : [CallArgs<K>]): Observable<OkBody<K>> {
+  call<K extends OperationId>(
+    operation: K,
+    // `{} extends CallArgs<K>`: the arguments are optional exactly when every part of them is
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    ...[args]: {} extends CallArgs<K> ? [CallArgs<K>?] : [CallArgs<K>]
+  ): Observable<OkBody<K>> {
     const { method, path } = OPERATIONS[operation];
-    const a = (args ?? {}) as { path?: Record<string, string | number>; query?: Record<string, QueryValue>; body?: unknown };
+    const a = (args ?? {}) as {
+      path?: Record<string, string | number>;
+      query?: Record<string, QueryValue>;
+      body?: unknown;
+    };
     const url = buildPath(path, a.path);
     return this.http.request<OkBody<K>>(method, url, {
       params: buildParams(a.query),

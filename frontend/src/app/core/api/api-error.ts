@@ -23,18 +23,23 @@ export function detailOf(body: unknown, status: number): string {
     const detail = (body as { detail: unknown }).detail;
     if (typeof detail === 'string' && detail) return detail;
     if (Array.isArray(detail)) {
-      return detail.map((d) => (d && typeof d === 'object' && 'msg' in d ? String(d.msg) : String(d))).join('; ');
+      return detail
+        .map((d) => (d && typeof d === 'object' && 'msg' in d ? String(d.msg) : String(d)))
+        .join('; ');
     }
   }
-  if (typeof body === 'string' && body.trim() && !body.trim().startsWith('<')) return body.trim().slice(0, 300);
+  if (typeof body === 'string' && body.trim() && !body.trim().startsWith('<'))
+    return body.trim().slice(0, 300);
   if (status === 0) return UNREACHABLE_MESSAGE;
-  if (status === 502 || status === 503 || status === 504) return `The server is unavailable (${status}).`;
+  if (status === 502 || status === 503 || status === 504)
+    return `The server is unavailable (${status}).`;
   return `The request failed (${status}).`;
 }
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof HttpErrorResponse) return new ApiError(error.status, detailOf(error.error, error.status));
+  if (error instanceof HttpErrorResponse)
+    return new ApiError(error.status, detailOf(error.error, error.status));
   if (error instanceof TypeError) return new ApiError(0, UNREACHABLE_MESSAGE); // fetch's network failure
   return new ApiError(-1, error instanceof Error ? error.message : String(error));
 }

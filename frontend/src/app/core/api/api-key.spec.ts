@@ -8,7 +8,12 @@ import { ApiKeyStore, apiKeyInterceptor } from './api-key';
 describe('apiKeyInterceptor', () => {
   beforeEach(() => {
     localStorage.clear();
-    TestBed.configureTestingModule({ providers: [provideHttpClient(withInterceptors([apiKeyInterceptor])), provideHttpClientTesting()] });
+    TestBed.configureTestingModule({
+      providers: [
+        provideHttpClient(withInterceptors([apiKeyInterceptor])),
+        provideHttpClientTesting(),
+      ],
+    });
   });
 
   it('sends no header without a key and asks for one on 401', async () => {
@@ -18,7 +23,10 @@ describe('apiKeyInterceptor', () => {
     const done = firstValueFrom(http.get('/graph')).catch(() => null);
     const req = ctl.expectOne('/graph');
     expect(req.request.headers.has('X-API-Key')).toBe(false);
-    req.flush({ detail: 'missing or invalid API key' }, { status: 401, statusText: 'Unauthorized' });
+    req.flush(
+      { detail: 'missing or invalid API key' },
+      { status: 401, statusText: 'Unauthorized' },
+    );
     await done;
     expect(keys.needed()).toBe(true);
   });

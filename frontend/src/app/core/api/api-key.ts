@@ -45,6 +45,9 @@ export const apiKeyInterceptor: HttpInterceptorFn = (req, next) => {
   const keys = inject(ApiKeyStore);
   const headers = keys.headers();
   return next(Object.keys(headers).length ? req.clone({ setHeaders: headers }) : req).pipe(
-    tap({ error: (e: unknown) => e instanceof HttpErrorResponse && e.status === 401 && keys.needed.set(true) }),
+    tap({
+      error: (e: unknown) =>
+        e instanceof HttpErrorResponse && e.status === 401 && keys.needed.set(true),
+    }),
   );
 };

@@ -56,7 +56,11 @@ export class AskStream {
     try {
       response = await fetch(ASK_STREAM_PATH, {
         method: OPERATIONS.askStream.method,
-        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...this.keys.headers() },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'text/event-stream',
+          ...this.keys.headers(),
+        },
         body: JSON.stringify(request),
         credentials: 'same-origin',
         signal,

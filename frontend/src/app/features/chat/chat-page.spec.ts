@@ -37,8 +37,12 @@ describe('ChatPage', () => {
     const el: HTMLElement = fixture.nativeElement;
     el.querySelector<HTMLButtonElement>('button.chip[data-kind="jira"]')!.click();
     await fixture.whenStable();
-    expect(el.querySelector('button.chip[data-kind="jira"]')?.getAttribute('aria-pressed')).toBe('false');
-    expect(el.querySelector('#composer-hint')?.textContent).toContain('Searching only Confluence and GitHub');
+    expect(el.querySelector('button.chip[data-kind="jira"]')?.getAttribute('aria-pressed')).toBe(
+      'false',
+    );
+    expect(el.querySelector('#composer-hint')?.textContent).toContain(
+      'Searching only Confluence and GitHub',
+    );
   });
 
   it('renders a turn with linked citations, source cards and the extractive note', async () => {
@@ -48,7 +52,16 @@ describe('ChatPage', () => {
         ...emptyTurn('t1', 'How do we retry?'),
         answer: 'With **backoff** [1].',
         mode: 'extractive',
-        sources: [{ document_id: 'jira:PAY-7', title: 'PAY-7: Retry', url: 'https://jira/PAY-7', type: 'JIRA', score: 1, snippet: 'During…' }],
+        sources: [
+          {
+            document_id: 'jira:PAY-7',
+            title: 'PAY-7: Retry',
+            url: 'https://jira/PAY-7',
+            type: 'JIRA',
+            score: 1,
+            snippet: 'During…',
+          },
+        ],
       },
     ]);
     const fixture = TestBed.createComponent(ChatPage);
@@ -59,7 +72,9 @@ describe('ChatPage', () => {
     const card = el.querySelector<HTMLElement>(cite.getAttribute('href')!)!;
     expect(card.tagName.toLowerCase()).toBe('app-source-card');
     expect(card.textContent).toContain('PAY-7: Retry');
-    expect(card.querySelector('a[href="https://jira/PAY-7"]')?.textContent).toContain('Open in Jira');
+    expect(card.querySelector('a[href="https://jira/PAY-7"]')?.textContent).toContain(
+      'Open in Jira',
+    );
     expect(el.querySelector('[data-testid=mode]')?.textContent).toContain('Extractive answer');
   });
 });

@@ -28,7 +28,9 @@ export class ChatPage {
   protected readonly store = inject(ChatStore);
   private readonly status = inject(ServerStatus);
   /** Whether the server keeps conversations (`DEVKB_CHAT_MEMORY=store`): then they can be listed and reopened. */
-  protected readonly persistent = computed(() => this.status.health()?.replica?.chat_memory === 'store');
+  protected readonly persistent = computed(
+    () => this.status.health()?.replica?.chat_memory === 'store',
+  );
   protected readonly kinds = SOURCE_KINDS;
   protected readonly question = signal(this.store.draft());
   protected readonly announcement = computed(() => {

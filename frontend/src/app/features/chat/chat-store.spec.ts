@@ -7,7 +7,14 @@ import { ChatHistory, toTurns } from './chat-history';
 import { ChatStore } from './chat-store';
 import { Conversations } from './conversations';
 
-const citation = (id: string, type = 'JIRA') => ({ document_id: id, title: id, url: '', type, score: 1, snippet: '' });
+const citation = (id: string, type = 'JIRA') => ({
+  document_id: id,
+  title: id,
+  url: '',
+  type,
+  score: 1,
+  snippet: '',
+});
 
 class FakeStream {
   requests: AskRequest[] = [];
@@ -32,17 +39,35 @@ class FakeHistory {
 }
 
 class FakeConversations {
-  stored = [{ id: 'c1', title: 'Retries', created_at: '2026-11-24T05:00:00+00:00', updated_at: '2026-11-24T05:01:00+00:00', message_count: 2 }];
+  stored = [
+    {
+      id: 'c1',
+      title: 'Retries',
+      created_at: '2026-11-24T05:00:00+00:00',
+      updated_at: '2026-11-24T05:01:00+00:00',
+      message_count: 2,
+    },
+  ];
   switched: string[] = [];
   async list() {
     return this.stored;
   }
   async switchTo(id: string) {
     this.switched.push(id);
-    return id === 'new' ? [] : toTurns({ session_id: id, messages: [
-      { role: 'user', content: 'How do we retry?', timestamp: 't', sources: [] },
-      { role: 'assistant', content: 'With backoff [1].', timestamp: 't', sources: [citation('jira:PAY-7')] },
-    ] });
+    return id === 'new'
+      ? []
+      : toTurns({
+          session_id: id,
+          messages: [
+            { role: 'user', content: 'How do we retry?', timestamp: 't', sources: [] },
+            {
+              role: 'assistant',
+              content: 'With backoff [1].',
+              timestamp: 't',
+              sources: [citation('jira:PAY-7')],
+            },
+          ],
+        });
   }
   async rename(id: string, title: string) {
     this.stored = this.stored.map((c) => (c.id === id ? { ...c, title } : c));
@@ -78,14 +103,23 @@ describe('ChatStore', () => {
   it('builds a turn from the streamed events', async () => {
     stream.events = [
       { type: 'status', stage: 'retrieving' },
-      { type: 'tool_call', call: { tool: 'RAGSearch', arguments: { query: 'q' }, result_count: 3 } },
+      {
+        type: 'tool_call',
+        call: { tool: 'RAGSearch', arguments: { query: 'q' }, result_count: 3 },
+      },
       { type: 'status', stage: 'generating' },
       { type: 'token', text: 'Retry ' },
       { type: 'token', text: 'with backoff [1].' },
       { type: 'citations', sources: [citation('jira:PAY-7')] },
       {
         type: 'done',
-        response: { answer: 'Retry with backoff [1].', sources: [citation('jira:PAY-7')], tool_calls: [{ tool: 'RAGSearch', arguments: {}, result_count: 3 }], mode: 'extractive', note: null },
+        response: {
+          answer: 'Retry with backoff [1].',
+          sources: [citation('jira:PAY-7')],
+          tool_calls: [{ tool: 'RAGSearch', arguments: {}, result_count: 3 }],
+          mode: 'extractive',
+          note: null,
+        },
       },
     ];
     await store.ask('  how do we retry?  ');
@@ -135,7 +169,12 @@ describe('ChatStore', () => {
       session_id: 's',
       messages: [
         { role: 'user', content: 'old question', timestamp: 't' },
-        { role: 'assistant', content: 'old answer [1]', timestamp: 't', sources: [citation('jira:PAY-1')] },
+        {
+          role: 'assistant',
+          content: 'old answer [1]',
+          timestamp: 't',
+          sources: [citation('jira:PAY-1')],
+        },
       ],
     });
     await store.loadHistory();
@@ -150,7 +189,9 @@ describe('ChatStore', () => {
     expect(store.conversations().map((c) => c.title)).toEqual(['Retries']);
     await store.openConversation('c1');
     expect(conversations.switched).toEqual(['c1']);
-    expect(store.turns().map((t) => [t.question, t.answer])).toEqual([['How do we retry?', 'With backoff [1].']]);
+    expect(store.turns().map((t) => [t.question, t.answer])).toEqual([
+      ['How do we retry?', 'With backoff [1].'],
+    ]);
     await store.renameConversation('c1', '  Webhook retries ');
     expect(store.conversations()[0].title).toBe('Webhook retries');
     await store.openConversation('new');
@@ -162,7 +203,10 @@ describe('ChatStore', () => {
 
 describe('toAskEvent', () => {
   it('decodes every event of /ask/stream and skips unknown ones', () => {
-    expect(toAskEvent('status', '{"stage":"generating"}')).toEqual({ type: 'status', stage: 'generating' });
+    expect(toAskEvent('status', '{"stage":"generating"}')).toEqual({
+      type: 'status',
+      stage: 'generating',
+    });
     expect(toAskEvent('token', '{"text":"hi"}')).toEqual({ type: 'token', text: 'hi' });
     expect(toAskEvent('citations', '{"sources":[]}')).toEqual({ type: 'citations', sources: [] });
     expect(toAskEvent('error', '{"detail":"boom"}')).toEqual({ type: 'error', detail: 'boom' });
@@ -186,5 +230,4 @@ describe('toTurns', () => {
       ['q2', ''],
     ]);
   });
-
 });

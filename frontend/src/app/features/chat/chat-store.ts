@@ -1,7 +1,13 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
 
 import { toApiError } from '../../core/api/api-error';
-import { type Conversation, SOURCE_KINDS, type SourceCitation, type SourceKind, type ToolCall } from '../../core/api/models';
+import {
+  type Conversation,
+  SOURCE_KINDS,
+  type SourceCitation,
+  type SourceKind,
+  type ToolCall,
+} from '../../core/api/models';
 import { AskStream } from './ask-stream';
 import { ChatHistory } from './chat-history';
 import { Conversations } from './conversations';
@@ -62,7 +68,11 @@ export class ChatStore {
   readonly conversationsError = signal<string | null>(null);
 
   readonly turns = signal<ChatTurn[]>([]);
-  readonly enabled = signal<Record<SourceKind, boolean>>({ jira: true, confluence: true, github: true });
+  readonly enabled = signal<Record<SourceKind, boolean>>({
+    jira: true,
+    confluence: true,
+    github: true,
+  });
   readonly historyState = signal<'idle' | 'loading' | 'loaded' | 'failed'>('idle');
   readonly historyError = signal<string | null>(null);
   /** A question put in the composer from elsewhere ("ask about this" in the graph). */
@@ -140,7 +150,9 @@ export class ChatStore {
   stop(): void {
     this.abort?.abort();
     this.abort = null;
-    this.turns.update((ts) => ts.map((t) => (t.streaming ? { ...t, streaming: false, stage: null } : t)));
+    this.turns.update((ts) =>
+      ts.map((t) => (t.streaming ? { ...t, streaming: false, stage: null } : t)),
+    );
   }
 
   async ask(question: string): Promise<void> {
@@ -153,7 +165,11 @@ export class ChatStore {
       { ...emptyTurn(id, q), stage: 'retrieving', streaming: true, filter },
     ]);
     const patch = (change: Partial<ChatTurn> | ((t: ChatTurn) => Partial<ChatTurn>)) =>
-      this.turns.update((ts) => ts.map((t) => (t.id === id ? { ...t, ...(typeof change === 'function' ? change(t) : change) } : t)));
+      this.turns.update((ts) =>
+        ts.map((t) =>
+          t.id === id ? { ...t, ...(typeof change === 'function' ? change(t) : change) } : t,
+        ),
+      );
 
     const abort = new AbortController();
     this.abort = abort;
@@ -180,7 +196,8 @@ export class ChatStore {
               toolCalls: ev.response.tool_calls ?? [],
               mode: ev.response.mode ?? null,
               note: ev.response.note ?? null,
-              answeredAs: ev.response.question && ev.response.question !== q ? ev.response.question : null,
+              answeredAs:
+                ev.response.question && ev.response.question !== q ? ev.response.question : null,
               stage: null,
               streaming: false,
             });
@@ -190,7 +207,15 @@ export class ChatStore {
             break;
         }
       }
-      patch((t) => (t.streaming ? { streaming: false, stage: null, error: t.error ?? (abort.signal.aborted ? null : 'The answer stopped early.') } : {}));
+      patch((t) =>
+        t.streaming
+          ? {
+              streaming: false,
+              stage: null,
+              error: t.error ?? (abort.signal.aborted ? null : 'The answer stopped early.'),
+            }
+          : {},
+      );
     } catch (e) {
       patch({ error: toApiError(e).message, stage: null, streaming: false });
     } finally {

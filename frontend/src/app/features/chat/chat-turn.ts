@@ -1,4 +1,11 @@
-import { ChangeDetectionStrategy, Component, ElementRef, computed, inject, input } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  ElementRef,
+  computed,
+  inject,
+  input,
+} from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
 
 import { docTypeStyle } from '../../shared/doc-type';
@@ -35,7 +42,12 @@ export class ChatTurnView {
     const stage = this.turn().stage;
     return stage ? (STAGES[stage] ?? `${stage[0].toUpperCase()}${stage.slice(1)}…`) : '';
   });
-  protected readonly filterText = computed(() => this.turn().filter?.map((k) => docTypeStyle(k).label).join(', ') ?? '');
+  protected readonly filterText = computed(
+    () =>
+      this.turn()
+        .filter?.map((k) => docTypeStyle(k).label)
+        .join(', ') ?? '',
+  );
   protected readonly noResults = computed(() => {
     const t = this.turn();
     return !t.streaming && !t.error && t.sources.length === 0;
@@ -57,7 +69,9 @@ export class ChatTurnView {
     const link = (event.target as Element | null)?.closest?.('a.cite');
     if (!(link instanceof HTMLAnchorElement)) return;
     event.preventDefault();
-    const card = this.host.nativeElement.querySelector<HTMLElement>(`#${CSS.escape(link.hash.slice(1))}`);
+    const card = this.host.nativeElement.querySelector<HTMLElement>(
+      `#${CSS.escape(link.hash.slice(1))}`,
+    );
     if (!card) return;
     card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
     card.focus({ preventScroll: true });

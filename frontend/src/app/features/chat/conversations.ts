@@ -25,13 +25,17 @@ export class Conversations {
   /** Makes conversation `id` the session (`new`: a fresh one) and returns its turns. */
   async switchTo(id: string): Promise<ChatTurn[]> {
     const history = await firstValueFrom(
-      this.http.get<Parameters<typeof toTurns>[0]>(OPERATIONS.chatHistory.path, { headers: { 'X-Session-ID': id } }),
+      this.http.get<Parameters<typeof toTurns>[0]>(OPERATIONS.chatHistory.path, {
+        headers: { 'X-Session-ID': id },
+      }),
     );
     return toTurns(history);
   }
 
   async rename(id: string, title: string): Promise<void> {
-    await firstValueFrom(this.api.call('renameConversation', { path: { conversation_id: id }, body: { title } }));
+    await firstValueFrom(
+      this.api.call('renameConversation', { path: { conversation_id: id }, body: { title } }),
+    );
   }
 
   async remove(id: string): Promise<void> {

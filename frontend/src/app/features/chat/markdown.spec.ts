@@ -23,10 +23,18 @@ describe('renderAnswer', () => {
 
   it('removes scripts, event handlers and javascript: links', () => {
     const el = document.createElement('div');
-    el.innerHTML = renderAnswer('<script>alert(1)</script><b onclick="x()">b</b>\n\n[x](javascript:alert(1)) <a href="javascript:alert(2)">y</a>', 't3', titles);
+    el.innerHTML = renderAnswer(
+      '<script>alert(1)</script><b onclick="x()">b</b>\n\n[x](javascript:alert(1)) <a href="javascript:alert(2)">y</a>',
+      't3',
+      titles,
+    );
     expect(el.querySelector('script')).toBeNull();
     expect(el.querySelector('b')?.getAttribute('onclick')).toBeNull();
-    expect([...el.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? '').filter((h) => h.startsWith('javascript'))).toEqual([]);
+    expect(
+      [...el.querySelectorAll('a')]
+        .map((a) => a.getAttribute('href') ?? '')
+        .filter((h) => h.startsWith('javascript')),
+    ).toEqual([]);
   });
 
   it('opens external links in a new tab safely', () => {

@@ -25,10 +25,17 @@ function hookLinks(): void {
  * Markdown → sanitised HTML with `[n]` (and `[1, 2]`) turned into links to the turn's source
  * cards. Numbers past the known sources stay plain text; code spans and links are left alone.
  */
-export function renderAnswer(markdown: string, turnId: string, sourceTitles: readonly string[]): string {
+export function renderAnswer(
+  markdown: string,
+  turnId: string,
+  sourceTitles: readonly string[],
+): string {
   hookLinks();
   const html = marked.parse(markdown, { async: false, gfm: true, breaks: true });
-  const clean = DOMPurify.sanitize(html, { FORBID_TAGS: ['style', 'form', 'input', 'img'], FORBID_ATTR: ['style'] });
+  const clean = DOMPurify.sanitize(html, {
+    FORBID_TAGS: ['style', 'form', 'input', 'img'],
+    FORBID_ATTR: ['style'],
+  });
   const template = document.createElement('template');
   template.innerHTML = clean;
   linkCitations(template.content, turnId, sourceTitles);

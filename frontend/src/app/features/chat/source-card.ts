@@ -24,10 +24,16 @@ import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
       <p class="snippet">{{ source().snippet }}</p>
     }
     <div class="actions">
-      <a class="btn-link" [routerLink]="['/explore']" [queryParams]="{ focus: source().document_id }">Show in graph</a>
+      <a
+        class="btn-link"
+        [routerLink]="['/explore']"
+        [queryParams]="{ focus: source().document_id }"
+        >Show in graph</a
+      >
       @if (source().url) {
         <a class="btn-link" [href]="source().url" target="_blank" rel="noopener noreferrer"
-          >Open in {{ typeLabel() }}<span aria-hidden="true"> ↗</span><span class="visually-hidden"> (opens in a new tab)</span></a
+          >Open in {{ typeLabel() }}<span aria-hidden="true"> ↗</span
+          ><span class="visually-hidden"> (opens in a new tab)</span></a
         >
       }
     </div>

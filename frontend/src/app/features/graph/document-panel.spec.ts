@@ -19,7 +19,10 @@ describe('metadataRows', () => {
   });
 
   it('formats ISO timestamps and shortens long text', () => {
-    const [created, long] = metadataRows({ created: '2026-04-14T10:52:00+00:00', body: 'x'.repeat(300) });
+    const [created, long] = metadataRows({
+      created: '2026-04-14T10:52:00+00:00',
+      body: 'x'.repeat(300),
+    });
     expect(created.value).not.toContain('T10:52');
     expect(long.value.length).toBe(201);
   });

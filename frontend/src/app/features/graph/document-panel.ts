@@ -1,4 +1,12 @@
-import { ChangeDetectionStrategy, Component, computed, inject, input, output, resource } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  computed,
+  inject,
+  input,
+  output,
+  resource,
+} from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
@@ -18,12 +26,19 @@ export function metadataRows(metadata: Record<string, unknown>): { key: string; 
       text = value.join(', ');
     } else if (typeof value === 'object') {
       continue;
-    } else if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) {
+    } else if (
+      typeof value === 'string' &&
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) &&
+      !Number.isNaN(Date.parse(value))
+    ) {
       text = new Date(value).toLocaleString();
     } else {
       text = String(value);
     }
-    rows.push({ key: key.replace(/_/g, ' '), value: text.length > 200 ? `${text.slice(0, 200)}…` : text });
+    rows.push({
+      key: key.replace(/_/g, ' '),
+      value: text.length > 200 ? `${text.slice(0, 200)}…` : text,
+    });
   }
   return rows.slice(0, 16);
 }
@@ -48,15 +63,24 @@ export class DocumentPanel {
 
   protected readonly detail = resource({
     params: () => this.node().id,
-    loader: ({ params }) => firstValueFrom(this.api.call('getDocument', { path: { document_id: params } })),
+    loader: ({ params }) =>
+      firstValueFrom(this.api.call('getDocument', { path: { document_id: params } })),
   });
   protected readonly neighbours = resource({
     params: () => this.node().id,
-    loader: ({ params }) => firstValueFrom(this.api.call('documentNeighbors', { path: { document_id: params }, query: { limit: 200 } })),
+    loader: ({ params }) =>
+      firstValueFrom(
+        this.api.call('documentNeighbors', {
+          path: { document_id: params },
+          query: { limit: 200 },
+        }),
+      ),
   });
 
   protected readonly typeLabel = computed(() => docTypeStyle(this.node().type).label);
-  protected readonly meta = computed(() => metadataRows(this.detail.value()?.document.metadata ?? this.node().metadata));
+  protected readonly meta = computed(() =>
+    metadataRows(this.detail.value()?.document.metadata ?? this.node().metadata),
+  );
   protected readonly updated = computed(() => {
     const raw = this.detail.value()?.document.updated_at;
     const d = raw ? new Date(raw) : null;

@@ -6,16 +6,28 @@ function overlaps(a: { x: number; y: number }, b: { x: number; y: number }): boo
 
 describe('graph layout', () => {
   it('finds connected components, biggest first', () => {
-    const comps = components(['a', 'b', 'c', 'd', 'e'], [
-      { source: 'a', target: 'b' },
-      { source: 'c', target: 'd' },
-      { source: 'd', target: 'e' },
+    const comps = components(
+      ['a', 'b', 'c', 'd', 'e'],
+      [
+        { source: 'a', target: 'b' },
+        { source: 'c', target: 'd' },
+        { source: 'd', target: 'e' },
+      ],
+    );
+    expect(comps).toEqual([
+      ['c', 'd', 'e'],
+      ['a', 'b'],
     ]);
-    expect(comps).toEqual([['c', 'd', 'e'], ['a', 'b']]);
   });
 
   it('places every node, left to right along edges, without overlaps', () => {
-    const ids = ['jira:PAY-1', 'github:o/r:pull:1', 'github:o/r:commit:abc', 'confluence:page:1', 'lonely'];
+    const ids = [
+      'jira:PAY-1',
+      'github:o/r:pull:1',
+      'github:o/r:commit:abc',
+      'confluence:page:1',
+      'lonely',
+    ];
     const edges = [
       { source: 'github:o/r:pull:1', target: 'jira:PAY-1' },
       { source: 'github:o/r:commit:abc', target: 'jira:PAY-1' },
@@ -26,12 +38,16 @@ describe('graph layout', () => {
     expect(pos.get('github:o/r:pull:1')!.x).toBeLessThan(pos.get('jira:PAY-1')!.x);
     expect(pos.get('jira:PAY-1')!.x).toBeLessThan(pos.get('confluence:page:1')!.x);
     const all = [...pos.values()];
-    for (let i = 0; i < all.length; i++) for (let j = i + 1; j < all.length; j++) expect(overlaps(all[i], all[j])).toBe(false);
+    for (let i = 0; i < all.length; i++)
+      for (let j = i + 1; j < all.length; j++) expect(overlaps(all[i], all[j])).toBe(false);
   });
 
   it('lays out 500 nodes quickly and keeps the picture compact', () => {
     const ids = Array.from({ length: 500 }, (_, i) => `n${i}`);
-    const edges = Array.from({ length: 700 }, (_, i) => ({ source: `n${(i * 7) % 500}`, target: `n${(i * 13 + 1) % 500}` }));
+    const edges = Array.from({ length: 700 }, (_, i) => ({
+      source: `n${(i * 7) % 500}`,
+      target: `n${(i * 13 + 1) % 500}`,
+    }));
     const t0 = performance.now();
     const pos = layoutGraph(ids, edges);
     const ms = performance.now() - t0;

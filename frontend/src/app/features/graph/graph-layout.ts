@@ -19,7 +19,10 @@ interface Box {
 }
 
 /** Connected components (edges as undirected), biggest first; ties keep input order. */
-export function components(ids: readonly string[], edges: readonly { source: string; target: string }[]): string[][] {
+export function components(
+  ids: readonly string[],
+  edges: readonly { source: string; target: string }[],
+): string[][] {
   const parent = new Map(ids.map((id) => [id, id]));
   const find = (x: string): string => {
     let r = x;
@@ -54,7 +57,8 @@ function layoutComponent(ids: string[], edges: readonly { source: string; target
   const inside = new Set(ids);
   for (const id of ids) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
   for (const e of edges) {
-    if (e.source !== e.target && inside.has(e.source) && inside.has(e.target)) g.setEdge(e.source, e.target);
+    if (e.source !== e.target && inside.has(e.source) && inside.has(e.target))
+      g.setEdge(e.source, e.target);
   }
   dagre.layout(g);
   const pos = new Map<string, Point>();
@@ -73,10 +77,18 @@ function layoutComponent(ids: string[], edges: readonly { source: string; target
 function gridBox(ids: string[], columns: number): Box {
   const pos = new Map<string, Point>();
   ids.forEach((id, i) => {
-    pos.set(id, { x: (i % columns) * (NODE_WIDTH + 24), y: Math.floor(i / columns) * (NODE_HEIGHT + 20) });
+    pos.set(id, {
+      x: (i % columns) * (NODE_WIDTH + 24),
+      y: Math.floor(i / columns) * (NODE_HEIGHT + 20),
+    });
   });
   const rows = Math.ceil(ids.length / columns);
-  return { ids, pos, width: Math.min(ids.length, columns) * (NODE_WIDTH + 24) - 24, height: rows * (NODE_HEIGHT + 20) - 20 };
+  return {
+    ids,
+    pos,
+    width: Math.min(ids.length, columns) * (NODE_WIDTH + 24) - 24,
+    height: rows * (NODE_HEIGHT + 20) - 20,
+  };
 }
 
 /**
@@ -92,9 +104,16 @@ export function layoutGraph(
   const connected = comps.filter((c) => c.length > 1);
   const singles = comps.filter((c) => c.length === 1).map((c) => c[0]);
   const boxes = connected.map((c) => layoutComponent(c, edges)).sort((a, b) => b.height - a.height);
-  const area = boxes.reduce((s, b) => s + (b.width + GAP) * (b.height + GAP), 0) + singles.length * (NODE_WIDTH + 24) * (NODE_HEIGHT + 20);
-  const rowWidth = Math.max(Math.sqrt(area * ASPECT) * 1.3, ...boxes.map((b) => b.width), NODE_WIDTH * 3);
-  if (singles.length) boxes.push(gridBox(singles, Math.max(1, Math.floor((rowWidth + 24) / (NODE_WIDTH + 24)))));
+  const area =
+    boxes.reduce((s, b) => s + (b.width + GAP) * (b.height + GAP), 0) +
+    singles.length * (NODE_WIDTH + 24) * (NODE_HEIGHT + 20);
+  const rowWidth = Math.max(
+    Math.sqrt(area * ASPECT) * 1.3,
+    ...boxes.map((b) => b.width),
+    NODE_WIDTH * 3,
+  );
+  if (singles.length)
+    boxes.push(gridBox(singles, Math.max(1, Math.floor((rowWidth + 24) / (NODE_WIDTH + 24)))));
 
   const out = new Map<string, Point>();
   let x = 0;

@@ -42,7 +42,8 @@ export function shortLabel(id: string): string {
     if (kind === 'file') return rest.split('/').pop() || rest;
     return `${kind} ${rest}`;
   }
-  if (source === 'confluence' && parts.length >= 3) return `${parts[1]} ${parts.slice(2).join(':')}`;
+  if (source === 'confluence' && parts.length >= 3)
+    return `${parts[1]} ${parts.slice(2).join(':')}`;
   return id;
 }
 

@@ -13,7 +13,7 @@ import { ActivatedRoute, Router } from '@angular/router';
 import { FCanvasComponent, FFlowComponent, FFlowModule, FZoomDirective } from '@foblex/flow';
 import { map } from 'rxjs';
 
-import { SOURCE_KINDS, type GraphNode, type SourceKind } from '../../core/api/models';
+import { SOURCE_KINDS, type SourceKind } from '../../core/api/models';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
 import { ChatStore } from '../chat/chat-store';
 import { DocumentPanel } from './document-panel';
@@ -84,7 +84,9 @@ export class GraphPage {
   private readonly labelsAll = computed(
     () =>
       this.labelMode() === 'all' ||
-      (this.labelMode() === 'auto' && this.zoomBand() === 'near' && this.store.visibleEdges().length <= AUTO_LABEL_MAX),
+      (this.labelMode() === 'auto' &&
+        this.zoomBand() === 'near' &&
+        this.store.visibleEdges().length <= AUTO_LABEL_MAX),
   );
 
   /** Everything the template needs per node and edge, computed once per change (not per check). */
@@ -186,12 +188,16 @@ export class GraphPage {
     const host = (flow.hostElement as HTMLElement).getBoundingClientRect();
     const current = canvas.getScale();
     const [w, h] = [box.width / current, box.height / current]; // canvas units
-    const fit = Math.min((host.width - 2 * FIT_PADDING.x) / w, (host.height - 2 * FIT_PADDING.y) / h);
+    const fit = Math.min(
+      (host.width - 2 * FIT_PADDING.x) / w,
+      (host.height - 2 * FIT_PADDING.y) / h,
+    );
     let scale: number;
     if (id === null || (this.store.visibleNodes().length <= 40 && fit >= READABLE_SCALE)) {
       if (fit >= 1) canvas.resetScaleAndCenter(false);
       // Foblex adds its padding once, in canvas units: convert screen pixels per side.
-      else canvas.fitToScreen({ x: (2 * FIT_PADDING.x) / fit, y: (2 * FIT_PADDING.y) / fit }, false);
+      else
+        canvas.fitToScreen({ x: (2 * FIT_PADDING.x) / fit, y: (2 * FIT_PADDING.y) / fit }, false);
       scale = Math.min(fit, 1);
     } else if (canvas.getScale() < READABLE_SCALE) {
       canvas.resetScaleAndCenterGroupOrNode(id, false);

@@ -1,4 +1,11 @@
-import { ChangeDetectionStrategy, Component, DestroyRef, inject, output, signal } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  DestroyRef,
+  inject,
+  output,
+  signal,
+} from '@angular/core';
 import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
 import { Subject, catchError, debounceTime, distinctUntilChanged, of, switchMap } from 'rxjs';
 
@@ -45,7 +52,9 @@ import { shortLabel } from './graph-model';
             <span class="title">{{ r.title }}</span>
           </li>
         } @empty {
-          <li class="none" role="option" aria-disabled="true">No documents match “{{ query() }}”.</li>
+          <li class="none" role="option" aria-disabled="true" aria-selected="false">
+            No documents match “{{ query() }}”.
+          </li>
         }
       </ul>
     }
@@ -67,7 +76,13 @@ export class GraphSearch {
       .pipe(
         debounceTime(200),
         distinctUntilChanged(),
-        switchMap((q) => (q.length < 2 ? of(null) : this.api.call('searchGraph', { query: { q, limit: 12 } }).pipe(catchError(() => of(null))))),
+        switchMap((q) =>
+          q.length < 2
+            ? of(null)
+            : this.api
+                .call('searchGraph', { query: { q, limit: 12 } })
+                .pipe(catchError(() => of(null))),
+        ),
         takeUntilDestroyed(inject(DestroyRef)),
       )
       .subscribe((page) => {

@@ -12,7 +12,9 @@ describe('GraphStore', () => {
   let http: HttpTestingController;
 
   beforeEach(() => {
-    TestBed.configureTestingModule({ providers: [provideHttpClient(), provideHttpClientTesting()] });
+    TestBed.configureTestingModule({
+      providers: [provideHttpClient(), provideHttpClientTesting()],
+    });
     store = TestBed.inject(GraphStore);
     http = TestBed.inject(HttpTestingController);
   });
@@ -20,10 +22,12 @@ describe('GraphStore', () => {
   async function loadInitial(): Promise<void> {
     const done = store.init(null);
     http.expectOne('/stats').flush({ references_by_kind: { 'jira-issuelink': 3 } });
-    http.expectOne((r) => r.url === '/graph').flush({
-      nodes: [doc('jira:A'), doc('jira:B'), doc('confluence:page:1', 'CONFLUENCE')],
-      edges: [{ source: 'jira:A', target: 'jira:B', kind: 'jira-issuelink', evidence: '' }],
-    });
+    http
+      .expectOne((r) => r.url === '/graph')
+      .flush({
+        nodes: [doc('jira:A'), doc('jira:B'), doc('confluence:page:1', 'CONFLUENCE')],
+        edges: [{ source: 'jira:A', target: 'jira:B', kind: 'jira-issuelink', evidence: '' }],
+      });
     await done;
   }
 
@@ -40,11 +44,26 @@ describe('GraphStore', () => {
     const done = store.expand('jira:B');
     const req = http.expectOne((r) => r.url === '/documents/jira%3AB/neighbors');
     req.flush([
-      { document: { ...doc('jira:C'), updated_at: '', source: 'jira' }, kind: 'jira-key-mention', evidence: 'C', direction: 'out' },
-      { document: { ...doc('jira:A'), updated_at: '', source: 'jira' }, kind: 'jira-issuelink', evidence: '', direction: 'in' },
+      {
+        document: { ...doc('jira:C'), updated_at: '', source: 'jira' },
+        kind: 'jira-key-mention',
+        evidence: 'C',
+        direction: 'out',
+      },
+      {
+        document: { ...doc('jira:A'), updated_at: '', source: 'jira' },
+        kind: 'jira-issuelink',
+        evidence: '',
+        direction: 'in',
+      },
     ]);
     expect(await done).toBe(1);
-    expect(store.nodes().map((n) => n.id)).toEqual(['jira:A', 'jira:B', 'confluence:page:1', 'jira:C']);
+    expect(store.nodes().map((n) => n.id)).toEqual([
+      'jira:A',
+      'jira:B',
+      'confluence:page:1',
+      'jira:C',
+    ]);
     expect(store.edges().map((e) => e.id)).toContain('jira:B|jira-key-mention|jira:C');
     expect(store.expanded().has('jira:B')).toBe(true);
     expect(store.viewRequest()?.id).toBe('jira:B');
@@ -74,7 +93,10 @@ describe('GraphStore', () => {
     await loadInitial();
     const done = store.focus('jira:Z');
     const req = http.expectOne((r) => r.url === '/graph' && r.params.get('around') === 'jira:Z');
-    req.flush({ nodes: [doc('jira:Z'), doc('jira:A')], edges: [{ source: 'jira:Z', target: 'jira:A', kind: 'jira-issuelink', evidence: '' }] });
+    req.flush({
+      nodes: [doc('jira:Z'), doc('jira:A')],
+      edges: [{ source: 'jira:Z', target: 'jira:A', kind: 'jira-issuelink', evidence: '' }],
+    });
     await done;
     expect(store.selectedId()).toBe('jira:Z');
     expect(store.viewRequest()?.id).toBe('jira:Z');

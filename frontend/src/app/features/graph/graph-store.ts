@@ -22,7 +22,11 @@ export class GraphStore {
   readonly loading = signal(false);
   readonly error = signal<string | null>(null);
   readonly limit = signal<number>(300);
-  readonly types = signal<Record<SourceKind, boolean>>({ jira: true, confluence: true, github: true });
+  readonly types = signal<Record<SourceKind, boolean>>({
+    jira: true,
+    confluence: true,
+    github: true,
+  });
   /** Edge kinds shown; empty means all. */
   readonly kinds = signal<ReadonlySet<string>>(new Set());
   readonly allKinds = signal<string[]>([]);
@@ -45,7 +49,9 @@ export class GraphStore {
   readonly visibleEdges = computed(() => {
     const ids = new Set(this.visibleNodes().map((n) => n.id));
     const kinds = this.kinds();
-    return this.edges().filter((e) => ids.has(e.source) && ids.has(e.target) && (kinds.size === 0 || kinds.has(e.kind)));
+    return this.edges().filter(
+      (e) => ids.has(e.source) && ids.has(e.target) && (kinds.size === 0 || kinds.has(e.kind)),
+    );
   });
   readonly positions = computed<Map<string, Point>>(() =>
     layoutGraph(
@@ -93,7 +99,8 @@ export class GraphStore {
       this.nodes.set(merged.nodes);
       this.edges.set(merged.edges);
       this.expanded.set(new Set());
-      if (this.selectedId() && !merged.nodes.some((n) => n.id === this.selectedId())) this.selectedId.set(null);
+      if (this.selectedId() && !merged.nodes.some((n) => n.id === this.selectedId()))
+        this.selectedId.set(null);
       this.requestView(null);
     } catch (e) {
       this.error.set(toApiError(e).message);
@@ -127,7 +134,10 @@ export class GraphStore {
     try {
       const kinds = this.kinds();
       const neighbours = await firstValueFrom(
-        this.api.call('documentNeighbors', { path: { document_id: id }, query: { kinds: kinds.size ? [...kinds] : undefined, limit: 200 } }),
+        this.api.call('documentNeighbors', {
+          path: { document_id: id },
+          query: { kinds: kinds.size ? [...kinds] : undefined, limit: 200 },
+        }),
       );
       const before = this.nodes().length;
       const merged = mergeGraph(this.nodes(), this.edges(), {
@@ -154,7 +164,9 @@ export class GraphStore {
   async focus(id: string): Promise<void> {
     if (!this.nodes().some((n) => n.id === id)) {
       try {
-        const page = await firstValueFrom(this.api.call('getGraph', { query: { around: [id], limit: 60 } }));
+        const page = await firstValueFrom(
+          this.api.call('getGraph', { query: { around: [id], limit: 60 } }),
+        );
         const merged = mergeGraph(this.nodes(), this.edges(), page);
         this.nodes.set(merged.nodes);
         this.edges.set(merged.edges);

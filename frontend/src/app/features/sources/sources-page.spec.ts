@@ -6,17 +6,54 @@ import { SourcesPage } from './sources-page';
 
 describe('SourcesPage', () => {
   it('lists sources with status, counts, last error and a progress bar for a running sync', async () => {
-    TestBed.configureTestingModule({ imports: [SourcesPage], providers: [provideHttpClient(), provideHttpClientTesting()] });
+    TestBed.configureTestingModule({
+      imports: [SourcesPage],
+      providers: [provideHttpClient(), provideHttpClientTesting()],
+    });
     const fixture = TestBed.createComponent(SourcesPage);
     const http = TestBed.inject(HttpTestingController);
-    const base = { schedule: '30m', last_success: null, next_run: null, last_run: null, config: {} };
+    const base = {
+      schedule: '30m',
+      last_success: null,
+      next_run: null,
+      last_run: null,
+      config: {},
+    };
     http.expectOne('/sources').flush([
-      { ...base, name: 'jira', type: 'jira', status: 'failed', last_error: 'HTTP 503 from Jira', counts: { documents: 40 }, current_run: null },
       {
-        ...base, name: 'wiki', type: 'confluence', status: 'running', last_error: null, counts: {},
+        ...base,
+        name: 'jira',
+        type: 'jira',
+        status: 'failed',
+        last_error: 'HTTP 503 from Jira',
+        counts: { documents: 40 },
+        current_run: null,
+      },
+      {
+        ...base,
+        name: 'wiki',
+        type: 'confluence',
+        status: 'running',
+        last_error: null,
+        counts: {},
         current_run: {
-          id: 'r9', source: 'wiki', state: 'running', phase: 'indexing', done: 5, total: 20, documents_indexed: 5, documents_unchanged: 0,
-          documents_deleted: 0, chunks_written: 0, chunks_embedded: 0, references_written: 0, retries: 0, errors: [], started_at: null, finished_at: null, full: false,
+          id: 'r9',
+          source: 'wiki',
+          state: 'running',
+          phase: 'indexing',
+          done: 5,
+          total: 20,
+          documents_indexed: 5,
+          documents_unchanged: 0,
+          documents_deleted: 0,
+          chunks_written: 0,
+          chunks_embedded: 0,
+          references_written: 0,
+          retries: 0,
+          errors: [],
+          started_at: null,
+          finished_at: null,
+          full: false,
         },
       },
     ]);
@@ -24,10 +61,14 @@ describe('SourcesPage', () => {
     const el: HTMLElement = fixture.nativeElement;
     const cards = el.querySelectorAll('li.card');
     expect(cards).toHaveLength(2);
-    expect(cards[0].querySelector('[data-testid=source-status]')?.textContent?.trim()).toBe('Failed');
+    expect(cards[0].querySelector('[data-testid=source-status]')?.textContent?.trim()).toBe(
+      'Failed',
+    );
     expect(cards[0].textContent).toContain('HTTP 503 from Jira');
     expect(cards[0].querySelector('.counts')?.textContent).toContain('40 documents');
-    expect(cards[1].querySelector('[data-testid=source-status]')?.textContent?.trim()).toBe('Syncing');
+    expect(cards[1].querySelector('[data-testid=source-status]')?.textContent?.trim()).toBe(
+      'Syncing',
+    );
     expect(cards[1].querySelector('[role=progressbar]')?.getAttribute('aria-valuenow')).toBe('25');
     expect(cards[1].querySelector<HTMLButtonElement>('button.primary')?.disabled).toBe(true);
     http.expectOne('/sources/wiki/runs/r9');

@@ -12,7 +12,13 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
   const s = Math.round((t - now) / 1000);
   const abs = Math.abs(s);
   const [value, unit] =
-    abs < 45 ? [0, 'now'] : abs < 3600 ? [Math.round(abs / 60), 'min'] : abs < 86400 ? [Math.round(abs / 3600), 'h'] : [Math.round(abs / 86400), 'd'];
+    abs < 45
+      ? [0, 'now']
+      : abs < 3600
+        ? [Math.round(abs / 60), 'min']
+        : abs < 86400
+          ? [Math.round(abs / 3600), 'h']
+          : [Math.round(abs / 86400), 'd'];
   if (unit === 'now') return 'just now';
   return s > 0 ? `in ${value} ${unit}` : `${value} ${unit} ago`;
 }
@@ -31,7 +37,8 @@ export class SourcesPage {
     this.store.sources().map((s) => {
       const live = this.store.runs()[s.name];
       // The run this page is following (kept after it finishes), or one the server says is running.
-      const run: Run | null = s.current_run && s.current_run.id !== live?.id ? s.current_run : (live ?? null);
+      const run: Run | null =
+        s.current_run && s.current_run.id !== live?.id ? s.current_run : (live ?? null);
       const running = !!run && !isFinished(run);
       return { s, run, running, percent: run ? progressPercent(run) : null };
     }),
@@ -60,6 +67,10 @@ export class SourcesPage {
 
   protected statusLabel(status: string, running: boolean): string {
     if (running) return 'Syncing';
-    return { idle: 'Up to date', failed: 'Failed', 'never-synced': 'Never synced', running: 'Syncing' }[status] ?? status;
+    return (
+      { idle: 'Up to date', failed: 'Failed', 'never-synced': 'Never synced', running: 'Syncing' }[
+        status
+      ] ?? status
+    );
   }
 }

@@ -6,13 +6,36 @@ import { relativeTime } from './sources-page';
 import { SourcesStore, isFinished, progressPercent } from './sources-store';
 
 const run = (state: string, done: number, total: number | null) => ({
-  id: 'r1', source: 'jira', state, phase: state === 'succeeded' ? 'done' : 'indexing', done, total,
-  documents_indexed: done, documents_unchanged: 0, documents_deleted: 0, chunks_written: 0, chunks_embedded: 0,
-  references_written: 0, retries: 0, errors: [], started_at: null, finished_at: null, full: false,
+  id: 'r1',
+  source: 'jira',
+  state,
+  phase: state === 'succeeded' ? 'done' : 'indexing',
+  done,
+  total,
+  documents_indexed: done,
+  documents_unchanged: 0,
+  documents_deleted: 0,
+  chunks_written: 0,
+  chunks_embedded: 0,
+  references_written: 0,
+  retries: 0,
+  errors: [],
+  started_at: null,
+  finished_at: null,
+  full: false,
 });
 const source = (name: string) => ({
-  name, type: 'jira', status: 'idle', schedule: '30m', last_success: null, last_error: null, next_run: null,
-  counts: { documents: 40 }, current_run: null, last_run: null, config: {},
+  name,
+  type: 'jira',
+  status: 'idle',
+  schedule: '30m',
+  last_success: null,
+  last_error: null,
+  next_run: null,
+  counts: { documents: 40 },
+  current_run: null,
+  last_run: null,
+  config: {},
 });
 
 describe('SourcesStore', () => {
@@ -21,7 +44,9 @@ describe('SourcesStore', () => {
 
   beforeEach(() => {
     vi.useFakeTimers();
-    TestBed.configureTestingModule({ providers: [provideHttpClient(), provideHttpClientTesting()] });
+    TestBed.configureTestingModule({
+      providers: [provideHttpClient(), provideHttpClientTesting()],
+    });
     store = TestBed.inject(SourcesStore);
     http = TestBed.inject(HttpTestingController);
   });
@@ -29,7 +54,12 @@ describe('SourcesStore', () => {
 
   it('starts a sync and polls its run until it finishes, then reloads the list', async () => {
     const started = store.sync('jira');
-    http.expectOne('/sources/jira/sync?full=false').flush({ run_id: 'r1', source: 'jira', status_url: '/sources/jira/runs/r1' }, { status: 202, statusText: 'Accepted' });
+    http
+      .expectOne('/sources/jira/sync?full=false')
+      .flush(
+        { run_id: 'r1', source: 'jira', status_url: '/sources/jira/runs/r1' },
+        { status: 202, statusText: 'Accepted' },
+      );
     await started;
 
     await vi.advanceTimersByTimeAsync(0);
@@ -49,9 +79,13 @@ describe('SourcesStore', () => {
 
   it('follows the running sync when the server answers 409', async () => {
     const started = store.sync('jira');
-    http.expectOne('/sources/jira/sync?full=false').flush({ detail: 'already running' }, { status: 409, statusText: 'Conflict' });
+    http
+      .expectOne('/sources/jira/sync?full=false')
+      .flush({ detail: 'already running' }, { status: 409, statusText: 'Conflict' });
     await vi.advanceTimersByTimeAsync(0);
-    http.expectOne('/sources').flush([{ ...source('jira'), status: 'running', current_run: run('running', 1, 40) }]);
+    http
+      .expectOne('/sources')
+      .flush([{ ...source('jira'), status: 'running', current_run: run('running', 1, 40) }]);
     await started;
     expect(store.notes()['jira']).toContain('already running');
     await vi.advanceTimersByTimeAsync(0);

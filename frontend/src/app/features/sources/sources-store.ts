@@ -53,7 +53,9 @@ export class SourcesStore {
   async sync(name: string, full = false): Promise<void> {
     this.notes.update((n) => ({ ...n, [name]: '' }));
     try {
-      const started = await firstValueFrom(this.api.call('syncSource', { path: { name }, query: { full } }));
+      const started = await firstValueFrom(
+        this.api.call('syncSource', { path: { name }, query: { full } }),
+      );
       this.follow(name, started.run_id);
     } catch (e) {
       const err = toApiError(e);
@@ -75,14 +77,19 @@ export class SourcesStore {
       try {
         for (;;) {
           try {
-            const run = await firstValueFrom(this.api.call('getRun', { path: { name, run_id: runId } }));
+            const run = await firstValueFrom(
+              this.api.call('getRun', { path: { name, run_id: runId } }),
+            );
             failures = 0;
             this.runs.update((r) => ({ ...r, [name]: run }));
             if (isFinished(run)) break;
           } catch (e) {
             failures += 1;
             if (failures >= 5) {
-              this.notes.update((n) => ({ ...n, [name]: `Lost track of the run: ${toApiError(e).message}` }));
+              this.notes.update((n) => ({
+                ...n,
+                [name]: `Lost track of the run: ${toApiError(e).message}`,
+              }));
               break;
             }
           }
