@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.routing import Route
 
 from devkb import __version__
 from devkb.api import openapi_errors, security
@@ -25,6 +26,8 @@ from devkb.errors import (
     StoreUnavailableError,
     SyncInProgressError,
 )
+from devkb.mcp.http import MCP_PATH, McpAuthGate
+from devkb.mcp.server import build_mcp_server
 
 log = logging.getLogger(__name__)
 
@@ -54,27 +57,39 @@ def _errors(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, validation)
 
 
+@asynccontextmanager
+async def _serve(container: Container, start_background: bool) -> AsyncIterator[None]:
+    """The server's life: the store checked, the scheduler and the retrieval snapshot started,
+    everything closed at the end."""
+    limit_blas_threads(container.settings().blas_threads)  # request threads, not BLAS pools
+    prepare_store(container)
+    starters = getattr(container, "background_start", None)
+    if start_background and starters is not None:
+        starters()()
+    if start_background:  # the retrieval snapshot, so the first question does not build it
+        warm_up = getattr(container.search(), "start_warm_up", None)
+        if warm_up is not None:
+            warm_up()
+    try:
+        yield
+    finally:
+        stoppers = getattr(container, "background_stop", None)
+        if stoppers is not None:
+            stoppers()()
+        shutdown(container)
+
+
 def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:
     container = container or Container()
 
+    mcp_server = build_mcp_server(container, host=container.settings().host)
+    mcp_routes = mcp_server.streamable_http_app().routes  # creates the SDK's session manager
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        limit_blas_threads(container.settings().blas_threads)  # request threads, not BLAS pools
-        prepare_store(container)
-        starters = getattr(container, "background_start", None)
-        if start_background and starters is not None:
-            starters()()
-        if start_background:  # the retrieval snapshot, so the first question does not build it
-            warm_up = getattr(container.search(), "start_warm_up", None)
-            if warm_up is not None:
-                warm_up()
-        try:
-            yield
-        finally:
-            stoppers = getattr(container, "background_stop", None)
-            if stoppers is not None:
-                stoppers()()
-            shutdown(container)
+        async with mcp_server.session_manager.run():
+            async with _serve(container, start_background):
+                yield
 
     app = FastAPI(
         title="devkb",
@@ -93,5 +108,8 @@ def create_app(container: Container | None = None, start_background: bool = True
     )
     security.install(app, container.settings(), container.secret_masker())  # CORS, secret masking
     openapi_errors.install(app, container.settings().max_question_chars)
+    for route in mcp_routes:  # the MCP endpoint, behind the API key (mcp/http.py)
+        if isinstance(route, Route) and route.path == MCP_PATH:
+            app.router.routes.append(Route(MCP_PATH, endpoint=McpAuthGate(route.app, container.settings())))
     mount_spa(app)  # last: the web app's catch-all must not shadow any API route
     return app

@@ -45,7 +45,7 @@ def _settings(request: Request) -> Settings:
     return settings
 
 
-def _key_matches(given: str | None, settings: Settings) -> bool:
+def key_matches(given: str | None, settings: Settings) -> bool:
     if settings.api_key is None or given is None:
         return False
     return hmac.compare_digest(
@@ -65,7 +65,7 @@ def _unauthorized() -> HTTPException:
 def require_api_key(request: Request, key: Annotated[str | None, Security(api_key_header)] = None) -> None:
     """Passes when no key is configured or the request carries the configured one."""
     settings = _settings(request)
-    if settings.api_key is not None and not _key_matches(key, settings):
+    if settings.api_key is not None and not key_matches(key, settings):
         raise _unauthorized()
 
 
@@ -92,7 +92,7 @@ def require_admin(request: Request, key: Annotated[str | None, Security(api_key_
     """Admin actions: the API key when one is configured, else a same-site request from loopback."""
     settings = _settings(request)
     if settings.api_key is not None:
-        if not _key_matches(key, settings):
+        if not key_matches(key, settings):
             raise _unauthorized()
         return
     client = request.client.host if request.client else None

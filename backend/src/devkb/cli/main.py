@@ -245,6 +245,21 @@ def serve(
     uvicorn.run(create_app(c), host=host or settings.host, port=port or settings.port, log_level="info")
 
 
+@app.command("mcp")
+def mcp_stdio() -> None:
+    """Serve devkb to a coding agent over MCP on stdin/stdout (docs/mcp.md)."""
+    from devkb.mcp.server import build_mcp_server
+
+    c = _container()  # logs go to stderr: stdout carries the protocol
+    try:
+        prepare_store(c)
+        build_mcp_server(c).run("stdio")
+    except DevkbError as e:
+        _fail(str(e), 1)
+    finally:
+        shutdown(c)
+
+
 @app.command()
 def reindex(
     re_embed: Annotated[

@@ -1,0 +1,205 @@
+"""devkb as an MCP server, driven by the official SDK's own client: over stdio (``devkb mcp`` as a
+subprocess) and over streamable HTTP (``/mcp`` in a real ``devkb serve``) on the demo workspace.
+Every tool is called and must return cited results (ids of real demo documents); bad arguments
+come back as tool errors; without the API key the HTTP endpoint refuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+from devkb.bench.server_process import DevkbServer
+
+pytestmark = pytest.mark.integration
+
+TOOLS = {"search", "ask", "get_document", "neighbors", "find", "what_changed", "list_sources", "sync_source"}
+KEY = "mcp-test-key-0123456789"
+
+
+def payload(result: CallToolResult) -> dict[str, Any]:
+    assert not result.isError, result.content
+    text = result.content[0].text  # type: ignore[union-attr]
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.isError, result.content
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+async def exercise(session: ClientSession, demo_ids: set[str]) -> dict[str, Any]:
+    """Every tool on the demo workspace; returns what the checks below look at."""
+    await session.initialize()
+    listed = await session.list_tools()
+    assert {t.name for t in listed.tools} == TOOLS
+    assert all(t.description and len(t.description) > 40 for t in listed.tools)
+
+    found = payload(
+        await session.call_tool("search", {"query": "retry failed webhook deliveries", "top_k": 5})
+    )
+    assert found["results"] and {r["id"] for r in found["results"]} <= demo_ids
+    assert all(r["url"].startswith("https://") and r["snippet"] for r in found["results"])
+    only_jira = payload(await session.call_tool("search", {"query": "webhooks", "sources": ["jira"]}))
+    assert {r["type"] for r in only_jira["results"]} == {"JIRA"}
+
+    progress: list[tuple[float, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, message))
+
+    answered = payload(
+        await session.call_tool(
+            "ask", {"question": "Why were customers charged twice in April?"}, progress_callback=on_progress
+        )
+    )
+    assert answered["answer"] and answered["sources"]
+    assert {s["id"] for s in answered["sources"]} <= demo_ids
+    assert progress, "ask reports progress"
+
+    doc = payload(await session.call_tool("get_document", {"document_id": "jira:PAY-12", "max_chars": 500}))
+    assert doc["id"] == "jira:PAY-12" and doc["metadata"]["key"] == "PAY-12" and 0 < len(doc["text"]) <= 500
+    near = payload(await session.call_tool("neighbors", {"document_id": "jira:PAY-7", "direction": "both"}))
+    assert near["neighbors"] and {n["id"] for n in near["neighbors"]} <= demo_ids
+    assert any(n["id"].startswith("github:") for n in near["neighbors"])  # the commits that fixed it
+    by_field = payload(await session.call_tool("find", {"project": "PAY", "status": "Closed", "limit": 5}))
+    assert by_field["results"] and all(r["id"].startswith("jira:PAY-") for r in by_field["results"])
+    changed = payload(await session.call_tool("what_changed", {"since": "2000-01-01", "limit": 5}))
+    assert len(changed["documents"]) == 5 and {d["id"] for d in changed["documents"]} <= demo_ids
+    dates = [d["updated_at"] for d in changed["documents"]]
+    assert dates == sorted(dates, reverse=True)
+    sources = payload(await session.call_tool("list_sources", {}))
+    assert {s["name"] for s in sources["sources"]} == {"wiki", "code", "jira"}
+
+    resource = await session.read_resource("devkb://document/jira:PAY-12")  # type: ignore[arg-type]
+    assert "PAY-12" in resource.contents[0].text  # type: ignore[union-attr]
+
+    # bad arguments: tool errors with a message, and the session goes on
+    assert "no document" in error_text(
+        await session.call_tool("get_document", {"document_id": "jira:NOPE-1"})
+    )
+    assert error_text(await session.call_tool("search", {"query": ""}))
+    assert "at least one field" in error_text(await session.call_tool("find", {}))
+    assert "date" in error_text(await session.call_tool("what_changed", {"since": "last tuesday"}))
+    assert error_text(await session.call_tool("neighbors", {"document_id": "jira:PAY-7", "direction": "up"}))
+    assert "no source" in error_text(await session.call_tool("sync_source", {"name": "slack"}))
+
+    synced: list[tuple[float, str | None]] = []
+
+    async def on_sync(value: float, total: float | None, message: str | None) -> None:
+        synced.append((value, message))
+
+    run = payload(await session.call_tool("sync_source", {"name": "wiki"}, progress_callback=on_sync))
+    assert run["state"] == "succeeded" and synced
+    return {"search": found, "ask": answered}
+
+
+def demo_ids(demo_workspace: Any) -> set[str]:
+    from devkb.store.sqlite import SQLiteGraphStore
+
+    store = SQLiteGraphStore(demo_workspace.data_dir / "graph.sqlite")
+    try:
+        return store.document_ids()
+    finally:
+        store.close()
+
+
+def server_env(demo_workspace: Any, data: Any, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DEVKB_DATA_DIR": str(data),
+        "DEVKB_SOURCES_FILE": str(demo_workspace.sources_file),
+        "DEVKB_EMBEDDER": "local",  # the model the session's demo data was indexed with
+        "DEVKB_LLM_PROVIDER": "none",
+        "DEVKB_SCHEDULER_ENABLED": "false",
+        "DEVKB_RELATED_SEARCH_MAX_DOCUMENTS": "0",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        **extra,
+    }
+
+
+def run_async(fn: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    return anyio.run(fn)
+
+
+def test_mcp_over_stdio(demo_workspace, tmp_path):
+    ids = demo_ids(demo_workspace)
+    data = demo_workspace.copy_data(tmp_path / "data")
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "devkb", "mcp"], env=server_env(demo_workspace, data)
+    )
+
+    async def go() -> dict[str, Any]:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            return await exercise(session, ids)
+
+    out = run_async(go)
+    assert out["ask"]["mode"] == "extractive"
+
+
+def test_mcp_over_http_with_the_api_key(demo_workspace, tmp_path):
+    ids = demo_ids(demo_workspace)
+    data = demo_workspace.copy_data(tmp_path / "data")
+    env = server_env(demo_workspace, data, DEVKB_API_KEY=KEY)
+    with DevkbServer(data, env=env) as server:
+        url = server.base_url + "/mcp"
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        accept = {"accept": "application/json, text/event-stream"}
+        refused = httpx.post(url, json=init, headers=accept, timeout=30)
+        assert refused.status_code == 401 and "API key" in refused.json()["detail"]
+        wrong = httpx.post(url, json=init, headers={**accept, "authorization": "Bearer nope"}, timeout=30)
+        assert wrong.status_code == 401
+
+        async def go() -> dict[str, Any]:
+            headers = {"Authorization": f"Bearer {KEY}"}
+            async with (
+                httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(120, read=300)) as http,
+                streamable_http_client(url, http_client=http) as (read, write, _),
+                ClientSession(read, write) as session,
+            ):
+                return await exercise(session, ids)
+
+        run_async(go)
+
+
+def test_sync_source_needs_the_key_over_http_from_elsewhere(demo_workspace, tmp_path):
+    """Without a configured key, admin tools follow the REST API: loopback callers only — and this
+    test's client is on loopback, so the refusal is shown by ``may_administer`` directly."""
+    from starlette.requests import Request
+
+    from devkb.config.settings import Settings
+    from devkb.mcp.http import may_administer
+
+    def request(client: str, headers: dict[str, str] | None = None) -> Request:
+        raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+        return Request({"type": "http", "client": (client, 1234), "headers": raw, "path": "/mcp"})
+
+    open_server = Settings(_env_file=None)
+    assert may_administer(None, open_server)  # stdio: the local user
+    assert may_administer(request("127.0.0.1"), open_server)
+    assert not may_administer(request("10.1.2.3"), open_server)
+    keyed = Settings(_env_file=None, api_key=KEY)
+    assert not may_administer(request("127.0.0.1"), keyed)
+    assert may_administer(request("10.1.2.3", {"X-API-Key": KEY}), keyed)
+    assert may_administer(request("10.1.2.3", {"Authorization": f"Bearer {KEY}"}), keyed)
