@@ -42,7 +42,7 @@ from devkb.scheduling import SyncScheduler
 from devkb.scheduling.leader import LeaderElection
 from devkb.sources.base import SourceLoader
 from devkb.sources.registry import build_loader
-from devkb.store.protocol import GraphStore
+from devkb.store.protocol import GraphStore, VerifiableStore
 from devkb.store.shared_state import SharedState
 
 log = logging.getLogger(__name__)
@@ -285,9 +285,8 @@ def prepare_store(container: Container) -> GraphStore:
     """Open the store and check it against the embedder (fails fast with a clear message)."""
     store = container.store()
     emb = container.embedder()
-    verify = getattr(store, "verify", None)
-    if verify is not None:
-        verify(emb.model_name, emb.dimension)  # reachable, authenticated, same embedding dimension
+    if isinstance(store, VerifiableStore):
+        store.verify(emb.model_name, emb.dimension)  # reachable, authenticated, same embedding dimension
     store.ensure_schema(emb.model_name, emb.dimension)
     return store
 

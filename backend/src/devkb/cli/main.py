@@ -17,6 +17,7 @@ from devkb.container import Container, is_demo, prepare_store, shutdown
 from devkb.errors import ConfigurationError, DevkbError, SchemaMismatchError, SyncInProgressError
 from devkb.indexing.run_status import RunStatus
 from devkb.store.models import SourceType
+from devkb.store.protocol import ReembeddableStore, VerifiableStore
 
 app = typer.Typer(
     help="devkb: a knowledge base for Jira, Confluence and GitHub.",
@@ -272,10 +273,9 @@ def reindex(
     try:
         store = c.store()
         if re_embed:
-            reset = getattr(store, "reset_embedding_model", None)
-            if reset is None:
+            if not isinstance(store, ReembeddableStore):
                 _fail("this store cannot reset its embedding model")
-            reset()
+            store.reset_embedding_model()
         prepare_store(c)
         if not _sync(c, c.runs().ordered_names(), full=True):
             raise typer.Exit(1)
@@ -314,9 +314,8 @@ def migrate(
 
     try:
         source, target = next(src_res), next(dst_res)
-        verify = getattr(target, "verify", None)
-        if verify is not None:
-            verify()
+        if isinstance(target, VerifiableStore):
+            target.verify()
         report = copy_store(source, target, progress, require_empty_target=not allow_non_empty)
         for bar in bars.values():
             bar.close()

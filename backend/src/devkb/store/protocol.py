@@ -134,3 +134,27 @@ class GraphStore(Protocol):
     def list_sync_states(self) -> list[SyncState]: ...
 
     def close(self) -> None: ...
+
+
+# -- optional capabilities: a backend has them or not; callers check with isinstance ----------
+@runtime_checkable
+class VerifiableStore(Protocol):
+    """A store behind a network connection that can be checked before use (Neo4j)."""
+
+    def verify(self, embedding_model: str | None = None, dimension: int | None = None) -> None:
+        """Fail fast, with what to do, when the store is unreachable, refuses the credentials or
+        holds vectors of another embedding model."""
+
+
+@runtime_checkable
+class CountingStore(Protocol):
+    """A store that counts its documents cheaply (the embedded store)."""
+
+    def document_count(self) -> int: ...
+
+
+@runtime_checkable
+class ReembeddableStore(Protocol):
+    """A store that can drop its chunks' vectors to switch to another embedding model."""
+
+    def reset_embedding_model(self) -> None: ...

@@ -37,7 +37,7 @@ from devkb.agent.retrieval.features import anchor_features, dense_features, lexi
 from devkb.agent.retrieval.snapshot import CorpusSnapshot, SnapshotLoader
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.store.models import ChunkHit, SourceType
-from devkb.store.protocol import GraphStore
+from devkb.store.protocol import CountingStore, GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +117,8 @@ class RelatedSearch(HybridSearch):
             return True
         now = time.monotonic()
         if now - self._size_checked >= self.refresh_seconds:
-            counter = getattr(self.store, "document_count", None)  # cheap where a backend has it
-            count = counter() if counter is not None else len(self.store.document_ids())
+            store = self.store  # counted cheaply where the backend can
+            count = store.document_count() if isinstance(store, CountingStore) else len(store.document_ids())
             within = count <= self.max_documents
             if not within and (self._within_limit or self._snapshot is not None):
                 log.warning(
