@@ -13,8 +13,9 @@ settings ─┬─ store (sqlite | neo4j)
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 from dependency_injector import containers, providers
 
@@ -77,17 +78,29 @@ def build_embedder(settings: Settings) -> TextEmbedder:
     return openai_embedder(settings.openai_api_key, settings.openai_embed_model, settings.openai_base_url)
 
 
-def store_resource(settings: Settings) -> Generator[GraphStore, None, None]:
-    """The configured store; for Neo4j the container owns the driver and closes it here."""
+def neo4j_driver_resource(settings: Settings) -> Generator[Any, None, None]:
+    """The Neo4j driver (``DEVKB_STORE=neo4j``): the container opens and closes it; the store
+    only borrows it. Tests override this provider with a recording driver."""
+    from devkb.store.neo4j.factory import neo4j_driver_resource as open_driver
+
+    yield from open_driver(settings)
+
+
+def store_resource(
+    settings: Settings, driver: Callable[[], Any] | None = None
+) -> Generator[GraphStore, None, None]:
+    """The configured store; for Neo4j over ``driver`` (the container's), else over its own."""
     if settings.store == "neo4j":
         from devkb.store.neo4j import Neo4jGraphStore
-        from devkb.store.neo4j.factory import create_driver
 
-        driver = create_driver(settings)
+        if driver is not None:
+            yield Neo4jGraphStore(driver(), settings.neo4j_database)
+            return
+        own = neo4j_driver_resource(settings)
         try:
-            yield Neo4jGraphStore(driver, settings.neo4j_database)
+            yield Neo4jGraphStore(next(own), settings.neo4j_database)
         finally:
-            driver.close()
+            own.close()
         return
     store = build_sqlite_store(settings)
     try:
@@ -207,7 +220,8 @@ def is_demo(settings: Settings) -> bool:
 class Container(containers.DeclarativeContainer):
     settings = providers.Singleton(Settings)
 
-    store = providers.Resource(store_resource, settings)
+    neo4j_driver = providers.Resource(neo4j_driver_resource, settings)  # opened only for DEVKB_STORE=neo4j
+    store = providers.Resource(store_resource, settings, neo4j_driver.provider)
     embedder = providers.Singleton(build_embedder, settings)
 
     demo = providers.Resource(demo_resource)
@@ -283,7 +297,7 @@ class Container(containers.DeclarativeContainer):
 
 def prepare_store(container: Container) -> GraphStore:
     """Open the store and check it against the embedder (fails fast with a clear message)."""
-    store = container.store()
+    store: GraphStore = container.store()
     emb = container.embedder()
     if isinstance(store, VerifiableStore):
         store.verify(emb.model_name, emb.dimension)  # reachable, authenticated, same embedding dimension

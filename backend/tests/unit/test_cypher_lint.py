@@ -55,6 +55,11 @@ def gather_statements() -> dict[str, q.Statement]:
         )
     for field in FIND_FIELDS:
         add(f"find_documents[{field}]", q.find_documents_query({field: "x"}, None, None, None, None, 10))
+        # each field with a type filter too (the full-flow test found this path missing)
+        add(
+            f"find_documents[{field}, types]",
+            q.find_documents_query({field: "x"}, ["JIRA"], None, None, None, 10),
+        )
     every_field = {f: ["a", "b"] for f in FIND_FIELDS}
     add("find_documents[all]", q.find_documents_query(every_field, ["JIRA"], "t", "2026", "2027", 10))
 

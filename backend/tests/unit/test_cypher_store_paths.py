@@ -142,6 +142,7 @@ def _exercise(store: Neo4jGraphStore) -> None:
         )
     for f in FIND_FIELDS:
         store.find_documents({f: "x"})
+        store.find_documents({f: "x"}, [SourceType.JIRA])
     store.find_documents({f: ["a", "b"] for f in FIND_FIELDS}, [SourceType.JIRA], "t", "2026", "2027")
     for types in (None, [SourceType.JIRA]):
         for kinds in (None, ["link"]):

@@ -178,7 +178,8 @@ class Workspace:
     @property
     def store(self) -> SQLiteGraphStore:
         assert self.container is not None
-        return self.container.store()  # type: ignore[return-value]
+        store: SQLiteGraphStore = self.container.store()
+        return store
 
     @property
     def dataset(self) -> Dataset:
