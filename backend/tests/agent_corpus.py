@@ -12,12 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from devkb.indexing.embedders.base import TextEmbedder
-from devkb.indexing.pipeline import IndexingPipeline
 from devkb.indexing.references.context import LinkContext
-from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.sources.base import SourceDocument
 from devkb.store.models import Reference, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
+from devkb.testkit import build_indexer
 
 REPO = "acme/payments"
 SHA = "abcdef0123456789abcdef0123456789abcdef01"
@@ -141,11 +140,11 @@ def documents(injection: bool = True) -> list[SourceDocument]:
 
 
 def build_store(path: Path, embedder: TextEmbedder, injection: bool = True) -> SQLiteGraphStore:
-    store = SQLiteGraphStore(path)
-    store.ensure_schema(embedder.model_name, embedder.dimension)
-    ctx = LinkContext(project_keys={"PAY"})
-    pipeline = IndexingPipeline(store, embedder, ReferenceExtractor(), lambda: ctx)
+    data_dir = (
+        path.parent if path.name == "graph.sqlite" else path.with_suffix("")
+    )  # the store is graph.sqlite
+    indexer = build_indexer(data_dir, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
     docs = documents(injection)
     for source in ("jira", "github", "confluence"):
-        pipeline.run([d for d in docs if d.type.value.lower() == source], source)
-    return store
+        indexer.pipeline.run([d for d in docs if d.type.value.lower() == source], source)
+    return indexer.store

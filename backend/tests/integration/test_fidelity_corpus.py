@@ -24,14 +24,8 @@ import pytest
 
 from devkb.config.sources_file import SourceConfig
 from devkb.emulators import Dataset, EmulatorSuite
-from devkb.indexing.pipeline import IndexingPipeline
-from devkb.indexing.references.backfill import ReferenceBackfill, SyncWithBackfill
-from devkb.indexing.references.context_builder import LinkContextBuilder
-from devkb.indexing.references.extractor import ReferenceExtractor
-from devkb.indexing.run_manager import RunManager
-from devkb.indexing.splitting.by_kind import default_segmenters
 from devkb.sources.registry import build_loader
-from devkb.store.sqlite import SQLiteGraphStore
+from devkb.testkit import build_indexer
 from tests.conftest import REPO_ROOT
 from tests.hashing_embedder import HashingEmbedder
 
@@ -95,17 +89,8 @@ def test_whole_corpus_graph_matches_ground_truth(fluid_dir, tmp_path, capsys):
         spec = sources.fluid_sources(fluid_dir, suite.jira_url, suite.confluence_url, suite.github_url)
         loaders = [build_loader(SourceConfig(**s)) for s in spec["sources"]]
         embedder = HashingEmbedder()
-        store = SQLiteGraphStore(tmp_path / "graph.sqlite")
-        store.ensure_schema(embedder.model_name, embedder.dimension)
-        context = LinkContextBuilder(store, loaders)
-        extractor = ReferenceExtractor()
-        pipeline = IndexingPipeline(
-            store, embedder, extractor, context.current, segmenters=default_segmenters()
-        )
-        sync = SyncWithBackfill(
-            store, pipeline, ReferenceBackfill(store, extractor, context.current), before_run=context.refresh
-        )
-        runs = RunManager(sync, loaders)
+        indexer = build_indexer(tmp_path, embedder, loaders)  # wired by the container
+        store, runs = indexer.store, indexer.runs
 
         started = time.monotonic()
         for name in runs.ordered_names():

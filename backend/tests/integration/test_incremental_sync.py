@@ -24,11 +24,7 @@ from devkb.emulators import Dataset, EmulatorSuite
 from devkb.errors import SourceError
 from devkb.indexing.components.splitter import KindAwareSplitter
 from devkb.indexing.embedders.base import TextEmbedder
-from devkb.indexing.pipeline import IndexingPipeline, to_haystack
-from devkb.indexing.references.backfill import ReferenceBackfill, SyncWithBackfill
-from devkb.indexing.references.context_builder import LinkContextBuilder
-from devkb.indexing.references.extractor import ReferenceExtractor
-from devkb.indexing.run_manager import RunManager
+from devkb.indexing.pipeline import to_haystack
 from devkb.indexing.splitting.by_kind import default_segmenters
 from devkb.scheduling import SyncScheduler
 from devkb.sources.base import SourceDocument, SourceLoader
@@ -38,7 +34,7 @@ from devkb.sources.github.convert import commit_to_document, file_to_document, p
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 from devkb.sources.jira.convert import issue_to_document
 from devkb.sources.registry import build_loader
-from devkb.store.sqlite import SQLiteGraphStore
+from devkb.testkit import build_indexer
 
 pytestmark = [pytest.mark.integration]
 
@@ -76,20 +72,10 @@ class Workspace:
     ) -> None:
         self.configs = [c.model_copy(update={"schedule": schedule}) for c in demo_sources(suite)]
         self.loaders = loaders or [build_loader(c) for c in self.configs]
-        self.store = SQLiteGraphStore(data_dir / "graph.sqlite")
-        self.store.ensure_schema(embedder.model_name, embedder.dimension)
-        context = LinkContextBuilder(self.store, self.loaders)
-        extractor = ReferenceExtractor()
-        self.pipeline = IndexingPipeline(
-            self.store, embedder, extractor, context.current, segmenters=default_segmenters()
-        )
-        sync = SyncWithBackfill(
-            self.store,
-            self.pipeline,
-            ReferenceBackfill(self.store, extractor, context.current),
-            before_run=context.refresh,
-        )
-        self.runs = RunManager(sync, self.loaders)
+        indexer = build_indexer(data_dir, embedder, self.loaders)  # wired by the container
+        self.store = indexer.store
+        self.pipeline = indexer.pipeline
+        self.runs = indexer.runs
         self.scheduler = SyncScheduler(lambda: self.runs, lambda: self.configs)
 
     def scheduled_run(self) -> dict[str, str]:

@@ -28,14 +28,9 @@ from devkb.emulators import Dataset, EmulatorSuite
 from devkb.errors import ConfigurationError
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.indexing.embedders.cache import CachingEmbedder
-from devkb.indexing.pipeline import IndexingPipeline
-from devkb.indexing.references.backfill import ReferenceBackfill, SyncWithBackfill
-from devkb.indexing.references.context_builder import LinkContextBuilder
-from devkb.indexing.references.extractor import ReferenceExtractor
-from devkb.indexing.run_manager import RunManager
-from devkb.indexing.splitting.by_kind import default_segmenters
 from devkb.sources.registry import build_loader
 from devkb.store.sqlite import SQLiteGraphStore
+from devkb.testkit import build_indexer
 
 log = logging.getLogger(__name__)
 
@@ -141,18 +136,7 @@ def build_corpus(
             )
             configs = [SourceConfig(**s) for s in spec["sources"] if s["type"] in wanted]
             loaders = [build_loader(c) for c in configs]
-            context = LinkContextBuilder(store, loaders)
-            extractor = ReferenceExtractor()
-            pipeline = IndexingPipeline(
-                store, embedder, extractor, context.current, segmenters=default_segmenters()
-            )
-            sync = SyncWithBackfill(
-                store,
-                pipeline,
-                ReferenceBackfill(store, extractor, context.current),
-                before_run=context.refresh,
-            )
-            runs = RunManager(sync, loaders)
+            runs = build_indexer(out_dir, embedder, loaders).runs  # the container's wiring
             embedded = 0
             for name in runs.ordered_names():
                 status = runs.run(name)

@@ -24,15 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from devkb.indexing.embedders.base import TextEmbedder
-from devkb.indexing.pipeline import IndexingPipeline
 from devkb.indexing.references.context import LinkContext
-from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.sources.base import SourceDocument
 from devkb.sources.confluence.convert import page_to_document
 from devkb.sources.github.convert import commit_to_document, file_to_document, pull_to_document
 from devkb.sources.jira.convert import issue_to_document
 from devkb.store.models import Reference
 from devkb.store.protocol import GraphStore
+from devkb.store.sqlite import SQLiteGraphStore
+from devkb.testkit import build_indexer
 
 REPO = "fluid-project/infusion-docs"
 JIRA_URL = "https://fluidproject.atlassian.net"
@@ -155,8 +155,10 @@ def build_slice(
     docs = load_documents(fluid, ids)
     projects = {p["key"] for p in json.loads((fluid / "jira/projects.json").read_text(encoding="utf-8"))}
     ctx = LinkContext(project_keys=projects, github_repos={REPO})
+    if not isinstance(store, SQLiteGraphStore) or store.path.name != "graph.sqlite":
+        raise ValueError("the Fluid slice is built into an embedded store (DATA_DIR/graph.sqlite)")
     store.ensure_schema(embedder.model_name, embedder.dimension)
-    pipeline = IndexingPipeline(store, embedder, ReferenceExtractor(), lambda: ctx, embed_batch_size=32)
+    pipeline = build_indexer(store.path.parent, embedder, [], link_context=ctx, embed_batch_size=32).pipeline
     by_source: dict[str, list[SourceDocument]] = defaultdict(list)
     for d in docs:
         by_source[d.type.value.lower()].append(d)
