@@ -26,7 +26,7 @@ from devkb.errors import (
     StoreUnavailableError,
     SyncInProgressError,
 )
-from devkb.mcp.http import MCP_PATH, McpAuthGate
+from devkb.mcp.http import MCP_PATH, McpAuthGate, McpEndpoint
 from devkb.mcp.server import build_mcp_server
 
 log = logging.getLogger(__name__)
@@ -82,14 +82,12 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
 def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:
     container = container or Container()
 
-    mcp_server = build_mcp_server(container, host=container.settings().host)
-    mcp_routes = mcp_server.streamable_http_app().routes  # creates the SDK's session manager
+    mcp_endpoint = McpEndpoint(lambda: build_mcp_server(container, host=container.settings().host))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        async with mcp_server.session_manager.run():
-            async with _serve(container, start_background):
-                yield
+        async with mcp_endpoint.running(), _serve(container, start_background):
+            yield
 
     app = FastAPI(
         title="devkb",
@@ -108,8 +106,7 @@ def create_app(container: Container | None = None, start_background: bool = True
     )
     security.install(app, container.settings(), container.secret_masker())  # CORS, secret masking
     openapi_errors.install(app, container.settings().max_question_chars)
-    for route in mcp_routes:  # the MCP endpoint, behind the API key (mcp/http.py)
-        if isinstance(route, Route) and route.path == MCP_PATH:
-            app.router.routes.append(Route(MCP_PATH, endpoint=McpAuthGate(route.app, container.settings())))
+    # the MCP endpoint (streamable HTTP), behind the API key (mcp/http.py)
+    app.router.routes.append(Route(MCP_PATH, endpoint=McpAuthGate(mcp_endpoint, container.settings())))
     mount_spa(app)  # last: the web app's catch-all must not shadow any API route
     return app

@@ -9,8 +9,11 @@ local user runs the server and is the admin.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
+from mcp.server.fastmcp import FastMCP
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -67,3 +70,28 @@ class McpAuthGate:
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
+
+
+class McpEndpoint:
+    """The SDK's streamable HTTP handler for one server run: each run of the app (its lifespan)
+    gets a fresh MCP server and session manager, which the SDK allows to run only once."""
+
+    def __init__(self, build: Callable[[], FastMCP]) -> None:
+        self.build = build
+        self._server: FastMCP | None = None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        server = self.build()
+        server.streamable_http_app()  # creates the session manager
+        async with server.session_manager.run():
+            self._server = server
+            try:
+                yield
+            finally:
+                self._server = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._server is None:
+            raise RuntimeError("the MCP endpoint is not running (the app's lifespan has not started)")
+        await self._server.session_manager.handle_request(scope, receive, send)
