@@ -23,8 +23,7 @@ from typing import Any
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.answer import Answer, Citation, HistoryTurn, ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
-from devkb.agent.extractive import NO_ANSWER, compose_from_evidence, snippet
-from devkb.agent.identifiers import read_lookups
+from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
 from devkb.errors import DevkbError
@@ -85,11 +84,17 @@ class AskService:
         events: _Events,
     ) -> Answer:
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
-        self.planner.run(scope, question, carried=last_documents(history))
-        docs = scope.selection[: self.max_sources]
+        outcome = self.planner.execute(scope, question, carried=last_documents(history))
+        if outcome.listed is not None:
+            # a relation's answer cites its list first, then the anchors it was asked about
+            order = outcome.listed + [a for a in outcome.anchors if a not in outcome.listed]
+            docs = order[: self.max_sources]
+        elif outcome.not_found and not outcome.anchors:
+            docs = []  # never another document's data for an identifier that does not exist
+        else:
+            docs = scope.selection[: self.max_sources]
         events.status("generating")
-        named = {v.upper() for lk in read_lookups(question).lookups for vs in lk.filters.values() for v in vs}
-        text = compose_from_evidence(question, docs, named)
+        text = compose_answer(outcome.parsed, docs, outcome.not_found, outcome.anchors, outcome.listed)
         for piece in _PIECE.split(text):
             events.token(piece + " ")
         return Answer(text, self._citations(docs, question), scope.calls, "extractive", question, "none")

@@ -1,43 +1,36 @@
 """The deterministic planner used when no LLM is configured or reachable (``llm_provider=none``).
 
-Rules, in order:
+The question is first parsed (:mod:`devkb.agent.question`): anchor identifiers, the wanted
+document type, the relation and its direction, time, fields, question type, follow-up or not.
+The tools follow from that structure:
 
-1. The question names an identifier (issue key, SHA, pull request number, path, quoted title,
-   repository, project, space) → ``GraphQuery``.
-   Otherwise, a follow-up (a pronoun such as "it"/"this", a relationship word, or five words or
-   fewer) with documents from the previous turn → ``GraphQuery`` on those documents (carry-over).
-2. A relationship word (related, linked, depends, duplicates, fixed by, touched, references,
-   mentions, ...) → ``FetchNeighbors`` on what was found; with nothing found yet, ``RAGSearch``
-   first.
-3. No step yet, or the lookup found nothing → ``RAGSearch``.
-4. Always last → ``FilterDocs``.
+1. An anchor (issue key in any case for a known project, SHA, pull request, path, quoted title,
+   repository, project, space) → ``GraphQuery``. Named issue keys that match nothing are
+   *not found* (with close matches, if any) and nothing else is looked up for them.
+   Otherwise, a follow-up — the question refers back ("it", "those", "and …", "what about …"),
+   not merely short — with documents from the previous turn → ``GraphQuery`` on those.
+2. A relation → ``FetchNeighbors`` from the anchor, keeping only the neighbours in the asked
+   direction and of the asked link type and document type ("what depends on X" = issues whose
+   "depends on" link points at X); the anchor itself is never its own neighbour. With no anchor
+   yet, ``RAGSearch`` first.
+3. No step yet, or the lookup found nothing and nothing was named → ``RAGSearch``.
+4. Always last → ``FilterDocs`` (a relation's list is kept whole for the answer).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from devkb.agent.evidence import Scope
-from devkb.agent.identifiers import read_lookups
+from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.question import ParsedQuestion, Relation, is_follow_up, parse_question
 from devkb.agent.tools import Toolbox
 from devkb.agent.tools.fetch_neighbors import FetchNeighbors
 from devkb.agent.tools.filter_docs import FilterDocs
 from devkb.agent.tools.graph_query import GraphQuery
 from devkb.agent.tools.rag_search import RAGSearch
-
-RELATIONSHIP = re.compile(
-    r"\b(relat(?:ed|es|e|ion|ionship)s?|linked|links?|linking|depends?|dependen\w*|depended|block(?:s|ed|ing)?|"
-    r"duplicat\w*|supersed\w*|fixed|fixes|fix(?!\s*versions?)\b|touch(?:ed|es|ing)?|referenc\w*|mention\w*|"
-    r"cit(?:es|ed|ing)|implement(?:ed|s|ing)|connected|associated|what\s+else)\b",
-    re.IGNORECASE,
-)
-ANAPHOR = re.compile(
-    r"\b(it|its|it's|this|that|these|those|they|them|their|same|above|previous|former|latter)\b",
-    re.IGNORECASE,
-)
-FOLLOW_UP_WORDS = 5
+from devkb.store.models import Neighbor
 
 
 @dataclass(frozen=True)
@@ -46,24 +39,40 @@ class Step:
     reason: str
 
 
+@dataclass
+class PlanOutcome:
+    """What the rules found, beyond the selection: the parse, identifiers that matched nothing
+    (with close matches), and for a relation question the anchors and the complete list."""
+
+    parsed: ParsedQuestion
+    steps: list[Step] = field(default_factory=list)
+    not_found: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    anchors: list[EvidenceDoc] = field(default_factory=list)
+    listed: list[EvidenceDoc] | None = None  # None: not a relation question with an anchor
+
+
 class Planner:
     def __init__(self, toolbox: Toolbox, project_keys: Callable[[], Iterable[str]] | None = None) -> None:
         self.toolbox = toolbox
         self.project_keys = project_keys or (lambda: ())
 
+    def parse(self, question: str, carried: Sequence[str] = ()) -> ParsedQuestion:
+        return parse_question(question, self.project_keys(), has_context=bool(carried))
+
     def plan(self, question: str, carried: Sequence[str] = ()) -> list[Step]:
         """The tools the rules choose for ``question`` (before seeing any result)."""
+        return self._plan(self.parse(question, carried), carried)
+
+    def _plan(self, parsed: ParsedQuestion, carried: Sequence[str]) -> list[Step]:
         steps: list[Step] = []
-        lookups = read_lookups(question, self.project_keys())
-        relational = bool(RELATIONSHIP.search(question))
-        if lookups.anchored:
-            steps.append(Step(GraphQuery.name, "identifiers: " + ", ".join(sorted(lookups.kinds))))
-        elif carried and self.is_follow_up(question):
+        if parsed.anchored:
+            steps.append(Step(GraphQuery.name, "identifiers: " + ", ".join(sorted(parsed.lookups.kinds))))
+        elif carried and parsed.follow_up:
             steps.append(Step(GraphQuery.name, "carry over the previous turn's documents"))
-        if relational:
+        if parsed.relation is not None:
             if not steps:
                 steps.append(Step(RAGSearch.name, "find documents to expand"))
-            steps.append(Step(FetchNeighbors.name, "relationship question"))
+            steps.append(Step(FetchNeighbors.name, f"relation: {describe(parsed.relation)}"))
         if not steps:
             steps.append(Step(RAGSearch.name, "no identifier: search"))
         steps.append(Step(FilterDocs.name, "drop documents sharing no keyword with the question"))
@@ -71,33 +80,139 @@ class Planner:
 
     @staticmethod
     def is_follow_up(question: str) -> bool:
-        return bool(
-            ANAPHOR.search(question)
-            or RELATIONSHIP.search(question)
-            or len(question.split()) <= FOLLOW_UP_WORDS
-        )
+        return is_follow_up(question)
 
     def run(self, scope: Scope, question: str, carried: Sequence[str] = ()) -> list[Step]:
         """Execute the plan against ``scope``; return the steps actually taken."""
-        taken: list[Step] = []
+        return self.execute(scope, question, carried).steps
+
+    def execute(self, scope: Scope, question: str, carried: Sequence[str] = ()) -> PlanOutcome:
+        parsed = self.parse(question, carried)
+        out = PlanOutcome(parsed)
+        taken = out.steps
         tb = self.toolbox
-        for step in self.plan(question, carried):
+        anchors: list[EvidenceDoc] = []
+        for step in self._plan(parsed, carried):
             if step.tool == GraphQuery.name:
                 if step.reason.startswith("carry"):
                     found = tb.graph_query.run(scope, document_ids=list(carried)[:5], label="carry-over")
                 else:
                     found = tb.graph_query.run(scope, question)
+                    out.not_found = self._missing_keys(parsed, found, scope)
+                anchors = list(found)
                 taken.append(step)
-                if not found:
+                named_only_keys = parsed.lookups.kinds <= {"issue"}
+                if not found and not (out.not_found and named_only_keys):
                     tb.rag_search.run(scope, question)
                     taken.append(Step(RAGSearch.name, "the lookup found nothing"))
             elif step.tool == RAGSearch.name:
                 tb.rag_search.run(scope, question)
                 taken.append(step)
             elif step.tool == FetchNeighbors.name:
-                tb.fetch_neighbors.run(scope)
+                relation = parsed.relation
+                assert relation is not None
+                seeds = [a.id for a in anchors] or None
+                accept = neighbour_filter(relation, parsed.wanted, {a.id for a in anchors})
+                got = tb.fetch_neighbors.run(
+                    scope, document_ids=seeds, limit=40, accept=accept, relation=describe(relation)
+                )
+                if anchors:
+                    seed_ids = {a.id for a in anchors}
+                    out.listed = [d for d in got if d.id not in seed_ids and d.relation]
                 taken.append(step)
             elif step.tool == FilterDocs.name:
+                if out.not_found and not scope.selection:
+                    continue  # nothing to filter: the named identifiers do not exist
                 tb.filter_docs.run(scope, question)
                 taken.append(step)
-        return taken
+        out.anchors = anchors
+        return out
+
+    def _missing_keys(
+        self, parsed: ParsedQuestion, found: Sequence[EvidenceDoc], scope: Scope
+    ) -> dict[str, tuple[str, ...]]:
+        have = {str(d.document.metadata.get("key") or "").upper() for d in found}
+        missing = [k for k in parsed.issue_keys if k.upper() not in have]
+        return {k: self._close_matches(k, scope) for k in missing}
+
+    def _close_matches(self, key: str, scope: Scope, limit: int = 3) -> tuple[str, ...]:
+        """Existing keys one edit away from ``key`` (a digit dropped, changed or swapped)."""
+        project, _, number = key.partition("-")
+        variants: set[str] = set()
+        for i in range(len(number)):
+            variants.add(number[:i] + number[i + 1 :])
+            for d in "0123456789":
+                variants.add(number[:i] + d + number[i + 1 :])
+            if i + 1 < len(number):
+                variants.add(number[:i] + number[i + 1] + number[i] + number[i + 2 :])
+        keys = sorted(f"{project}-{v}" for v in variants if v and not v.startswith("0") and v != number)
+        docs = self.toolbox.graph_query.store.find_documents(
+            {"key": keys}, types=scope.allowed_types, limit=limit
+        )
+        return tuple(str(d.metadata.get("key") or d.id) for d in docs if scope.allows(d))
+
+
+def describe(relation: Relation) -> str:
+    return f"{relation.name} ({relation.direction})"
+
+
+_KEY_IN = re.compile(r"[A-Za-z][A-Za-z0-9]*-\d+")
+
+
+def neighbour_filter(relation: Relation, wanted: str | None, anchors: set[str]) -> Callable[[Neighbor], bool]:
+    """Which neighbours answer the relation: never an anchor itself; for issue links the link
+    phrase and its direction; for "worked on" / "mentions" the wanted document type."""
+
+    def accept(n: Neighbor) -> bool:
+        doc = n.document
+        if doc.id in anchors or doc.id == n.via:
+            return False
+        kind = _kind(doc.id, doc.metadata)
+        if wanted in ("commit", "pull", "file") and kind != wanted:
+            return False
+        if wanted == "page" and kind not in ("page", "file"):  # "documentation page" may be a file
+            return False
+        if wanted == "issue" and kind not in ("issue", "gh-issue"):
+            return False
+        if relation.name in ("worked_on",) and wanted is None:
+            return _kind(doc.id, doc.metadata) in ("commit", "pull")
+        if relation.name in ("depends", "duplicates", "supersedes", "subtask"):
+            if n.kind != "jira-issuelink":
+                return False
+            phrase = _link_phrase(n.evidence)
+            if relation.name == "depends" and relation.direction in ("out", "in"):
+                # the stored edge reads "subject phrase object". "out" = the anchor depends on the
+                # neighbour: "anchor depends on n" (edge out) or "n blocks anchor" (edge in).
+                forward = phrase in ("depends on", "is blocked by")
+                inverse = phrase in ("is depended on by", "blocks")
+                seen_out = n.direction == "out"
+                if relation.direction == "out":
+                    return (seen_out and forward) or (not seen_out and inverse)
+                return (not seen_out and forward) or (seen_out and inverse)
+            if relation.phrases:
+                return phrase in relation.phrases
+            return relation.name in phrase
+        if relation.name == "related" and wanted in (None, "issue"):
+            return doc.id.startswith("jira:")
+        return True
+
+    return accept
+
+
+def _link_phrase(evidence: str) -> str:
+    """ "FLUID-1 depends on FLUID-2" → "depends on"."""
+    keys = list(_KEY_IN.finditer(evidence))
+    if len(keys) >= 2:
+        return evidence[keys[0].end() : keys[-1].start()].strip().lower()
+    return evidence.strip().lower()
+
+
+def _kind(doc_id: str, metadata: dict[str, object]) -> str:
+    kind = str(metadata.get("kind") or "")
+    if kind:
+        return kind
+    if doc_id.startswith("confluence:"):
+        return "page"
+    if doc_id.startswith("jira:"):
+        return "issue"
+    return ""

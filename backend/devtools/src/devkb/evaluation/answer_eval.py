@@ -203,7 +203,9 @@ def has_fact(answer: str, fact: str) -> bool:
     return re.search(r"(?<![\w-])" + re.escape(fact) + r"(?![\w])", answer, re.IGNORECASE) is not None
 
 
-def score(q: AnswerQuestion, gold: Gold, answer_text: str, sources: Sequence[str], mode: str, max_sources: int) -> Outcome:
+def score(
+    q: AnswerQuestion, gold: Gold, answer_text: str, sources: Sequence[str], mode: str, max_sources: int
+) -> Outcome:
     cited = list(sources)
     found = [g for g in gold.documents if g in cited]
     need = min(len(gold.documents), max_sources)
@@ -221,7 +223,11 @@ def score(q: AnswerQuestion, gold: Gold, answer_text: str, sources: Sequence[str
     if q.intent in RELATION_INTENTS and gold.facts:
         listed = [f for f in gold.facts if has_fact(answer_text, f)]
         count_said = has_fact(answer_text, str(len(gold.facts)))
-        completeness = 1.0 if len(listed) == len(gold.facts) else (len(listed) / len(gold.facts)) * (1.0 if count_said else 0.5)
+        completeness = (
+            1.0
+            if len(listed) == len(gold.facts)
+            else (len(listed) / len(gold.facts)) * (1.0 if count_said else 0.5)
+        )
     return Outcome(
         q.id,
         q.split,
@@ -246,9 +252,7 @@ def evaluate(
     for mode, service in services.items():
         for q in questions:
             a = service.ask(q.question)
-            report.outcomes.append(
-                score(q, golds[q.id], a.answer, a.document_ids, mode, service.max_sources)
-            )
+            report.outcomes.append(score(q, golds[q.id], a.answer, a.document_ids, mode, service.max_sources))
     return report
 
 
@@ -263,10 +267,13 @@ def slice_questions(questions: Sequence[AnswerQuestion], golds: dict[str, Gold])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m devkb.evaluation.answer_eval", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m devkb.evaluation.answer_eval", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--fluid-slice", type=Path, required=True, metavar="FLUID_DIR")
     p.add_argument("--split", action="append", choices=sorted(SPLITS))
     p.add_argument("--distractors", type=int, default=200)
+    p.add_argument("--store-dir", type=Path, help="Keep the slice's store here and reuse it when it exists.")
     p.add_argument("--json", type=Path)
     p.add_argument("-v", "--verbose", action="store_true", help="print every miss")
     args = p.parse_args(argv)
@@ -283,20 +290,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     golds = {q.id: gold_source.gold(q) for q in questions}
     container = Container()
     tmp = tempfile.TemporaryDirectory(prefix="devkb-answer-eval-")
+    data_dir = args.store_dir or Path(tmp.name)
+    reuse = args.store_dir is not None and any(args.store_dir.glob("*"))
     try:
-        container.settings.override(providers.Object(Settings(data_dir=Path(tmp.name), store="sqlite")))
+        container.settings.override(providers.Object(Settings(data_dir=data_dir, store="sqlite")))
         store = prepare_store(container)
         keys = fluid_project_keys(args.fluid_slice)
         container.project_keys.override(providers.Object(lambda: keys))
-        started = time.perf_counter()
-        stats = build_slice(
-            args.fluid_slice,
-            slice_questions(questions, golds),
-            store,
-            container.embedder(),
-            distractors=args.distractors,
-        )
-        print(f"slice: {stats.documents} documents in {time.perf_counter() - started:.0f}s", file=sys.stderr)
+        if not reuse:
+            started = time.perf_counter()
+            stats = build_slice(
+                args.fluid_slice,
+                slice_questions(
+                    load_questions(list(SPLITS)),
+                    {q.id: gold_source.gold(q) for q in load_questions(list(SPLITS))},
+                ),
+                store,
+                container.embedder(),
+                distractors=args.distractors,
+            )
+            print(
+                f"slice: {stats.documents} documents in {time.perf_counter() - started:.0f}s", file=sys.stderr
+            )
         rules = AskService(container.planner(), max_sources=container.ask().max_sources)
         services: dict[str, AskService] = {"extractive": rules}
         choice = container.llm().current()
@@ -315,7 +330,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
         if args.json:
             args.json.write_text(
-                json.dumps({"table": report.table(), "outcomes": [asdict(o) for o in report.outcomes]}, indent=2)
+                json.dumps(
+                    {"table": report.table(), "outcomes": [asdict(o) for o in report.outcomes]}, indent=2
+                )
                 + "\n"
             )
     finally:

@@ -9,7 +9,7 @@ of source types the question may not see are dropped here, whatever the caller a
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Literal
 
 from haystack.tools.from_function import create_tool_from_function
@@ -53,7 +53,11 @@ class FetchNeighbors:
         kinds: Sequence[str] | None = None,
         direction: Literal["both", "out", "in"] = "both",
         limit: int | None = None,
+        accept: Callable[[Neighbor], bool] | None = None,
+        relation: str | None = None,
     ) -> list[EvidenceDoc]:
+        """``accept`` (rules only, never a model argument) keeps the neighbours that answer a
+        relation in its direction; ``relation`` names it in the tool call log."""
         if direction not in ("both", "out", "in"):
             raise InvalidQueryError(f"direction must be both, out or in, not {direction!r}")
         bad = [k for k in kinds or [] if not _KIND.match(str(k))]
@@ -75,7 +79,9 @@ class FetchNeighbors:
         titles = {s.id: s.document.title for s in seeds}
         grouped: dict[str, list[Neighbor]] = {}
         for n in neighbors:
-            if scope.allows(n.document):
+            if n.document.id == n.via:
+                continue  # a document is never its own neighbour
+            if scope.allows(n.document) and (accept is None or accept(n)):
                 grouped.setdefault(n.document.id, []).append(n)
         found = []
         for rank, (doc_id, edges) in enumerate(grouped.items()):
@@ -87,6 +93,8 @@ class FetchNeighbors:
         arguments: dict[str, object] = {"document_ids": [s.id for s in seeds], "direction": direction}
         if kinds:
             arguments["kinds"] = list(kinds)
+        if relation:
+            arguments["relation"] = relation
         scope.record(ToolCall(NAME, arguments, len(accepted)))
         return seeds + accepted
 
