@@ -26,6 +26,7 @@ from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
+from devkb.agent.question import expand_ellipsis
 from devkb.errors import DevkbError
 from devkb.store.models import SourceType
 
@@ -84,6 +85,8 @@ class AskService:
         events: _Events,
     ) -> Answer:
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
+        previous = next((t.content for t in reversed(history) if t.role == "user"), "")
+        question = expand_ellipsis(question, previous, self.planner.project_keys())
         outcome = self.planner.execute(scope, question, carried=last_documents(history))
         if outcome.listed is not None:
             # a relation's answer cites its list first, then the anchors it was asked about
@@ -153,11 +156,32 @@ class AskService:
 
 
 def last_documents(history: Sequence[HistoryTurn]) -> list[str]:
-    """The documents of the previous answer (for follow-ups without an LLM)."""
-    for turn in reversed(history):
-        if turn.role == "assistant":
-            return list(turn.document_ids)
-    return []
+    """The documents of the previous answer (for follow-ups without an LLM); the ones the previous
+    question named come first — "it" refers to what was asked about, not to what was listed."""
+    docs: list[str] = []
+    for i in range(len(history) - 1, -1, -1):
+        turn = history[i]
+        if turn.role != "assistant":
+            continue
+        docs = list(turn.document_ids)
+        asked = next((t.content for t in reversed(history[:i]) if t.role == "user"), "")
+        named = [d for d in docs if _names(asked, d)]
+        return named or docs
+    return docs
+
+
+def _names(question: str, document_id: str) -> bool:
+    """Whether ``question`` names the document: its key, number or SHA prefix."""
+    tail = document_id.rsplit(":", 1)[-1]
+    if document_id.startswith("jira:"):
+        return re.search(rf"(?<![\w-]){re.escape(tail)}(?!\w)", question, re.IGNORECASE) is not None
+    if ":pull:" in document_id or ":gh-issue:" in document_id:
+        return re.search(rf"#\s*{re.escape(tail)}\b", question) is not None
+    if ":commit:" in document_id:
+        return any(
+            len(w) >= 7 and tail.startswith(w.lower()) for w in re.findall(r"[0-9a-fA-F]{7,40}", question)
+        )
+    return False
 
 
 class _Events:

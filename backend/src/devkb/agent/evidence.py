@@ -60,6 +60,9 @@ class Scope:
     def allowed_types(self) -> list[SourceType] | None:
         return list(self.allowed) if self.allowed is not None else None
 
+    def allows_type(self, source_type: SourceType) -> bool:
+        return self.allowed is None or source_type in self.allowed
+
     def allows(self, document: Document) -> bool:
         return self.allowed is None or document.type in self.allowed
 

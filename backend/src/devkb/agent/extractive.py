@@ -126,15 +126,15 @@ def compose_extractive(
     scored: list[tuple[float, int, int, str]] = []
     for order, (n, text) in enumerate(passages):
         for j, raw in enumerate(_SENT.split(clean(text))):
-            if _METADATA_LINE.search(raw.strip()):
-                continue
+            if _METADATA_LINE.search(raw.strip()) or raw.strip().startswith("|"):
+                continue  # metadata lines, headers and table rows are not sentences
             s = raw.strip(" #*-\t")
             if len(s) < 25 or len(s) > 600 or BOILERPLATE.search(s):
                 continue
             overlap = len(q & terms(s))
             bonus = 0.0
             if qtype == "why" and _CAUSE.search(s):
-                bonus = 2.0
+                bonus = 3.0
             elif qtype == "when" and _DATED.search(s):
                 bonus = 1.5
             elif qtype == "changed" and _CHANGE.search(s):
@@ -154,7 +154,10 @@ def compose_extractive(
             return f"{first} [{n}]"
         return NO_ANSWER
     best = sorted(scored, key=lambda t: -t[0])[:max_sentences]
-    best.sort(key=lambda t: (t[2], t[1]))
+    if qtype == "why":  # the causes first, best first
+        best.sort(key=lambda t: (not _CAUSE.search(t[3]), -t[0]))
+    else:
+        best.sort(key=lambda t: (t[2], t[1]))
     out, seen = [], set()
     for _, n, _, s in best:
         if s in seen:
@@ -306,7 +309,9 @@ def relation_list(
     for d in listed[:_LIST_SHOWN]:
         cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
         link = _link_type(d, anchors) if noun == "issue" else ""
-        items.append(f"{d.document.title}{link}{cite}")
+        author = d.document.metadata.get("author")
+        by = f" (by {author})" if author and parsed.qtype == "who" else ""
+        items.append(f"{d.document.title}{link}{by}{cite}")
     more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
     return f"{head}: " + "; ".join(items) + more + "."
 
@@ -324,6 +329,20 @@ def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
         if b in keys:
             return f" ({phrase} it)" if phrase != "relates to" else " (relates to)"
     return ""
+
+
+def blocked_list(listed: Sequence[EvidenceDoc], numbers: Mapping[str, int]) -> str:
+    """ "3 issues are blocked: PAY-1: … — depends on PAY-12 (unresolved) [1]; …" """
+    if not listed:
+        return "No unresolved issue depends on another unresolved issue in the knowledge base."
+    n = len(listed)
+    items = []
+    for d in listed[:_LIST_SHOWN]:
+        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        items.append(f"{d.document.title} — {d.relation}{cite}")
+    more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
+    verb = "issue is" if n == 1 else "issues are"
+    return f"{n} {verb} blocked: " + "; ".join(items) + more + "."
 
 
 def compose_answer(
@@ -351,6 +370,9 @@ def compose_answer(
             fact = field_facts(parsed, numbers[doc.id], doc)
             if fact:
                 lines.append(fact)
+    if listed is not None and not anchors:
+        lines.append(blocked_list(listed, numbers))
+        return " ".join(lines)
     if listed is not None:
         lines.append(relation_list(parsed, anchors, listed, numbers))
         return " ".join(lines)

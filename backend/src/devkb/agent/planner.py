@@ -22,15 +22,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.question import ParsedQuestion, Relation, is_follow_up, parse_question
 from devkb.agent.tools import Toolbox
+from devkb.agent.tools.content import load_content
 from devkb.agent.tools.fetch_neighbors import FetchNeighbors
 from devkb.agent.tools.filter_docs import FilterDocs
 from devkb.agent.tools.graph_query import GraphQuery
 from devkb.agent.tools.rag_search import RAGSearch
-from devkb.store.models import Neighbor
+from devkb.store.models import Document, Neighbor, SourceType
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,11 @@ class Planner:
             steps.append(Step(GraphQuery.name, "identifiers: " + ", ".join(sorted(parsed.lookups.kinds))))
         elif carried and parsed.follow_up:
             steps.append(Step(GraphQuery.name, "carry over the previous turn's documents"))
-        if parsed.relation is not None:
+        if _asks_what_is_blocked(parsed) and not steps:
+            steps.append(
+                Step(FetchNeighbors.name, "blocked: unresolved issues that depend on unresolved issues")
+            )
+        elif parsed.relation is not None:
             if not steps:
                 steps.append(Step(RAGSearch.name, "find documents to expand"))
             steps.append(Step(FetchNeighbors.name, f"relation: {describe(parsed.relation)}"))
@@ -108,6 +115,9 @@ class Planner:
             elif step.tool == RAGSearch.name:
                 tb.rag_search.run(scope, question)
                 taken.append(step)
+            elif step.tool == FetchNeighbors.name and step.reason.startswith("blocked"):
+                out.listed = self._blocked(scope)
+                taken.append(step)
             elif step.tool == FetchNeighbors.name:
                 relation = parsed.relation
                 assert relation is not None
@@ -127,6 +137,52 @@ class Planner:
                 taken.append(step)
         out.anchors = anchors
         return out
+
+    def _blocked(self, scope: Scope, candidates: int = 100) -> list[EvidenceDoc]:
+        """Unresolved issues (the newest ``candidates``) with a "depends on" / "is blocked by" link
+        to an unresolved issue, or a status that says blocked — each with what blocks it."""
+        store = self.toolbox.fetch_neighbors.store
+        if not scope.allows_type(SourceType.JIRA):
+            return []
+        issues = [
+            d
+            for d in store.find_documents({"kind": ["issue"]}, types=[SourceType.JIRA], limit=candidates * 3)
+            if not _resolved(d.metadata)
+        ][:candidates]
+        blocked: dict[str, tuple[Document, list[str]]] = {}
+        for issue in issues:
+            blockers: list[str] = []
+            for n in store.neighbors([issue.id], "both", kinds=["jira-issuelink"], limit=50):
+                phrase = _link_phrase(n.evidence)
+                waits = (n.direction == "out" and phrase in ("depends on", "is blocked by")) or (
+                    n.direction == "in" and phrase == "blocks"
+                )
+                if waits and not _resolved(n.document.metadata):
+                    blockers.append(str(n.document.metadata.get("key") or n.document.id))
+            if blockers or "block" in str(issue.metadata.get("status", "")).lower():
+                blocked[issue.id] = (issue, list(dict.fromkeys(blockers)))
+        found: list[EvidenceDoc] = []
+        for rank, (issue, blockers) in enumerate(blocked.values()):
+            why = (
+                f"depends on {', '.join(blockers)} (unresolved)"
+                if blockers
+                else f"status {issue.metadata['status']}"
+            )
+            text = load_content(store, issue.id, 1500) or issue.title
+            found.append(EvidenceDoc(issue, (text,), 0.5 / (1 + rank), FetchNeighbors.name, why))
+        accepted = scope.add(found)
+        scope.record(
+            ToolCall(
+                FetchNeighbors.name,
+                {
+                    "relation": "depends (out)",
+                    "seeds": f"{len(issues)} newest unresolved issues",
+                    "direction": "both",
+                },
+                len(accepted),
+            )
+        )
+        return accepted
 
     def _missing_keys(
         self, parsed: ParsedQuestion, found: Sequence[EvidenceDoc], scope: Scope
@@ -150,6 +206,25 @@ class Planner:
             {"key": keys}, types=scope.allowed_types, limit=limit
         )
         return tuple(str(d.metadata.get("key") or d.id) for d in docs if scope.allows(d))
+
+
+def _asks_what_is_blocked(parsed: ParsedQuestion) -> bool:
+    """ "What is blocked?", "which issues are blocked", "anything blocked right now": no anchor and
+    no conversation to refer to — the question is about the whole tracker."""
+    return (
+        not parsed.anchored
+        and not parsed.follow_up
+        and re.search(r"\bblocked\b|\bwaiting\s+on\s+(?:something|other|another)", parsed.text, re.IGNORECASE)
+        is not None
+    )
+
+
+def _resolved(metadata: dict[str, Any]) -> bool:
+    return bool(metadata.get("resolution")) or str(metadata.get("status", "")).lower() in (
+        "done",
+        "closed",
+        "resolved",
+    )
 
 
 def describe(relation: Relation) -> str:

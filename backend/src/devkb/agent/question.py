@@ -197,6 +197,7 @@ def parse_question(
         # asking for another type of document than the one named is asking how they connect
         name = "worked_on" if wanted in ("commit", "pull") else "mentions"
         relation = Relation(name, "both")
+    asks_person = wanted == "person"
     if relation is not None and relation.name == "worked_on" and wanted in (None, "issue", "person"):
         wanted = None
     fields = tuple(dict.fromkeys(name for p, name in _FIELDS if p.search(question)))
@@ -204,7 +205,7 @@ def parse_question(
         fields = tuple(f for f in fields if f not in ("status", "resolution"))
     qtype = next((t for p, t in _QTYPE if p.search(question)), "fact")
     if relation is not None:
-        qtype = "list"
+        qtype = "who" if asks_person else "list"
     elif fields and qtype in ("about", "fact"):
         qtype = "fact"
     time_from, time_to = _time(question, today or datetime.now(UTC).date())
@@ -288,3 +289,20 @@ def _time(question: str, today: date) -> tuple[str | None, str | None]:
 def version_since(question: str) -> str | None:
     m = _SINCE_VERSION.search(question)
     return m.group(1) if m else None
+
+
+def expand_ellipsis(question: str, previous: str, project_keys: Iterable[str] = ()) -> str:
+    """ "and PAY-1?" / "what about PAY-1?" after "What does PAY-12 depend on?" → "What does PAY-1
+    depend on?": the previous question with its identifier replaced, when the new one brings an
+    identifier and nothing else to ask. Otherwise the question unchanged."""
+    if not previous or not _REFERS_BACK.search(question):
+        return question
+    now = parse_question(question, project_keys)
+    if not now.issue_keys or now.relation is not None or now.fields:
+        return question
+    before = parse_question(previous, project_keys)
+    if len(before.issue_keys) != 1:
+        return question
+    old = before.issue_keys[0]
+    new = " and ".join(now.issue_keys)
+    return re.sub(rf"(?<![\w-]){re.escape(old)}(?!\w)", new, previous, flags=re.IGNORECASE)

@@ -87,8 +87,8 @@ class FetchNeighbors:
         for rank, (doc_id, edges) in enumerate(grouped.items()):
             doc = edges[0].document
             text = load_content(self.store, doc_id, NEIGHBOR_CHARS) or doc.title
-            relation = "; ".join(dict.fromkeys(_relation(e, titles) for e in edges))
-            found.append(EvidenceDoc(doc, (text,), 0.5 / (1 + rank), NAME, relation))
+            how = "; ".join(dict.fromkeys(_relation(e, titles) for e in edges))
+            found.append(EvidenceDoc(doc, (text,), 0.5 / (1 + rank), NAME, how))
         accepted = scope.add(found)
         arguments: dict[str, object] = {"document_ids": [s.id for s in seeds], "direction": direction}
         if kinds:
