@@ -98,3 +98,28 @@ test('the conversation is restored after a reload, and can be cleared', async ({
   await expect(page.getByRole('heading', { name: "Ask your team's knowledge base" })).toBeVisible();
   await expect(page.locator('app-chat-turn')).toHaveCount(0);
 });
+
+test('a short question after PAY-12 is a new question: "What is blocked?" lists the blocked issues', async ({
+  page,
+}) => {
+  await page.goto('/');
+  await ask(page, 'What is PAY-12 about?');
+  const first = page.locator('app-chat-turn').last();
+  // the issue's description, not just its metadata line
+  await expect(first.getByTestId('answer')).toContainText('Idempotency');
+  await expect(first.getByTestId('answer')).not.toContainText('Status:');
+
+  await ask(page, 'What is blocked?');
+  const second = page.locator('app-chat-turn').last();
+  const answer = second.getByTestId('answer');
+  await expect(answer).toContainText(/\d+ issues? (is|are) blocked/);
+  // the blocked issues of the demo workspace, each with what it waits for
+  await expect(answer).toContainText('WEB-7');
+  await expect(answer).toContainText('depends on PAY-20');
+  const ids = await second
+    .locator('app-source-card')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-document-id')));
+  expect(ids.length).toBeGreaterThan(1);
+  expect(ids).not.toEqual(['jira:PAY-12']);
+  expect(ids).not.toContain('jira:PAY-12');
+});

@@ -125,6 +125,31 @@ def run_agent(fluid_dir: Path, timeout: float) -> tuple[dict[str, Any] | None, s
         return json.loads(out.read_text(encoding="utf-8"))["summary"], "", seconds
 
 
+def run_answers(fluid_dir: Path, timeout: float) -> tuple[str | None, str, float]:
+    """``python -m devkb.evaluation.answer_eval --fluid-slice`` in a subprocess; its markdown table."""
+    started = time.monotonic()
+    cmd = [sys.executable, "-m", "devkb.evaluation.answer_eval", "--fluid-slice", str(fluid_dir)]
+    try:
+        proc = subprocess.run(
+            cmd,
+            check=False,
+            cwd=BACKEND,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+        )
+    except subprocess.TimeoutExpired:
+        return None, f"the answer evaluation did not finish in {timeout:.0f} s", time.monotonic() - started
+    seconds = time.monotonic() - started
+    table = "\n".join(line for line in proc.stdout.splitlines() if line.startswith("|"))
+    if proc.returncode != 0 or not table:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+        return None, f"the answer evaluation failed (exit {proc.returncode}): {' / '.join(tail)}", seconds
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("no LLM")]
+    return table + ("\n\n" + notes[0] + "." if notes else ""), "", seconds
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m devkb.evaluation",
@@ -227,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         log("agent questions: python -m devkb.evaluation.agent_questions --fluid-slice ...")
         report.agent, report.agent_note, seconds = run_agent(data, args.timeout)
         report.timings["agent_questions"] = seconds
+        log("answer questions: python -m devkb.evaluation.answer_eval --fluid-slice ...")
+        report.answers, report.answers_note, seconds = run_answers(data, args.timeout)
+        report.timings["answer_questions"] = seconds
     report.timings["total"] = time.monotonic() - started
     report.write(args.doc, args.json)
     print(report.markdown())

@@ -78,6 +78,8 @@ class Report:
     fidelity_note: str = ""
     agent: dict[str, Any] | None = None
     agent_note: str = ""
+    answers: str | None = None  # markdown table of devkb.evaluation.answer_eval, or None
+    answers_note: str = ""
     started: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     machine: dict[str, Any] = field(default_factory=machine)
     revision: str = ""
@@ -95,6 +97,7 @@ class Report:
             "targets": TARGETS,
             "graph_fidelity": self.fidelity if self.fidelity is not None else self.fidelity_note,
             "agent_questions": self.agent if self.agent is not None else self.agent_note,
+            "answer_questions": self.answers if self.answers is not None else self.answers_note,
         }
 
     def markdown(self) -> str:
@@ -191,6 +194,8 @@ class Report:
             )
             if self.agent.get("modes"):
                 lines.append(f"\nAnswer modes: {', '.join(self.agent['modes'])}.")
+        lines += ["", "### Answer questions (held-out and tuning, per intent)", ""]
+        lines.append(self.answers if self.answers is not None else f"not available ({self.answers_note})")
         return "\n".join(lines)
 
     def write(self, doc: Path, json_path: Path | None) -> None:
