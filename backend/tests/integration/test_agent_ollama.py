@@ -233,3 +233,10 @@ def test_stream_from_the_api_with_the_llm(agent_corpus, tmp_path, embedder, olla
     done = datas[-1]
     assert done["mode"] == "llm" and done["provider"] == "ollama" and done["answer"].endswith("[1].")
     assert done["sources"][0]["document_id"] == "jira:PAY-2"
+
+
+def test_an_unknown_identifier_is_not_found_without_asking_the_model(agent_store, embedder, ollama):
+    a = service_for(agent_store, embedder, ollama).ask("What is the status of PAY-99999?")
+    assert a.answer.startswith("PAY-99999 was not found in the knowledge base.")
+    assert a.sources == [] and a.mode == "extractive" and "without the LLM" in (a.note or "")
+    assert ollama.chat_requests == []

@@ -114,9 +114,28 @@ class AskService:
         assert self.runner is not None
         standalone = self.runner.rewrite(generator, history, question) if history else question
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
+        unknown = self._only_unknown_identifiers(sources, standalone)
+        if unknown is not None:
+            events.status("generating")
+            events.token(unknown)
+            note = "the named identifiers match no document; answered without the LLM"
+            return Answer(unknown, [], scope.calls, "extractive", standalone, provider, note)
         text = self.runner.answer(generator, scope, standalone, on_token=events.token)
         text, docs = self._renumber(scope, text or NO_ANSWER)
         return Answer(text, self._citations(docs, standalone), scope.calls, "llm", standalone, provider)
+
+    def _only_unknown_identifiers(self, sources: Sequence[SourceType] | None, question: str) -> str | None:
+        """ "X was not found …" when the question names only issue keys and none exists — so no
+        model can answer from another document's data; else None. Looks up in a scope of its own:
+        the agent's scope and tool log stay as the model leaves them."""
+        parsed = self.planner.parse(question)
+        if not parsed.issue_keys or not parsed.lookups.kinds <= {"issue"}:
+            return None
+        scope = Scope.for_sources(sources)
+        found = self.planner.toolbox.graph_query.run(scope, question)
+        if found:
+            return None
+        return compose_answer(parsed, [], self.planner.missing_keys(parsed, found, scope))
 
     # -- citations --------------------------------------------------------------------------
     def _renumber(self, scope: Scope, text: str) -> tuple[str, list[EvidenceDoc]]:

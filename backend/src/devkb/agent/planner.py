@@ -105,7 +105,7 @@ class Planner:
                     found = tb.graph_query.run(scope, document_ids=list(carried)[:5], label="carry-over")
                 else:
                     found = tb.graph_query.run(scope, question)
-                    out.not_found = self._missing_keys(parsed, found, scope)
+                    out.not_found = self.missing_keys(parsed, found, scope)
                 anchors = list(found)
                 taken.append(step)
                 named_only_keys = parsed.lookups.kinds <= {"issue"}
@@ -184,9 +184,10 @@ class Planner:
         )
         return accepted
 
-    def _missing_keys(
+    def missing_keys(
         self, parsed: ParsedQuestion, found: Sequence[EvidenceDoc], scope: Scope
     ) -> dict[str, tuple[str, ...]]:
+        """The issue keys the question names that ``found`` does not hold, with close matches."""
         have = {str(d.document.metadata.get("key") or "").upper() for d in found}
         missing = [k for k in parsed.issue_keys if k.upper() not in have]
         return {k: self._close_matches(k, scope) for k in missing}
