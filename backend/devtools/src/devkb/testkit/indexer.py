@@ -32,6 +32,7 @@ class Indexer:
 
     def close(self) -> None:
         self.container.shutdown_resources()
+        self.store.close()
 
 
 class FixedContext:
@@ -68,6 +69,9 @@ def build_indexer(
         **settings,
     }
     container.settings.override(providers.Object(Settings(_env_file=None, **values)))
+    # The store is the caller's to close: a store the container opened as a resource would be
+    # closed when the container is garbage-collected, under a caller that only kept the store.
+    container.store.override(providers.Object(SQLiteGraphStore(data_dir / "graph.sqlite")))
     container.embedder.override(providers.Object(embedder))
     container.sources.override(providers.Object([]))  # the loaders below stand for the sources
     container.loaders.override(providers.Object(loaders))
