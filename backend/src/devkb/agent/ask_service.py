@@ -97,7 +97,9 @@ class AskService:
         else:
             docs = scope.selection[: self.max_sources]
         events.status("generating")
-        text = compose_answer(outcome.parsed, docs, outcome.not_found, outcome.anchors, outcome.listed)
+        text = compose_answer(
+            outcome.parsed, docs, outcome.not_found, outcome.anchors, outcome.listed, dated=outcome.dated
+        )
         for piece in _PIECE.split(text):
             events.token(piece + " ")
         return Answer(text, self._citations(docs, question), scope.calls, "extractive", question, "none")

@@ -345,6 +345,16 @@ def blocked_list(listed: Sequence[EvidenceDoc], numbers: Mapping[str, int]) -> s
     return f"{n} {verb} blocked: " + "; ".join(items) + more + "."
 
 
+def period_list(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc]) -> str:
+    """ "Updated 2026-10-01 to 2026-10-31: 3 documents — PAY-21: … (2026-10-06) [1]; …" """
+    span = f"{(parsed.time_from or '…')[:10]} to {(parsed.time_to or '…')[:10]}"
+    if not docs:
+        return f"Nothing in the knowledge base was updated from {span}."
+    items = [f"{d.document.title} ({d.document.updated_at[:10]}) [{i}]" for i, d in enumerate(docs, 1)]
+    noun = "document" if len(docs) == 1 else "documents"
+    return f"Updated from {span}: {len(docs)} {noun} — " + "; ".join(items) + "."
+
+
 def compose_answer(
     parsed: ParsedQuestion,
     docs: Sequence[EvidenceDoc],
@@ -352,6 +362,7 @@ def compose_answer(
     anchors: Sequence[EvidenceDoc] = (),
     listed: Sequence[EvidenceDoc] | None = None,
     max_sentences: int = 3,
+    dated: Sequence[EvidenceDoc] | None = None,
 ) -> str:
     """The extractive answer for a parsed question over ``docs`` (the sources, cited by position):
     identifiers not found; the fields asked about for the named documents; a relation's complete
@@ -376,7 +387,9 @@ def compose_answer(
     if listed is not None:
         lines.append(relation_list(parsed, anchors, listed, numbers))
         return " ".join(lines)
-    answered = bool(lines) and parsed.qtype in ("fact", "who")
+    if dated is not None and not anchors:
+        lines.append(period_list(parsed, docs))
+    answered = bool(lines) and parsed.qtype in ("fact", "who") and dated is None
     if named and not lines and parsed.qtype in ("about", "fact"):
         for doc in named[:2]:
             text = description(doc, numbers[doc.id])

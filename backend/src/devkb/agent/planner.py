@@ -52,6 +52,7 @@ class PlanOutcome:
     not_found: dict[str, tuple[str, ...]] = field(default_factory=dict)
     anchors: list[EvidenceDoc] = field(default_factory=list)
     listed: list[EvidenceDoc] | None = None  # None: not a relation question with an anchor
+    dated: list[EvidenceDoc] | None = None  # documents updated in the question's period
 
 
 class Planner:
@@ -80,6 +81,11 @@ class Planner:
             if not steps:
                 steps.append(Step(RAGSearch.name, "find documents to expand"))
             steps.append(Step(FetchNeighbors.name, f"relation: {describe(parsed.relation)}"))
+        if _period(parsed) and not steps:
+            steps.append(
+                Step(GraphQuery.name, f"period: {parsed.time_from or '…'} to {parsed.time_to or '…'}")
+            )
+            steps.append(Step(RAGSearch.name, "the topic, within the period"))
         if not steps:
             steps.append(Step(RAGSearch.name, "no identifier: search"))
         steps.append(Step(FilterDocs.name, "drop documents sharing no keyword with the question"))
@@ -100,7 +106,13 @@ class Planner:
         tb = self.toolbox
         anchors: list[EvidenceDoc] = []
         for step in self._plan(parsed, carried):
-            if step.tool == GraphQuery.name:
+            if step.tool == GraphQuery.name and step.reason.startswith("period"):
+                fields: dict[str, Any] = {"updated_from": parsed.time_from, "updated_to": parsed.time_to}
+                if parsed.wanted in ("pull", "commit", "issue", "page", "file"):
+                    fields["kind"] = parsed.wanted
+                out.dated = tb.graph_query.run(scope, fields=fields, limit=25, label="period")
+                taken.append(step)
+            elif step.tool == GraphQuery.name:
                 if step.reason.startswith("carry"):
                     found = tb.graph_query.run(scope, document_ids=list(carried)[:5], label="carry-over")
                 else:
@@ -135,6 +147,8 @@ class Planner:
                     continue  # nothing to filter: the named identifiers do not exist
                 tb.filter_docs.run(scope, question)
                 taken.append(step)
+                if out.dated is not None:
+                    _keep_period(scope, parsed, out.dated)
         out.anchors = anchors
         return out
 
@@ -218,6 +232,27 @@ def _asks_what_is_blocked(parsed: ParsedQuestion) -> bool:
         and re.search(r"\bblocked\b|\bwaiting\s+on\s+(?:something|other|another)", parsed.text, re.IGNORECASE)
         is not None
     )
+
+
+def _period(parsed: ParsedQuestion) -> bool:
+    """A time range with nothing named to apply it to (an anchor's lookups carry their own)."""
+    return bool(parsed.time_from or parsed.time_to) and not parsed.anchored
+
+
+def _in_period(doc: EvidenceDoc, parsed: ParsedQuestion) -> bool:
+    when = doc.document.updated_at[:19]
+    if not when:
+        return False
+    return (not parsed.time_from or when >= parsed.time_from) and (
+        not parsed.time_to or when <= parsed.time_to
+    )
+
+
+def _keep_period(scope: Scope, parsed: ParsedQuestion, dated: Sequence[EvidenceDoc]) -> None:
+    """Only documents of the period: search results outside it are dropped; when the question's
+    words matched none of the period's documents, the period's documents are the answer."""
+    kept = [d for d in scope.selection if _in_period(d, parsed)]
+    scope.replace_selection(kept or list(dated))
 
 
 def _resolved(metadata: dict[str, Any]) -> bool:
