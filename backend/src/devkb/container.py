@@ -309,5 +309,5 @@ def shutdown(container: Container) -> None:
     """Close what was opened (store connections or driver, demo emulators)."""
     try:
         container.shutdown_resources()
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.exception("shutting down resources failed")

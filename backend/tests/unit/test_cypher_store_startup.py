@@ -125,7 +125,7 @@ def test_driver_resource_closes_the_driver():
     assert isinstance(driver, neo4j.Driver)
     with pytest.raises(StopIteration):
         next(resource)
-    with pytest.raises(Exception):  # noqa: B017 - a closed driver refuses work
+    with pytest.raises(neo4j.exceptions.DriverError, match="closed"):  # a closed driver refuses work
         driver.session()
 
 

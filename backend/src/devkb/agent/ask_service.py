@@ -66,7 +66,7 @@ class AskService:
                 return self._ask_llm(choice.generator, choice.provider, question, sources, history, events)
             except DevkbError:
                 raise
-            except Exception as e:  # noqa: BLE001 - any LLM failure: answer without it, and say so
+            except Exception as e:  # any LLM failure: answer without it, and say so
                 log.warning(
                     "LLM %s failed (%s: %s); answering extractively", choice.provider, type(e).__name__, e
                 )

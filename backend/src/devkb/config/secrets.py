@@ -70,7 +70,7 @@ def masker_for(settings: Settings, sources: Callable[[], list[SourceConfig]]) ->
     if settings.sources_file is not None:
         try:
             envs = [c.token_env for c in sources()]
-        except Exception:  # noqa: BLE001 - an invalid sources file is reported where sources are used
+        except Exception:  # an invalid sources file is reported where sources are used
             envs = []
     return SecretMasker(secret_values(settings, envs))
 
@@ -94,7 +94,7 @@ def install_log_masking(masker: SecretMasker) -> None:
             return record
         try:
             message = record.getMessage()
-        except Exception:  # noqa: BLE001 - a broken format string is reported by logging itself
+        except Exception:  # a broken format string is reported by logging itself
             return record
         masked = m.text(message)
         if masked != message:

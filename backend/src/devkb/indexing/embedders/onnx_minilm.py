@@ -167,7 +167,7 @@ class OnnxMiniLMEmbedder:
             return None
         except ImportError as e:
             return f"ONNX embedder needs onnxruntime (and onnx for the first export): {e}"
-        except Exception as e:  # noqa: BLE001 - reported by /health
+        except Exception as e:  # reported by /health
             return f"cannot export/load {self.model_name} (ONNX {self.precision}) in {self.cache_dir}: {e}"
 
 

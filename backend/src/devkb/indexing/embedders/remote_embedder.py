@@ -57,7 +57,7 @@ class HaystackDocumentEmbedder:
         try:
             self.embed(["health check"])
             return None
-        except Exception as e:  # noqa: BLE001 - reported by /health
+        except Exception as e:  # reported by /health
             return f"{self.model_name} is not reachable: {type(e).__name__}: {str(e)[:200]}"
 
 

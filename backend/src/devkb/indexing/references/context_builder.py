@@ -40,7 +40,7 @@ class LinkContextBuilder:
                             state = state or SyncState(source=loader.name)
                             state.extra = {**state.extra, "link_hints": hints}
                             self.store.save_sync_state(state)
-                    except Exception:  # noqa: BLE001 - fall back to the last known hints
+                    except Exception:  # fall back to the last known hints
                         hints = (state.extra.get("link_hints") if state else None) or {}
                 self._merge(ctx, hints)
             for state in self.store.list_sync_states():
