@@ -58,6 +58,9 @@ def test_the_demo_workspace_syncs_and_answers_through_the_neo4j_store(demo_works
         index_all(container)  # every source, through the pipeline and SyncWithBackfill, as in production
         answer = container.ask().ask("What is PAY-12 about, and which commits fixed PAY-7?")
         assert answer.answer
+        # a question naming no identifier: the planner answers it by hybrid search (vector + text)
+        answer = container.ask().ask("How are failed payment retries handled?")
+        assert answer.answer
     finally:
         shutdown(container)
 

@@ -15,6 +15,10 @@ Graph layout (see ``docs/neo4j.md``)::
 
 ``Document`` holds ``metadata`` as a JSON string plus one lower-cased list property
 ``meta_<field>`` per filterable metadata field, so filters never parse JSON.
+
+The structured find's metadata and date conditions are written as a Haystack filter and turned
+into Cypher by neo4j-haystack's ``Neo4jQueryConverter`` (``haystack_where``), the filter dialect
+of Haystack's document stores (``meta.<field>`` maps onto ``d.meta_<field>``).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from neo4j_haystack.metadata_filter import FilterParser, Neo4jQueryConverter
 
 from devkb.errors import InvalidQueryError
 from devkb.store.models import FIND_FIELDS
@@ -323,6 +329,18 @@ def _values(value: Any) -> list[str]:
     return [str(v).lower() for v in items]
 
 
+def haystack_where(conditions: Sequence[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """Haystack filter conditions (ANDed) as a Cypher expression on ``d`` and its parameters
+    (``$fv_<field>``), by neo4j-haystack's converter; every field must already be whitelisted."""
+    if not conditions:
+        return "", {}
+    tree = FilterParser().parse(
+        dict(conditions[0]) if len(conditions) == 1 else {"operator": "AND", "conditions": list(conditions)}
+    )
+    text, params = Neo4jQueryConverter("d").convert(tree)
+    return str(text), dict(params)
+
+
 def find_documents_query(
     filters: Mapping[str, Any] | None,
     types: Sequence[str] | None,
@@ -331,9 +349,12 @@ def find_documents_query(
     updated_to: str | None,
     limit: int,
 ) -> tuple[Statement, dict[str, Any]]:
-    """Structured find; filter keys must be in ``FIND_FIELDS``, values match case-insensitively."""
+    """Structured find; filter keys must be in ``FIND_FIELDS``, values match case-insensitively.
+    Metadata fields and the date range go through ``haystack_where``; document fields need
+    ``toLower`` on the property, which the Haystack filter dialect cannot say."""
     clauses: list[str] = []
     params: dict[str, Any] = {}
+    conditions: list[dict[str, Any]] = []
     for i, (field, value) in enumerate((filters or {}).items()):
         where = FIND_FIELDS.get(field) if isinstance(field, str) else None
         if where is None:
@@ -343,12 +364,13 @@ def find_documents_query(
         values = _values(value)
         if not values:
             continue
-        name = f"f{i}"
         if where == "document":
+            name = f"f{i}"
             clauses.append(f"toLower(d.{safe_name(field)}) IN ${name}")
+            params[name] = values
         else:
-            clauses.append(f"any(v IN d.{meta_property(field)} WHERE v IN ${name})")
-        params[name] = values
+            meta_property(field)  # whitelisted and a safe name before it reaches the converter
+            conditions.append({"field": f"meta.{field}", "operator": "in", "value": values})
     if types is not None:
         clauses.append("d.type IN $types")
         params["types"] = [str(t) for t in types]
@@ -356,11 +378,13 @@ def find_documents_query(
         clauses.append("toLower(d.title) CONTAINS $title_contains")
         params["title_contains"] = title_contains.lower()
     if updated_from:
-        clauses.append("d.updated_at >= $updated_from")
-        params["updated_from"] = updated_from
+        conditions.append({"field": "updated_at", "operator": ">=", "value": updated_from})
     if updated_to:
-        clauses.append("d.updated_at <= $updated_to")
-        params["updated_to"] = updated_to
+        conditions.append({"field": "updated_at", "operator": "<=", "value": updated_to})
+    converted, converted_params = haystack_where(conditions)
+    if converted:
+        clauses.append(converted)
+        params.update(converted_params)
     params["limit"] = int(limit)
     text = (
         f"MATCH (d:Document){_where(clauses)} RETURN properties(d) AS doc "
