@@ -21,6 +21,10 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
   .venv/bin/python -m pip install -q "torch==2.13.0"
   # exact versions from the lock (scripts/lock.sh regenerates it; scripts/check_lock.py gates it)
   .venv/bin/python -m pip install -q -r backend/requirements.lock
+  if ! .venv/bin/python scripts/check_lock.py; then
+    echo "ERROR: backend/requirements.lock does not match the pyproject files; regenerate it (scripts/lock.sh header)" >&2
+    exit 1
+  fi
   .venv/bin/python -m pip install -q --no-deps -e "backend[dev]"
   # the development tooling (emulators, demo workspace, bench, eval): a sibling distribution
   .venv/bin/python -m pip install -q --no-deps -e backend/devtools

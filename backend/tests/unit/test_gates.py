@@ -139,3 +139,29 @@ def test_prettier_fires(tmp_path: Path) -> None:
         run(npx, "prettier", "--config", FRONTEND / ".prettierrc", "--check", bad, cwd=FRONTEND).returncode
         == 0
     )
+
+
+def test_lint_script_runs_every_python_gate_and_fails(tmp_path: Path) -> None:
+    """``scripts/lint.sh --root`` on a tiny broken checkout: each Python gate reports its finding and
+    the script exits non-zero naming every failed gate (the checks above prove each tool fires; this
+    proves the script runs them and does not stop at, or swallow, a failure)."""
+    root = tmp_path / "repo"
+    package = root / "backend" / "src" / "devkb"
+    package.mkdir(parents=True)
+    (root / "backend" / "devtools" / "src" / "devkb").mkdir(parents=True)
+    (root / "backend" / "devtools" / "src" / "devkb" / "tool.py").write_text("VERSION = 1\n")
+    shutil.copy(CONFIG, root / "backend" / "pyproject.toml")
+    (root / "scripts").mkdir()
+    for script in ("check_lock.py", "check_openapi.py"):
+        shutil.copy(SCRIPTS / script, root / "scripts" / script)
+    (package / "__init__.py").write_text("")
+    (package / "bad.py").write_text("import os\n\ncount: int = {'a':1}\n")  # F401, format, type
+    # no backend/requirements.lock: the lock gate fails too
+    r = run("bash", SCRIPTS / "lint.sh", "--root", root, cwd=root)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1
+    assert "F401" in out and "would be reformatted" in out and "Incompatible types in assignment" in out
+    assert "requirements.lock is missing" in out
+    failed = next(line for line in out.splitlines() if line.startswith("gates failed:"))
+    for gate in ("ruff check", "ruff format", "mypy", "lock file"):
+        assert gate in failed
