@@ -39,6 +39,8 @@ from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.indexing.run_manager import RunManager
 from devkb.indexing.splitting.by_kind import default_segmenters
 from devkb.indexing.sync import SourceSync
+from devkb.mcp.parts import McpParts
+from devkb.mcp.server import build_mcp_server
 from devkb.scheduling import SyncScheduler
 from devkb.scheduling.leader import LeaderElection
 from devkb.sources.base import SourceLoader
@@ -293,6 +295,12 @@ class Container(containers.DeclarativeContainer):
     )
     ask = providers.Singleton(AskService, planner, agent_runner, llm)
     chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
+    # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
+    # are this container's singletons, created on first use (devkb/mcp)
+    mcp_parts = providers.Factory(
+        McpParts, settings, store.provider, toolbox.provider, ask.provider, runs.provider
+    )
+    mcp_server = providers.Factory(build_mcp_server, mcp_parts)
 
 
 def prepare_store(container: Container) -> GraphStore:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -53,6 +54,8 @@ async def exercise(session: ClientSession, demo_ids: set[str]) -> dict[str, Any]
     assert all(r["url"].startswith("https://") and r["snippet"] for r in found["results"])
     only_jira = payload(await session.call_tool("search", {"query": "webhooks", "sources": ["jira"]}))
     assert {r["type"] for r in only_jira["results"]} == {"JIRA"}
+    in_pay = payload(await session.call_tool("search", {"query": "webhooks", "project": "pay"}))
+    assert in_pay["results"] and all(r["id"].startswith("jira:PAY-") for r in in_pay["results"])
 
     progress: list[tuple[float, str | None]] = []
 
@@ -73,8 +76,16 @@ async def exercise(session: ClientSession, demo_ids: set[str]) -> dict[str, Any]
     near = payload(await session.call_tool("neighbors", {"document_id": "jira:PAY-7", "direction": "both"}))
     assert near["neighbors"] and {n["id"] for n in near["neighbors"]} <= demo_ids
     assert any(n["id"].startswith("github:") for n in near["neighbors"])  # the commits that fixed it
+    assert all(n["relation"] and n["direction"] in ("outgoing", "incoming") for n in near["neighbors"])
+    code_only = payload(
+        await session.call_tool("neighbors", {"document_id": "jira:PAY-7", "sources": ["github"]})
+    )
+    assert code_only["neighbors"] and {n["type"] for n in code_only["neighbors"]} == {"GITHUB"}
     by_field = payload(await session.call_tool("find", {"project": "PAY", "status": "Closed", "limit": 5}))
     assert by_field["results"] and all(r["id"].startswith("jira:PAY-") for r in by_field["results"])
+    pulls = payload(await session.call_tool("find", {"kind": "pull", "sources": ["github"]}))
+    assert pulls["results"] and all(":pull:" in r["id"] for r in pulls["results"])
+    assert {r["id"] for r in pulls["results"]} <= demo_ids
     changed = payload(await session.call_tool("what_changed", {"since": "2000-01-01", "limit": 5}))
     assert len(changed["documents"]) == 5 and {d["id"] for d in changed["documents"]} <= demo_ids
     dates = [d["updated_at"] for d in changed["documents"]]
@@ -84,6 +95,10 @@ async def exercise(session: ClientSession, demo_ids: set[str]) -> dict[str, Any]
 
     resource = await session.read_resource("devkb://document/jira:PAY-12")  # type: ignore[arg-type]
     assert "PAY-12" in resource.contents[0].text  # type: ignore[union-attr]
+    pull = pulls["results"][0]
+    encoded = "devkb://document/" + urllib.parse.quote(pull["id"], safe="")  # ids with "/"
+    resource = await session.read_resource(encoded)  # type: ignore[arg-type]
+    assert pull["title"] in resource.contents[0].text  # type: ignore[union-attr]
 
     # bad arguments: tool errors with a message, and the session goes on
     assert "no document" in error_text(
@@ -93,6 +108,10 @@ async def exercise(session: ClientSession, demo_ids: set[str]) -> dict[str, Any]
     assert "at least one field" in error_text(await session.call_tool("find", {}))
     assert "date" in error_text(await session.call_tool("what_changed", {"since": "last tuesday"}))
     assert error_text(await session.call_tool("neighbors", {"document_id": "jira:PAY-7", "direction": "up"}))
+    assert "edge kind" in error_text(
+        await session.call_tool("neighbors", {"document_id": "jira:PAY-7", "kinds": ["no such kind!"]})
+    )
+    assert error_text(await session.call_tool("search", {"query": "x", "top_k": 500}))
     assert "no source" in error_text(await session.call_tool("sync_source", {"name": "slack"}))
 
     synced: list[tuple[float, str | None]] = []
@@ -189,7 +208,7 @@ def test_sync_source_needs_the_key_over_http_from_elsewhere(demo_workspace, tmp_
     from starlette.requests import Request
 
     from devkb.config.settings import Settings
-    from devkb.mcp.http import may_administer
+    from devkb.mcp.auth import may_administer
 
     def request(client: str, headers: dict[str, str] | None = None) -> Request:
         raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]

@@ -26,8 +26,8 @@ from devkb.errors import (
     StoreUnavailableError,
     SyncInProgressError,
 )
-from devkb.mcp.http import MCP_PATH, McpAuthGate, McpEndpoint
-from devkb.mcp.server import build_mcp_server
+from devkb.mcp.auth import McpAuthGate
+from devkb.mcp.http import MCP_PATH, McpEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
 def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:
     container = container or Container()
 
-    mcp_endpoint = McpEndpoint(lambda: build_mcp_server(container, host=container.settings().host))
+    mcp_endpoint = McpEndpoint(container.mcp_server)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

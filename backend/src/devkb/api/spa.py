@@ -19,7 +19,19 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 # First path segments that belong to the API: never answered with the app.
 API_PREFIXES = frozenset(
-    {"ask", "chat", "graph", "documents", "sources", "stats", "health", "docs", "redoc", "openapi.json"}
+    {
+        "ask",
+        "chat",
+        "graph",
+        "documents",
+        "sources",
+        "stats",
+        "health",
+        "docs",
+        "redoc",
+        "openapi.json",
+        "mcp",
+    }
 )
 
 

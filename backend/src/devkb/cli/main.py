@@ -249,12 +249,10 @@ def serve(
 @app.command("mcp")
 def mcp_stdio() -> None:
     """Serve devkb to a coding agent over MCP on stdin/stdout (docs/mcp.md)."""
-    from devkb.mcp.server import build_mcp_server
-
     c = _container()  # logs go to stderr: stdout carries the protocol
     try:
         prepare_store(c)
-        build_mcp_server(c).run("stdio")
+        c.mcp_server().run("stdio")
     except DevkbError as e:
         _fail(str(e), 1)
     finally:
