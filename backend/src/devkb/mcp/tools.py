@@ -76,7 +76,7 @@ def _no_document(document_id: str) -> ToolError:
     return ToolError(f"no document {document_id!r}; `search` or `find` give valid ids")
 
 
-def register_tools(mcp: FastMCP, parts: McpParts) -> None:  # noqa: C901 - one closure per tool
+def register_tools(mcp: FastMCP, parts: McpParts) -> None:
     @mcp.tool(
         description="Semantic and keyword search over every indexed document (issues, pages, commits, "
         "pull requests, files). Returns the best documents with ids, URLs and a snippet; use "
