@@ -189,6 +189,8 @@ def test_mcp_over_http_with_the_api_key(demo_workspace, tmp_path):
         assert refused.status_code == 401 and "API key" in refused.json()["detail"]
         wrong = httpx.post(url, json=init, headers={**accept, "authorization": "Bearer nope"}, timeout=30)
         assert wrong.status_code == 401
+        by_header = httpx.post(url, json=init, headers={**accept, "x-api-key": KEY}, timeout=30)
+        assert by_header.status_code == 200 and '"serverInfo"' in by_header.text
 
         async def go() -> dict[str, Any]:
             headers = {"Authorization": f"Bearer {KEY}"}
