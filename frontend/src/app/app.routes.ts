@@ -21,5 +21,9 @@ export const routes: Routes = [
     title: 'Sources · devkb',
     loadComponent: () => import('./features/sources/sources-page').then((m) => m.SourcesPage),
   },
-  { path: '**', redirectTo: '' },
+  {
+    path: '**',
+    title: 'Not found · devkb',
+    loadComponent: () => import('./features/not-found/not-found-page').then((m) => m.NotFoundPage),
+  },
 ];

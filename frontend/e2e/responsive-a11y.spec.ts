@@ -1,0 +1,48 @@
+import AxeBuilder from '@axe-core/playwright';
+
+import { ask, expect, screenshot, test } from './fixtures';
+
+/** Every page at phone width (390×844) without horizontal overflow, and axe-core on every page. */
+const PAGES = [
+  { path: '/', name: 'chat', ready: "Ask your team's knowledge base" },
+  { path: '/explore', name: 'graph', ready: null },
+  { path: '/sync', name: 'sources', ready: null },
+  { path: '/no-such-page', name: 'not found', ready: 'Page not found' },
+];
+
+for (const p of PAGES) {
+  test(`${p.name} fits a phone screen (390×844)`, async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(p.path);
+    await page.waitForLoadState('networkidle');
+    if (p.ready) await expect(page.getByRole('heading', { name: p.ready })).toBeVisible();
+    const overflow = await page.evaluate(() => {
+      const root = document.scrollingElement ?? document.documentElement;
+      const wide = [...document.querySelectorAll<HTMLElement>('body *')]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+        .slice(0, 5)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
+      return { scroll: root.scrollWidth, client: root.clientWidth, wide };
+    });
+    expect(overflow.scroll, JSON.stringify(overflow)).toBeLessThanOrEqual(overflow.client);
+    const file = p.name.replace(' ', '-');
+    await screenshot(page, `${file}-phone`, `docs/screenshots/${file}-phone.png`);
+  });
+
+  test(`${p.name} has no serious or critical accessibility violation (axe-core)`, async ({
+    page,
+  }) => {
+    await page.goto(p.path);
+    await page.waitForLoadState('networkidle');
+    if (p.name === 'chat') await ask(page, 'What is PAY-12 about?'); // citation chips and badges
+    const results = await new AxeBuilder({ page }).analyze();
+    const serious = results.violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    );
+    expect(
+      serious.map(
+        (v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`,
+      ),
+    ).toEqual([]);
+  });
+}
