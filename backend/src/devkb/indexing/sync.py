@@ -13,7 +13,7 @@ from collections.abc import Callable
 from devkb.errors import DevkbError
 from devkb.indexing.pipeline import IndexingPipeline
 from devkb.indexing.run_status import RunStatus, utc_now
-from devkb.sources.base import SourceLoader
+from devkb.sources.base import Refetching, RetryReporting, SourceLoader
 from devkb.store.models import SyncState
 from devkb.store.protocol import GraphStore
 
@@ -49,9 +49,8 @@ class SourceSync:
         status = status or RunStatus(source=loader.name, full=full)
         status.update(state="running", phase="loading", started_at=utc_now(), full=full)
         state = self.store.get_sync_state(loader.name) or SyncState(source=loader.name)
-        hook = getattr(loader, "set_retry_hook", None)
-        if hook:
-            hook(status.note_retry)
+        if isinstance(loader, RetryReporting):
+            loader.set_retry_hook(status.note_retry)
         embedded_before = self.pipeline.chunk_embedder.embedded
 
         def progress() -> None:
@@ -108,9 +107,8 @@ class SourceSync:
                 else []
             )
             status.update(documents_deleted=self.store.delete_documents(sorted(stale)))
-            fetch = getattr(loader, "fetch", None)
-            if affected and fetch is not None:
-                result = self.pipeline.run(fetch(affected), loader.name)
+            if affected and isinstance(loader, Refetching):
+                result = self.pipeline.run(loader.fetch(affected), loader.name)
                 status.update(
                     documents_indexed=status.documents_indexed + result.documents_written,
                     chunks_written=status.chunks_written + result.chunks_written,

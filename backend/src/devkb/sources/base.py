@@ -77,3 +77,25 @@ class SourceLoader(Protocol):
     def describe(self) -> dict[str, Any]:
         """What this loader reads (URL, projects, …), without secrets."""
         ...
+
+
+# -- optional capabilities: a loader has them or not; callers check with isinstance ----------
+@runtime_checkable
+class RetryReporting(Protocol):
+    """A loader that reports each retry of a call to its service (shown in the run's status)."""
+
+    def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None: ...
+
+
+@runtime_checkable
+class Refetching(Protocol):
+    """A loader that fetches given documents again (deletion sync re-indexes their neighbours)."""
+
+    def fetch(self, document_ids: list[str]) -> list[SourceDocument]: ...
+
+
+@runtime_checkable
+class LinkHinting(Protocol):
+    """A loader that tells the reference rules what its source names (project keys, repos, URLs)."""
+
+    def link_hints(self) -> dict[str, Any]: ...

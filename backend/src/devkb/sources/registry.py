@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from devkb.config.sources_file import SourceConfig
 from devkb.errors import ConfigurationError
-from devkb.sources.base import SourceLoader
+from devkb.sources.base import LinkHinting, Refetching, RetryReporting, SourceLoader
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
+
+if TYPE_CHECKING:  # the optional capabilities each loader claims: mypy fails when one drifts
+    from devkb.sources.confluence.loader import ConfluenceLoader
+    from devkb.sources.github.loader import GitHubLoader
+
+    _LOADERS: tuple[type[SourceLoader], ...] = (JiraLoader, ConfluenceLoader, GitHubLoader)
+    _RETRY_REPORTING: tuple[type[RetryReporting], ...] = (JiraLoader, ConfluenceLoader, GitHubLoader)
+    _LINK_HINTING: tuple[type[LinkHinting], ...] = (JiraLoader, ConfluenceLoader, GitHubLoader)
+    _REFETCHING: tuple[type[Refetching], ...] = (JiraLoader,)
 
 
 def build_loader(cfg: SourceConfig) -> SourceLoader:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from devkb.indexing.references.context import LinkContext
-from devkb.sources.base import SourceLoader
+from devkb.sources.base import LinkHinting, SourceLoader
 from devkb.sources.url_keys import host_of
 from devkb.store.models import SourceType, SyncState
 from devkb.store.protocol import GraphStore
@@ -31,11 +31,10 @@ class LinkContextBuilder:
             ctx = LinkContext()
             for loader in self.loaders:
                 hints: dict[str, Any] = {}
-                get = getattr(loader, "link_hints", None)
                 state = self.store.get_sync_state(loader.name)
-                if get is not None:
+                if isinstance(loader, LinkHinting):
                     try:
-                        hints = get()
+                        hints = loader.link_hints()
                         if state is not None or hints:
                             state = state or SyncState(source=loader.name)
                             state.extra = {**state.extra, "link_hints": hints}
