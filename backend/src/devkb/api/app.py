@@ -8,7 +8,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
 from devkb import __version__
@@ -79,6 +80,34 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
         shutdown(container)
 
 
+VENDOR = "/vendor"  # Swagger UI and ReDoc, copied from npm packages into the web app's build
+
+
+def _api_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs and ReDoc at /redoc, from the web app's own assets (no CDN)."""
+
+    async def swagger() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="devkb API",
+            swagger_js_url=f"{VENDOR}/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url=f"{VENDOR}/swagger-ui/swagger-ui.css",
+            swagger_favicon_url=f"{VENDOR}/swagger-ui/favicon-32x32.png",
+        )
+
+    async def redoc() -> HTMLResponse:
+        return get_redoc_html(
+            openapi_url="/openapi.json",
+            title="devkb API",
+            redoc_js_url=f"{VENDOR}/redoc/redoc.standalone.js",
+            redoc_favicon_url=f"{VENDOR}/swagger-ui/favicon-32x32.png",
+            with_google_fonts=False,
+        )
+
+    app.add_api_route("/docs", swagger, include_in_schema=False)
+    app.add_api_route("/redoc", redoc, include_in_schema=False)
+
+
 def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:
     container = container or Container()
 
@@ -94,8 +123,11 @@ def create_app(container: Container | None = None, start_background: bool = True
         version=__version__,
         description="A knowledge base for software teams: Jira, Confluence and GitHub as a graph, answered with citations.",
         lifespan=lifespan,
+        docs_url=None,  # served below from local assets: /docs works offline
+        redoc_url=None,
     )
     app.state.container = container
+    _api_docs(app)
     _errors(app)
     for module in (health, ask, chat, conversations, documents, graph, stats, sources):
         app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))

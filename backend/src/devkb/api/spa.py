@@ -31,6 +31,7 @@ API_PREFIXES = frozenset(
         "redoc",
         "openapi.json",
         "mcp",
+        "conversations",
     }
 )
 
