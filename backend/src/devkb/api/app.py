@@ -17,7 +17,7 @@ from devkb.api import openapi_errors, security
 from devkb.api.blas_threads import limit_blas_threads
 from devkb.api.routers import ask, chat, conversations, documents, graph, health, sources, stats
 from devkb.api.sessions import SessionMiddleware
-from devkb.api.spa import mount_spa
+from devkb.api.spa import BrowserNavigation, mount_spa
 from devkb.container import Container, prepare_store, shutdown
 from devkb.errors import (
     ConfigurationError,
@@ -141,4 +141,5 @@ def create_app(container: Container | None = None, start_background: bool = True
     # the MCP endpoint (streamable HTTP), behind the API key (mcp/http.py)
     app.router.routes.append(Route(MCP_PATH, endpoint=McpAuthGate(mcp_endpoint, container.settings())))
     mount_spa(app)  # last: the web app's catch-all must not shadow any API route
+    app.add_middleware(BrowserNavigation)  # a browser opening /graph, /sources, … gets the app
     return app

@@ -14,6 +14,7 @@ from pathlib import Path
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.convertors import Convertor, register_url_convertor
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
@@ -92,3 +93,39 @@ def mount_spa(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
 
     app.add_api_route("/", serve, methods=["GET", "HEAD"], include_in_schema=False)
     app.add_api_route("/{path:devkb_client_path}", serve, methods=["GET", "HEAD"], include_in_schema=False)
+
+
+# Paths the app has pages for that the API also answers. A browser opening or reloading one of
+# them (a navigation: it accepts text/html and not JSON) gets the app, which routes it to its page;
+# scripts and the app's own requests (JSON) get the API as before.
+APP_PAGES_ON_API_PATHS = frozenset({"graph", "sources", "documents", "chat", "conversations"})
+
+
+class BrowserNavigation:
+    """Pure ASGI: a browser navigation to an API-shaped app URL is served the app's index.html."""
+
+    def __init__(self, app: ASGIApp, static_dir: Path = STATIC_DIR) -> None:
+        self.app = app
+        self.static_dir = static_dir
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["method"] in ("GET", "HEAD")
+            and scope["path"].strip("/").split("/", 1)[0] in APP_PAGES_ON_API_PATHS
+            and _is_navigation(scope)
+            and (self.static_dir / "index.html").is_file()
+        ):
+            response = FileResponse(self.static_dir / "index.html", headers={"Cache-Control": "no-cache"})
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _is_navigation(scope: Scope) -> bool:
+    accept = ""
+    for key, value in scope.get("headers", []):
+        if key == b"accept":
+            accept = value.decode("latin-1").lower()
+            break
+    return "text/html" in accept and "application/json" not in accept
