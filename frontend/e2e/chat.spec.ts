@@ -31,7 +31,10 @@ test('asks a question and streams a cited answer; a citation leads to the docume
 
   const turn = page.locator('app-chat-turn').last();
   await expect(turn.locator('.bubble p').first()).toHaveText(QUESTION);
-  await expect(turn.getByRole('list', { name: 'Steps taken' }).locator('li').first()).toBeVisible();
+  await turn.getByText(/How this answer was found/).click(); // the steps, in plain words, behind a disclosure
+  const steps = turn.getByRole('list', { name: 'Steps taken' }).locator('li');
+  await expect(steps.first()).toBeVisible();
+  expect(await steps.allInnerTexts()).not.toContainEqual(expect.stringMatching(/[{[]"/)); // no raw JSON
   const answer = turn.getByTestId('answer');
   await expect(answer).not.toBeEmpty();
 
@@ -122,4 +125,18 @@ test('a short question after PAY-12 is a new question: "What is blocked?" lists 
   expect(ids.length).toBeGreaterThan(1);
   expect(ids).not.toEqual(['jira:PAY-12']);
   expect(ids).not.toContain('jira:PAY-12');
+});
+
+test('the composer shows its length and the limit, says when a question is too long, and hints at a language model', async ({
+  page,
+}) => {
+  await page.goto('/');
+  const box = page.getByRole('textbox', { name: 'Your question' });
+  await box.fill('x'.repeat(2100)); // a long paste is not cut silently
+  await expect(page.locator('#composer-count')).toContainText('2100 / 2000');
+  await expect(page.locator('#composer-count')).toContainText('too long');
+  await expect(page.getByRole('button', { name: 'Ask' })).toBeDisabled();
+  await expect(page.getByText(/Extractive mode: answers quote the sources/)).toBeVisible();
+  await box.fill('What is PAY-12 about?');
+  await expect(page.getByRole('button', { name: 'Ask' })).toBeEnabled();
 });

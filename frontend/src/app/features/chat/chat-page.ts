@@ -28,6 +28,13 @@ export class ChatPage {
   protected readonly store = inject(ChatStore);
   private readonly status = inject(ServerStatus);
   /** Whether the server keeps conversations (`DEVKB_CHAT_MEMORY=store`): then they can be listed and reopened. */
+  /** The server's limit (DEVKB_MAX_QUESTION_CHARS, default 2000): shown, never cut silently. */
+  protected readonly maxChars = 2000;
+  protected readonly tooLong = computed(() => this.question().length > this.maxChars);
+  protected readonly extractive = computed(() => {
+    const h = this.status.health();
+    return h !== null && !(h.llm.ok && !/extractive|^none/i.test(h.llm.detail)); // as the header's pill
+  });
   protected readonly persistent = computed(
     () => this.status.health()?.replica?.chat_memory === 'store',
   );
@@ -65,7 +72,8 @@ export class ChatPage {
 
   protected submit(): void {
     const q = this.question().trim();
-    if (!q || this.store.busy() || this.store.activeSources().length === 0) return;
+    if (!q || this.tooLong() || this.store.busy() || this.store.activeSources().length === 0)
+      return;
     this.question.set('');
     void this.store.ask(q);
   }

@@ -5,6 +5,7 @@ import {
   computed,
   inject,
   input,
+  signal,
 } from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
 
@@ -53,8 +54,21 @@ export class ChatTurnView {
     return !t.streaming && !t.error && t.sources.length === 0;
   });
 
+  protected readonly copied = signal(false);
+
+  protected async copy(): Promise<void> {
+    await navigator.clipboard.writeText(this.turn().answer);
+    this.copied.set(true);
+    setTimeout(() => this.copied.set(false), 2000);
+  }
+
   protected anchor(n: number): string {
     return sourceAnchor(this.turn().id, n);
+  }
+
+  /** A tool call in plain words: what was looked for, not the tool's arguments as JSON. */
+  protected step(tool: string, a: Record<string, unknown>): string {
+    return describeStep(tool, a);
   }
 
   protected args(a: Record<string, unknown>): string {
@@ -77,5 +91,41 @@ export class ChatTurnView {
     card.focus({ preventScroll: true });
     card.classList.add('flash');
     setTimeout(() => card.classList.remove('flash'), 1600);
+  }
+}
+
+function words(value: unknown): string {
+  if (Array.isArray(value)) return value.map(words).join(', ');
+  if (value && typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== null && v !== undefined && v !== '')
+      .map(([k, v]) => `${k.replace(/_/g, ' ')} ${words(v)}`)
+      .join(', ');
+  }
+  return String(value);
+}
+
+/** "Searched for “webhook retries”", "Looked up key PAY-12", … */
+export function describeStep(tool: string, a: Record<string, unknown>): string {
+  switch (tool) {
+    case 'RAGSearch':
+      return `Searched for “${String(a['query'] ?? '')}”`;
+    case 'GraphQuery': {
+      if (Array.isArray(a['document_ids']) && a['document_ids'].length) {
+        return a['reason'] === 'carry-over'
+          ? 'Went back to the documents of the previous answer'
+          : `Opened ${words(a['document_ids'])}`;
+      }
+      const lookups = Array.isArray(a['lookups']) ? a['lookups'] : [];
+      return lookups.length
+        ? `Looked up ${lookups.map(words).join('; ')}`
+        : 'Looked up the documents named';
+    }
+    case 'FetchNeighbors':
+      return 'Followed the links of the documents found';
+    case 'FilterDocs':
+      return 'Kept the documents that match the question';
+    default:
+      return tool;
   }
 }
