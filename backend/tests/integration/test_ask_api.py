@@ -176,3 +176,12 @@ def test_stream_over_http_from_uvicorn(server):
         history = c.get("/chat/history").json()
         assert history["session_id"] == evs[-1][1]["session_id"] and len(history["messages"]) == 2
         assert c.get("/health").json()["llm"] == {"ok": True, "detail": "none: extractive answers"}
+
+
+def test_graph_search_puts_the_exact_issue_first(app):
+    """Searching "PAY-1" (any case) opens the issue PAY-1, not a commit whose title mentions it."""
+    with TestClient(app) as c:
+        for q in ("PAY-1", "pay-1", " PAY-1 "):
+            nodes = c.get("/graph/search", params={"q": q}).json()["nodes"]
+            assert nodes[0]["id"] == "jira:PAY-1", (q, [n["id"] for n in nodes])
+            assert len(nodes) > 1  # the commit, pull request and pages that mention it follow

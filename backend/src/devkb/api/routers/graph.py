@@ -60,9 +60,22 @@ def search_graph(
     q: Annotated[str, Query(min_length=1, max_length=200)],
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> GraphResponse:
-    """Documents whose id or title contains ``q`` (no edges)."""
-    found = store.find_documents({"id": q}, limit=limit) + store.find_documents(title_contains=q, limit=limit)
+    """Documents whose id or title contains ``q`` (no edges): an exact id or issue key first
+    ("PAY-7" → the issue PAY-7, then the commits that mention it), then titles starting with it."""
+    term = q.strip()
+    exact = store.get_documents(list(dict.fromkeys([term, f"jira:{term.upper()}"])))
+    found = exact + store.find_documents({"id": term}, limit=limit)
+    found += store.find_documents(title_contains=term, limit=limit)
     seen: dict[str, Document] = {}
     for d in found:
         seen.setdefault(d.id, d)
-    return graph_out(GraphPage(nodes=list(seen.values())[:limit], edges=[]))
+    exact_ids = {d.id for d in exact}
+    lowered = term.lower()
+
+    def rank(d: Document) -> int:
+        if d.id in exact_ids:
+            return 0
+        return 1 if d.title.lower().startswith(lowered) else 2
+
+    ordered = sorted(seen.values(), key=rank)  # stable: the store's order within a rank
+    return graph_out(GraphPage(nodes=ordered[:limit], edges=[]))

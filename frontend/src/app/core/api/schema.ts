@@ -221,7 +221,8 @@ export interface paths {
         };
         /**
          * Search Graph
-         * @description Documents whose id or title contains ``q`` (no edges).
+         * @description Documents whose id or title contains ``q`` (no edges): an exact id or issue key first
+         *     ("PAY-7" → the issue PAY-7, then the commits that mention it), then titles starting with it.
          */
         get: operations["searchGraph"];
         put?: never;

@@ -12,6 +12,7 @@ import { firstValueFrom } from 'rxjs';
 import { ApiClient } from '../../core/api/api-client';
 import { toApiError } from '../../core/api/api-error';
 import type { GraphNode, Neighbor } from '../../core/api/models';
+import { edgeLabel } from '../../shared/edge-kinds';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
 import { shortLabel } from './graph-model';
 
@@ -52,6 +53,7 @@ export function metadataRows(metadata: Record<string, unknown>): { key: string; 
   styleUrl: './document-panel.scss',
 })
 export class DocumentPanel {
+  protected readonly edgeLabel = edgeLabel;
   private readonly api = inject(ApiClient);
 
   readonly node = input.required<GraphNode>();

@@ -14,6 +14,7 @@ import { FCanvasComponent, FFlowComponent, FFlowModule, FZoomDirective } from '@
 import { map } from 'rxjs';
 
 import { SOURCE_KINDS, type SourceKind } from '../../core/api/models';
+import { edgeLabel } from '../../shared/edge-kinds';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
 import { ChatStore } from '../chat/chat-store';
 import { DocumentPanel } from './document-panel';
@@ -38,6 +39,7 @@ const FIT_PADDING = { x: 40, y: 56 }; // screen pixels per side
   styleUrl: './graph-page.scss',
 })
 export class GraphPage {
+  protected readonly edgeLabel = edgeLabel;
   protected readonly store = inject(GraphStore);
   private readonly chat = inject(ChatStore);
   private readonly router = inject(Router);
