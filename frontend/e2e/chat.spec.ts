@@ -140,3 +140,26 @@ test('the composer shows its length and the limit, says when a question is too l
   await box.fill('What is PAY-12 about?');
   await expect(page.getByRole('button', { name: 'Ask' })).toBeEnabled();
 });
+
+test('an answer can be copied and rated; the vote is stored with its question', async ({
+  page,
+}) => {
+  await page.goto('/');
+  await ask(page, 'How do we retry failed webhooks?');
+  const turn = page.locator('app-chat-turn').last();
+  const stored = page.waitForResponse(
+    (r) => r.url().endsWith('/feedback') && r.request().method() === 'POST',
+  );
+  await turn.getByRole('button', { name: 'Unhelpful answer' }).click();
+  const response = await stored;
+  expect(response.status()).toBe(201);
+  expect(response.request().postDataJSON()).toMatchObject({
+    question: 'How do we retry failed webhooks?',
+    rating: 'down',
+  });
+  await expect(turn.getByRole('button', { name: 'Unhelpful answer' })).toHaveAttribute(
+    'aria-pressed',
+    'true',
+  );
+  await expect(turn.getByRole('status').filter({ hasText: 'saved' })).toBeVisible();
+});

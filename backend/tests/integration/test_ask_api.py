@@ -185,3 +185,28 @@ def test_graph_search_puts_the_exact_issue_first(app):
             nodes = c.get("/graph/search", params={"q": q}).json()["nodes"]
             assert nodes[0]["id"] == "jira:PAY-1", (q, [n["id"] for n in nodes])
             assert len(nodes) > 1  # the commit, pull request and pages that mention it follow
+
+
+def test_feedback_is_stored_with_its_question_and_bad_votes_are_refused(app, tmp_path):
+    with TestClient(app) as c:
+        r = c.post(
+            "/feedback",
+            json={
+                "question": "What is PAY-1?",
+                "answer": "Refunds [1].",
+                "rating": "down",
+                "document_ids": ["jira:PAY-1"],
+            },
+        )
+        assert r.status_code == 201 and r.json()["stored"] is True
+        assert c.post("/feedback", json={"question": "q", "answer": "a", "rating": "meh"}).status_code == 422
+        assert c.post("/feedback", json={"question": "", "answer": "a", "rating": "up"}).status_code == 422
+        data_dir = app.state.container.settings().data_dir
+    lines = (data_dir / "feedback.jsonl").read_text().splitlines()
+    assert len(lines) == 1
+    vote = json.loads(lines[0])
+    assert (
+        vote["rating"] == "down"
+        and vote["question"] == "What is PAY-1?"
+        and vote["document_ids"] == ["jira:PAY-1"]
+    )

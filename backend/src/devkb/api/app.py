@@ -15,7 +15,7 @@ from starlette.routing import Route
 from devkb import __version__
 from devkb.api import openapi_errors, security
 from devkb.api.blas_threads import limit_blas_threads
-from devkb.api.routers import ask, chat, conversations, documents, graph, health, sources, stats
+from devkb.api.routers import ask, chat, conversations, documents, feedback, graph, health, sources, stats
 from devkb.api.sessions import SessionMiddleware
 from devkb.api.spa import BrowserNavigation, mount_spa
 from devkb.container import Container, prepare_store, shutdown
@@ -129,7 +129,7 @@ def create_app(container: Container | None = None, start_background: bool = True
     app.state.container = container
     _api_docs(app)
     _errors(app)
-    for module in (health, ask, chat, conversations, documents, graph, stats, sources):
+    for module in (health, ask, chat, conversations, documents, feedback, graph, stats, sources):
         app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))
     app.add_middleware(
         SessionMiddleware,

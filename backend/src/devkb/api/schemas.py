@@ -253,3 +253,16 @@ class SyncStarted(BaseModel):
 
 class ErrorResponse(BaseModel):
     detail: str
+
+
+class FeedbackIn(BaseModel):
+    question: str = Field(min_length=1, max_length=5000)
+    answer: str = Field(max_length=50_000)
+    rating: Literal["up", "down"]
+    document_ids: list[Annotated[str, Field(max_length=500)]] = Field(default_factory=list, max_length=50)
+    comment: str | None = Field(None, max_length=2000)
+
+
+class FeedbackStored(BaseModel):
+    stored: bool
+    at: str

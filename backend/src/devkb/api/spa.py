@@ -27,6 +27,7 @@ API_PREFIXES = frozenset(
         "documents",
         "sources",
         "stats",
+        "feedback",
         "health",
         "docs",
         "redoc",

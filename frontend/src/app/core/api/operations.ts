@@ -21,6 +21,7 @@ export const OPERATIONS = {
   "listSources": { method: 'GET', path: '/sources' },
   "renameConversation": { method: 'PATCH', path: '/conversations/{conversation_id}' },
   "searchGraph": { method: 'GET', path: '/graph/search' },
+  "sendFeedback": { method: 'POST', path: '/feedback' },
   "syncSource": { method: 'POST', path: '/sources/{name}/sync' },
 } as const satisfies { [K in keyof operations]: { method: string; path: keyof paths } };
 

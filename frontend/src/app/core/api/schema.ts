@@ -192,6 +192,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send Feedback
+         * @description Record a thumbs up or down on an answer, with the question and the cited documents.
+         */
+        post: operations["sendFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/graph": {
         parameters: {
             query?: never;
@@ -489,6 +509,29 @@ export interface components {
         ErrorResponse: {
             /** Detail */
             detail: string;
+        };
+        /** FeedbackIn */
+        FeedbackIn: {
+            /** Answer */
+            answer: string;
+            /** Comment */
+            comment?: string | null;
+            /** Document Ids */
+            document_ids?: string[];
+            /** Question */
+            question: string;
+            /**
+             * Rating
+             * @enum {string}
+             */
+            rating: "up" | "down";
+        };
+        /** FeedbackStored */
+        FeedbackStored: {
+            /** At */
+            at: string;
+            /** Stored */
+            stored: boolean;
         };
         /** GraphEdge */
         GraphEdge: {
@@ -1245,6 +1288,57 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    sendFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackStored"];
+                };
+            };
+            /** @description The body could not be decoded (not UTF-8). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,9 @@ import {
   signal,
 } from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
+import { firstValueFrom } from 'rxjs';
+
+import { ApiClient } from '../../core/api/api-client';
 
 import { docTypeStyle } from '../../shared/doc-type';
 import type { ChatTurn } from './chat-store';
@@ -55,6 +58,24 @@ export class ChatTurnView {
   });
 
   protected readonly copied = signal(false);
+  protected readonly vote = signal<'up' | 'down' | null>(null);
+  private readonly api = inject(ApiClient);
+
+  /** Thumbs up or down, stored with the question and the cited documents (POST /feedback). */
+  protected async rate(rating: 'up' | 'down'): Promise<void> {
+    const t = this.turn();
+    await firstValueFrom(
+      this.api.call('sendFeedback', {
+        body: {
+          question: t.question,
+          answer: t.answer,
+          rating,
+          document_ids: t.sources.map((s) => s.document_id),
+        },
+      }),
+    );
+    this.vote.set(rating);
+  }
 
   protected async copy(): Promise<void> {
     await navigator.clipboard.writeText(this.turn().answer);
