@@ -82,3 +82,24 @@ test('scripts still get the API on the same paths', async ({ request }) => {
   });
   expect(missing.status()).toBe(404);
 });
+
+test("the graph's first view names its most connected documents in readable text", async ({
+  page,
+}) => {
+  await page.goto('/explore');
+  await page.waitForLoadState('networkidle');
+  await page.waitForTimeout(1500); // layout and fit-to-screen
+  const labels = await page.locator('.gnode.hub .key').evaluateAll((els) =>
+    els
+      .map((e) => ({
+        text: e.textContent?.trim() ?? '',
+        rect: e.getBoundingClientRect(),
+        style: getComputedStyle(e),
+      }))
+      .filter((l) => l.rect.width > 0 && l.style.visibility !== 'hidden')
+      .map((l) => ({ text: l.text, height: l.rect.height })),
+  );
+  expect(labels.length, JSON.stringify(labels)).toBeGreaterThanOrEqual(5);
+  for (const l of labels) expect(l.height, l.text).toBeGreaterThanOrEqual(10); // px on screen
+  await expect(page.getByText('Jira issue', { exact: true })).toBeVisible(); // the legend of node types
+});

@@ -25,6 +25,7 @@ import { GRAPH_LIMITS, GraphStore } from './graph-store';
 const IN = '>in';
 const OUT = '>out';
 const AUTO_LABEL_MAX = 400;
+const HUB_LABELS = 12; // labelled at every zoom: the most connected documents
 const AUTO_LABEL_SCALE = 0.7;
 const FAR_SCALE = 0.45;
 const READABLE_SCALE = 0.6;
@@ -83,6 +84,7 @@ export class GraphPage {
    * is unreadable there anyway, and skipping it keeps zooming smooth with hundreds of nodes).
    */
   protected readonly zoomBand = signal<'far' | 'mid' | 'near'>('near');
+  protected readonly hubScale = signal('1');
   private readonly labelsAll = computed(
     () =>
       this.labelMode() === 'all' ||
@@ -97,7 +99,20 @@ export class GraphPage {
     const selected = this.store.selectedId();
     const near = this.near();
     const expanded = this.store.expanded();
+    // The best-connected documents keep a readable label even at the zoom that fits the whole graph.
+    const degree = new Map<string, number>();
+    for (const e of this.store.visibleEdges()) {
+      degree.set(e.source, (degree.get(e.source) ?? 0) + 1);
+      degree.set(e.target, (degree.get(e.target) ?? 0) + 1);
+    }
+    const hubs = new Set(
+      [...degree.entries()]
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .slice(0, HUB_LABELS)
+        .map(([id]) => id),
+    );
     return this.store.visibleNodes().map((n) => ({
+      hub: hubs.has(n.id),
       node: n,
       pos: positions.get(n.id) ?? { x: 0, y: 0 },
       key: shortLabel(n.id),
@@ -124,6 +139,8 @@ export class GraphPage {
 
   protected onCanvasChange(scale: number): void {
     this.zoomBand.set(scale >= AUTO_LABEL_SCALE ? 'near' : scale >= FAR_SCALE ? 'mid' : 'far');
+    // hub labels are drawn at the inverse of the zoom, so they read at the normal text size
+    this.hubScale.set(Math.min(Math.max(1 / Math.max(scale, 0.01), 1), 14).toFixed(2));
   }
 
   /** Double-click zooms on the empty canvas only: on a node it expands the neighbours. */
