@@ -163,3 +163,18 @@ test('an answer can be copied and rated; the vote is stored with its question', 
   );
   await expect(turn.getByRole('status').filter({ hasText: 'saved' })).toBeVisible();
 });
+
+test('each new answer comes into view, also after several turns', async ({ page }) => {
+  await page.goto('/');
+  for (const q of [
+    'What is PAY-12 about?',
+    'How do we retry failed webhooks?',
+    'Why were customers charged twice in April?',
+  ]) {
+    await ask(page, q);
+    const question = page.locator('app-chat-turn').last().locator('.bubble p').first();
+    await expect(question).toHaveText(q);
+    await expect(question).toBeInViewport();
+    await expect(page.locator('app-chat-turn').last().getByTestId('answer')).toBeInViewport();
+  }
+});

@@ -11,7 +11,12 @@ const PAGES = [
 ];
 
 for (const p of PAGES) {
-  test(`${p.name} fits a phone screen (390×844)`, async ({ page }) => {
+  test(`${p.name} fits a phone screen (390×844 and 360×740)`, async ({ page }) => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(p.path);
+    await page.waitForLoadState('networkidle');
+    const narrow = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(narrow, 'at 360 px').toBeLessThanOrEqual(360);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(p.path);
     await page.waitForLoadState('networkidle');
@@ -46,3 +51,16 @@ for (const p of PAGES) {
     ).toEqual([]);
   });
 }
+
+test('the document panel is a bottom sheet on a phone, inside the screen', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/explore?focus=jira:PAY-7');
+  const panel = page.locator('app-document-panel');
+  await expect(panel).toBeVisible();
+  const box = (await panel.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  expect(box.y + box.height).toBeLessThanOrEqual(844);
+  const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(scroll).toBeLessThanOrEqual(390);
+});

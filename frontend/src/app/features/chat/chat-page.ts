@@ -53,15 +53,20 @@ export class ChatPage {
   constructor() {
     this.store.draft.set('');
     void this.store.loadHistory();
-    // Keep the newest text in view while an answer streams in, unless the reader scrolled up.
+    // A new question moves to the top of the log; the answer streams in below it.
     let lastCount = 0;
     afterRenderEffect(() => {
       const turns = this.store.turns();
       const el = this.log().nativeElement;
       const last = turns.at(-1);
       void last?.answer;
-      const nearBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 160;
-      if (turns.length !== lastCount || nearBottom) el.scrollTop = el.scrollHeight;
+      if (turns.length > lastCount && lastCount > 0) {
+        // a new question: bring it to the top of the log, so its answer is read from the start
+        const views = el.querySelectorAll<HTMLElement>('app-chat-turn');
+        views[views.length - 1]?.scrollIntoView({ block: 'start' });
+      } else if (turns.length !== lastCount) {
+        el.scrollTop = el.scrollHeight; // the restored conversation: its end
+      }
       lastCount = turns.length;
     });
   }
