@@ -73,3 +73,18 @@ def demo_workspace(tmp_path_factory, embedder):
     ws = build_demo_workspace(tmp_path_factory.mktemp("demo-workspace"), embedder)
     yield ws
     ws.suite.stop()
+
+
+@pytest.fixture(autouse=True)
+def emulator_responses_follow_the_vendor_descriptions():
+    """Every response an emulator gives during a test is validated against the vendor's published
+    OpenAPI description (``devkb.emulators.vendor_check``); a violation fails the test that caused
+    it, with the finding, even where the client under test swallowed the 500 it was sent."""
+    from devkb.emulators.vendor_check import SESSION_CHECK
+
+    before = len(SESSION_CHECK.violations)
+    yield
+    new = SESSION_CHECK.violations[before:]
+    if new:
+        listed = "\n".join(str(v) for v in new[:10])
+        pytest.fail(f"{len(new)} emulator responses violate the vendor description:\n{listed}", pytrace=False)

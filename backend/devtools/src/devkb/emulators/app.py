@@ -65,6 +65,11 @@ class EmulatorApp:
             response.set_header("Retry-After", _seconds(retry_after))
         return response
 
+    def vendor_description(self) -> str | None:
+        """The name of the vendor's OpenAPI description this app's responses must satisfy
+        (:mod:`devkb.emulators.vendor_check`); None where the vendor publishes none (Data Center)."""
+        return None
+
     def describe(self) -> dict[str, Any]:
         """Short JSON description for ``GET /_emulator``."""
         return {"service": self.service}

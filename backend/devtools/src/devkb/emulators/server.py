@@ -46,6 +46,7 @@ from devkb.emulators.faults import Fault, FaultSwitches, RequestRecord
 from devkb.emulators.github import GitHubEmulator
 from devkb.emulators.jira import JiraEmulator
 from devkb.emulators.routing import Request, Response, json_response
+from devkb.emulators.vendor_check import SESSION_CHECK, ResponseHook
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +58,18 @@ class EmulatorServer:
     """One emulator app served over HTTP on ``host:port`` (port 0 picks a free one)."""
 
     def __init__(
-        self, app: EmulatorApp, *, host: str = "127.0.0.1", port: int = 0, public_url: str | None = None
+        self,
+        app: EmulatorApp,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        public_url: str | None = None,
+        response_check: ResponseHook | None = SESSION_CHECK,
     ) -> None:
         self.app = app
+        # every response the app produces is validated against the vendor's description
+        # (vendor_check.py); None turns that off
+        self.response_check = response_check
         self.host = host
         self.requested_port = port
         self.public_url = public_url.rstrip("/") if public_url else None
@@ -170,10 +180,13 @@ class EmulatorServer:
 
     def _handle(self, request: Request) -> Response:
         try:
-            return self.app.handle(request)
+            response = self.app.handle(request)
         except Exception:  # an emulator bug must surface as a 500, like a real server
             log.exception("%s emulator failed on %s %s", self.service, request.method, request.path)
             return self.app.error_response(request, 500, "Internal server error in the emulator")
+        if self.response_check is not None:
+            response = self.response_check(self.service, self.app.vendor_description(), request, response)
+        return response
 
     def _control(self, request: Request) -> Response:
         action = request.path[len(CONTROL_PREFIX) :].strip("/")
