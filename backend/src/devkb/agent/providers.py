@@ -86,11 +86,12 @@ class LlmProvider:
         if s.llm_provider == "none":
             return LlmChoice("none", None, True, "none: extractive answers")
         if s.llm_provider == "openai":
-            if s.openai_api_key is None:
+            if s.openai_api_key is None and s.openai_base_url is None:
                 return LlmChoice(
                     "none", None, False, "openai: DEVKB_OPENAI_API_KEY is not set; extractive answers"
                 )
-            return LlmChoice("openai", self._generator("openai"), True, f"openai {s.openai_model}")
+            where = f" at {s.openai_base_url}" if s.openai_base_url else ""
+            return LlmChoice("openai", self._generator("openai"), True, f"openai {s.openai_model}{where}")
         ok, detail = self.probe(s.ollama_url, s.ollama_model)
         if s.llm_provider == "ollama":
             # configured explicitly: use it even when the probe fails (the answer falls back per question)
@@ -115,17 +116,19 @@ def build_generator(settings: Settings, provider: str) -> Any:
             url=settings.ollama_url,
             timeout=120,
             # deterministic, and room for several tool results (Ollama's default context is small)
-            generation_kwargs={"temperature": 0, "num_ctx": 8192},
+            generation_kwargs={"temperature": 0, "num_ctx": 8192, "num_predict": settings.llm_max_tokens},
         )
     if provider == "openai":
         from haystack.components.generators.chat import OpenAIChatGenerator
         from haystack.utils import Secret
 
-        assert settings.openai_api_key is not None
+        # a local OpenAI-compatible server (llama.cpp, vLLM, LM Studio) usually wants no key
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "no-key"
         return OpenAIChatGenerator(
-            api_key=Secret.from_token(settings.openai_api_key.get_secret_value()),
+            api_key=Secret.from_token(key),
             model=settings.openai_model,
             api_base_url=settings.openai_base_url,
             timeout=120,
+            generation_kwargs={"temperature": 0, "max_tokens": settings.llm_max_tokens},
         )
     raise ValueError(f"unknown LLM provider {provider!r}")

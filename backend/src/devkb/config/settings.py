@@ -71,6 +71,12 @@ class Settings(BaseSettings):
     openai_model: str = "gpt-4o-mini"
     openai_base_url: str | None = None
     agent_max_steps: int = Field(6, ge=1, le=20)
+    llm_max_tokens: int = Field(
+        1024,
+        ge=16,
+        le=32768,
+        description="Cap on tokens per model reply (small models can loop until the context is full).",
+    )
 
     # -- indexing -------------------------------------------------------------------------------
     chunk_size: int = Field(1000, ge=200, le=8000, description="Target characters per chunk.")
