@@ -98,7 +98,13 @@ class AskService:
             docs = scope.selection[: self.max_sources]
         events.status("generating")
         text = compose_answer(
-            outcome.parsed, docs, outcome.not_found, outcome.anchors, outcome.listed, dated=outcome.dated
+            outcome.parsed,
+            docs,
+            outcome.not_found,
+            outcome.anchors,
+            outcome.listed,
+            dated=outcome.dated,
+            list_kind=outcome.list_kind,
         )
         for piece in _PIECE.split(text):
             events.token(piece + " ")

@@ -88,7 +88,8 @@ def terms(text: str) -> set[str]:
 
 
 _METADATA_LINE = re.compile(
-    r"^(?:[A-Z][\w ]{1,20}: [^·]{0,80} · ){2,}|^#{1,6}\s|^[A-Z][A-Z0-9]+-\d+: .{0,200}$"
+    r"^(?:[A-Z][\w ]{1,20}: [^·]{0,80} · ){2,}|^#{1,6}\s|^[A-Z][A-Z0-9]+-\d+: .{0,200}$|"
+    r"^Space: [^·\n]{0,120} · Path: "  # a Confluence page's header line (sources/confluence/convert.py)
 )
 BOILERPLATE = re.compile(
     r"closing (?:all )?issues that were resolved|bulk[- ]clos|this issue (?:has been|was) automatically|"
@@ -345,6 +346,26 @@ def blocked_list(listed: Sequence[EvidenceDoc], numbers: Mapping[str, int]) -> s
     return f"{n} {verb} blocked: " + "; ".join(items) + more + "."
 
 
+def resolved_list(parsed: ParsedQuestion, listed: Sequence[EvidenceDoc], numbers: Mapping[str, int]) -> str:
+    """ "6 issues were resolved from 2010-05-01 to 2010-05-31 in FLUID: FLUID-2430: … [1]; …" """
+    span = f"from {(parsed.time_from or '…')[:10]} to {(parsed.time_to or '…')[:10]}"
+    projects = [p for lk in parsed.lookups.lookups for p in lk.filters.get("project", ())]
+    where = f" in {', '.join(projects)}" if projects else ""
+    if not listed:
+        return f"No issue{where} was resolved {span} in the knowledge base."
+    n = len(listed)
+    items = []
+    for d in listed[:_LIST_SHOWN]:
+        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        resolved = str(d.document.metadata.get("resolved") or "")[:10]
+        how = d.document.metadata.get("resolution")
+        detail = ", ".join(str(x) for x in (how, resolved) if x)
+        items.append(f"{d.document.title}" + (f" ({detail})" if detail else "") + cite)
+    more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
+    verb = "issue was" if n == 1 else "issues were"
+    return f"{n} {verb} resolved {span}{where}: " + "; ".join(items) + more + "."
+
+
 def period_list(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc]) -> str:
     """ "Updated 2026-10-01 to 2026-10-31: 3 documents — PAY-21: … (2026-10-06) [1]; …" """
     span = f"{(parsed.time_from or '…')[:10]} to {(parsed.time_to or '…')[:10]}"
@@ -355,6 +376,18 @@ def period_list(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc]) -> str:
     return f"Updated from {span}: {len(docs)} {noun} — " + "; ".join(items) + "."
 
 
+def _page_named(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequence[EvidenceDoc]) -> str:
+    """ "The page “Accessible Modal Dialogs” [1]: " when a question about a topic is answered from a
+    page (or documentation file) — the answer names what it draws on, not only quotes it."""
+    if parsed.wanted not in (None, "page", "file") or parsed.qtype in ("who", "list") or named or not docs:
+        return ""
+    top = docs[0]
+    kind = "page" if top.id.startswith("confluence:") else top.document.metadata.get("kind")
+    if kind not in ("page", "file"):
+        return ""
+    return f"The {kind} “{top.document.title}” [1]: "
+
+
 def compose_answer(
     parsed: ParsedQuestion,
     docs: Sequence[EvidenceDoc],
@@ -363,6 +396,7 @@ def compose_answer(
     listed: Sequence[EvidenceDoc] | None = None,
     max_sentences: int = 3,
     dated: Sequence[EvidenceDoc] | None = None,
+    list_kind: str = "relation",
 ) -> str:
     """The extractive answer for a parsed question over ``docs`` (the sources, cited by position):
     identifiers not found; the fields asked about for the named documents; a relation's complete
@@ -381,6 +415,9 @@ def compose_answer(
             fact = field_facts(parsed, numbers[doc.id], doc)
             if fact:
                 lines.append(fact)
+    if listed is not None and list_kind == "resolved":
+        lines.append(resolved_list(parsed, listed, numbers))
+        return " ".join(lines)
     if listed is not None and not anchors:
         lines.append(blocked_list(listed, numbers))
         return " ".join(lines)
@@ -407,5 +444,5 @@ def compose_answer(
         ]
         body = compose_extractive(parsed.text, passages, max_sentences=max_sentences, qtype=parsed.qtype)
         if body != NO_ANSWER:
-            lines.append(body)
+            lines.append(_page_named(parsed, docs, named) + body)
     return " ".join(lines) if lines else NO_ANSWER

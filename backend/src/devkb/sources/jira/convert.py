@@ -79,6 +79,8 @@ def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument
         "label": labels,
         "created": to_utc_iso(f.get("created")),
         "resolved": to_utc_iso(f.get("resolutiondate")),
+        # the month it was resolved in (UTC), a find field: "what was resolved in May 2010"
+        "resolved_month": to_utc_iso(f.get("resolutiondate"))[:7],
         "comment_count": len(comments),
     }
     meta = {k: v for k, v in meta.items() if v not in (None, "", [])}
