@@ -34,3 +34,15 @@ fi
 if [ -f frontend/package.json ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
   bash scripts/build_frontend.sh
 fi
+
+# the vendors' published API descriptions that tests validate the emulators against (npm packages;
+# backend/devtools/src/devkb/emulators/vendor_check.py): the ADF JSON schema, GitHub's OpenAPI
+if [ -f tools/vendor-apis/package-lock.json ]; then
+  STAMP_VENDOR=.cache/vendor-apis.stamp
+  WANT_VENDOR=$(sha256sum tools/vendor-apis/package-lock.json | cut -c1-16)
+  if [ ! -d tools/vendor-apis/node_modules ] || [ ! -f "$STAMP_VENDOR" ] || [ "$(cat "$STAMP_VENDOR")" != "$WANT_VENDOR" ]; then
+    echo "==> installing vendor API descriptions (tools/vendor-apis)"
+    (cd tools/vendor-apis && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$WANT_VENDOR" > "$STAMP_VENDOR"
+  fi
+fi

@@ -47,6 +47,9 @@ class SourceConfig(BaseModel):
     token_env: str | None = None
     schedule: str | None = "30m"
     enabled: bool = True
+    deployment: Literal["auto", "cloud", "datacenter"] = Field(
+        "auto", description="Atlassian sources: Cloud or Data Center/Server; auto asks the server."
+    )
     # jira
     projects: list[str] = Field(default_factory=list)
     jql: str | None = None

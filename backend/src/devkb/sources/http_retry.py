@@ -93,7 +93,9 @@ def _with_timeout(
     return call
 
 
-def atlassian_client(client_class: type[T], config: Any, on_retry: Callable[[str], None] | None) -> T:
+def atlassian_client(
+    client_class: type[T], config: Any, on_retry: Callable[[str], None] | None, **extra: Any
+) -> T:
     """A Jira or Confluence client (atlassian-python-api) over a :func:`retrying_session`, with
     basic auth (``config.user`` + token) or a bearer token. ``config`` has ``url``, ``user``,
     ``token`` (a SecretStr or None), ``retries``, ``backoff`` and ``timeout``."""
@@ -101,7 +103,7 @@ def atlassian_client(client_class: type[T], config: Any, on_retry: Callable[[str
         retries=config.retries, backoff_factor=config.backoff, timeout=config.timeout, on_retry=on_retry
     )
     token = config.token.get_secret_value() if config.token else None
-    kwargs: dict[str, Any] = {"url": config.url, "cloud": False, "session": session}
+    kwargs: dict[str, Any] = {"url": config.url, "cloud": False, "session": session, **extra}
     if config.user and token:
         kwargs.update(username=config.user, password=token)
     elif token:

@@ -34,6 +34,7 @@ def build_loader(cfg: SourceConfig) -> SourceLoader:
                 jql=cfg.jql,
                 browse_url=cfg.browse_url,
                 page_size=cfg.page_size,
+                deployment=cfg.deployment,
             )
         )
     builders = _extra_builders()

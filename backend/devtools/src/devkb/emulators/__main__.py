@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from devkb.emulators.dataset import Dataset
-from devkb.emulators.server import EmulatorSuite
+from devkb.emulators.server import JIRA_DEPLOYMENTS, EmulatorSuite
 
 DEMO_DATASET = Path(__file__).resolve().parents[1] / "demo" / "data"
 
@@ -28,6 +28,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--port", type=int, default=8580, help="Jira port; Confluence +1, GitHub +2 (0: free ports)"
     )
+    parser.add_argument(
+        "--jira-deployment",
+        choices=JIRA_DEPLOYMENTS,
+        default="datacenter",
+        help="datacenter: REST API v2 with offset search; cloud: v3, search/jql with page tokens, "
+        "ADF bodies, 410 on the removed /search (default: datacenter)",
+    )
+    parser.add_argument(
+        "--jira-time-zone",
+        default="UTC",
+        help="the bot user's time zone, in which JQL dates are read (default UTC)",
+    )
     parser.add_argument("--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -37,7 +49,13 @@ def main(argv: list[str] | None = None) -> None:
     dataset = Dataset.load(args.dataset)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with EmulatorSuite(dataset, host=args.host, base_port=args.port or None) as suite:
+    with EmulatorSuite(
+        dataset,
+        host=args.host,
+        base_port=args.port or None,
+        jira_deployment=args.jira_deployment,
+        jira_time_zone=args.jira_time_zone,
+    ) as suite:
         print(f"jira       {suite.jira_url}", flush=True)
         print(f"confluence {suite.confluence_url}", flush=True)
         print(f"github     {suite.github_url}", flush=True)

@@ -29,6 +29,7 @@ import threading
 from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from devkb.emulators.app import EmulatorApp
 from devkb.emulators.dataset import Dataset
@@ -69,15 +70,19 @@ class JiraEmulator(EmulatorApp):
     """Serves the dataset's Jira projects and issues like a Jira Server (REST API v2)."""
 
     service = "jira"
+    deployment = "datacenter"
 
     def __init__(
         self,
         dataset: Dataset,
         faults: FaultSwitches | None = None,
         *,
+        time_zone: str = "UTC",
         max_results: int = 100,
         default_max_results: int = 50,
     ) -> None:
+        self.time_zone = time_zone
+        self._zone = ZoneInfo(time_zone)  # the calling user's zone: JQL date literals are read in it
         self.max_results = max_results
         self.default_max_results = default_max_results
         self._results_cache: OrderedDict[tuple[Any, ...], tuple[list[dict[str, Any]], list[str]]] = (
@@ -118,7 +123,7 @@ class JiraEmulator(EmulatorApp):
         )
 
     def myself(self, request: Request) -> Response:
-        """The calling user; ``timeZone`` tells clients that JQL dates are read as UTC."""
+        """The calling user; ``timeZone`` is the zone JQL date literals are read in."""
         return json_response(
             {
                 "self": f"{request.base_url}/rest/api/2/user?username=emulator",
@@ -126,7 +131,7 @@ class JiraEmulator(EmulatorApp):
                 "key": "emulator",
                 "displayName": "Emulator User",
                 "active": True,
-                "timeZone": "UTC",
+                "timeZone": self.time_zone,
                 "locale": "en_US",
             }
         )
@@ -253,6 +258,7 @@ class JiraEmulator(EmulatorApp):
                 issue_exists=lambda key: self.dataset.issue(key) is not None,
                 strict=strict,
                 now=now,
+                tz=self._zone,
             )
         except JqlError as e:
             raise HttpError(400, str(e)) from e

@@ -16,8 +16,8 @@ ASC and ``key ASC`` is always the final tie-breaker (and the whole order without
 
 Dates: ``"yyyy-MM-dd HH:mm"``, ``"yyyy/MM/dd HH:mm"``, ``"yyyy-MM-dd"``, ``"yyyy/MM/dd"`` or a
 relative period such as ``-15m``, ``-2d``, ``"-1w 2d"``. Like Jira, comparisons are at minute
-precision: the issue's timestamp is truncated to the minute. The emulated server time zone is
-UTC, so literals are read as UTC (a real server reads them in the user's or server's zone).
+precision: the issue's timestamp is truncated to the minute. Literals are read in the calling
+user's time zone (``tz``; the emulator's ``/myself`` says which), as a real server does.
 
 Anything else (text search ``~``, functions, ``NOT``, ``was``/``changed``) raises
 :class:`JqlError`, which the emulator turns into Jira's 400 error shape. Unknown projects and
@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from devkb.emulators.query_tokens import (
@@ -133,7 +133,9 @@ class _Parser:
         issue_exists: Callable[[str], bool],
         strict: bool,
         now: datetime,
+        tz: tzinfo = UTC,
     ) -> None:
+        self.tz = tz
         try:
             self.stream = TokenStream(text)
         except QuerySyntaxError as e:
@@ -299,7 +301,7 @@ class _Parser:
         return predicate
 
     def _moment(self, name: str, token: Token) -> datetime:
-        moment = parse_date_literal(token.value, self.now, allow_relative=True)
+        moment = parse_date_literal(token.value, self.now, allow_relative=True, tz=self.tz)
         if moment is None:
             raise JqlError(
                 f"Date value '{token.value}' for field '{name}' is invalid. Valid formats include: "
@@ -323,9 +325,11 @@ def compile_jql(
     issue_exists: Callable[[str], bool] = lambda _key: True,
     strict: bool = True,
     now: datetime | None = None,
+    tz: tzinfo = UTC,
 ) -> JqlQuery:
-    """Compile ``text``; unknown projects/keys raise (``strict``) or become warnings."""
-    return _Parser(text or "", project_exists, issue_exists, strict, now or datetime.now(UTC)).parse()
+    """Compile ``text``; unknown projects/keys raise (``strict``) or become warnings. Date literals
+    are read in ``tz``, the calling user's time zone (as Jira does)."""
+    return _Parser(text or "", project_exists, issue_exists, strict, now or datetime.now(UTC), tz).parse()
 
 
 def _sort_value_by(name: str, item: dict[str, Any]) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from devkb.emulators.timestamps import parse_timestamp
 
@@ -92,8 +92,10 @@ class TokenStream:
         return self.peek().is_punct(char)
 
 
-def parse_date_literal(literal: str, now: datetime, allow_relative: bool) -> datetime | None:
-    """A date literal as an aware UTC datetime at minute precision; None if not a date.
+def parse_date_literal(
+    literal: str, now: datetime, allow_relative: bool, tz: tzinfo = UTC
+) -> datetime | None:
+    """A date literal (read in ``tz``) as an aware UTC datetime at minute precision; None if not a date.
 
     With ``allow_relative`` a period like ``-15m``, ``-2d`` or ``-1w 2d`` counts from ``now``.
     """
@@ -107,7 +109,7 @@ def parse_date_literal(literal: str, now: datetime, allow_relative: bool) -> dat
         return moment.astimezone(UTC).replace(second=0, microsecond=0)
     for fmt in _DATE_FORMATS:
         try:
-            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
+            return datetime.strptime(text, fmt).replace(tzinfo=tz).astimezone(UTC)
         except ValueError:
             continue
     return None

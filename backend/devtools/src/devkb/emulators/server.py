@@ -45,6 +45,7 @@ from devkb.emulators.dataset import Dataset
 from devkb.emulators.faults import Fault, FaultSwitches, RequestRecord
 from devkb.emulators.github import GitHubEmulator
 from devkb.emulators.jira import JiraEmulator
+from devkb.emulators.jira_cloud import JiraCloudEmulator
 from devkb.emulators.routing import Request, Response, json_response
 from devkb.emulators.vendor_check import SESSION_CHECK, ResponseHook
 
@@ -306,6 +307,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.close()
 
 
+JIRA_DEPLOYMENTS = ("datacenter", "cloud")
+
+
+def jira_emulator(
+    dataset: Dataset, faults: FaultSwitches | None, deployment: str = "datacenter", time_zone: str = "UTC"
+) -> JiraEmulator:
+    """The Jira emulator of ``deployment``: ``datacenter`` (REST API v2, offset search) or ``cloud``
+    (v2/v3, ``search/jql`` with page tokens, ADF bodies, 410 on the removed search)."""
+    if deployment == "cloud":
+        return JiraCloudEmulator(dataset, faults, time_zone=time_zone)
+    if deployment == "datacenter":
+        return JiraEmulator(dataset, faults, time_zone=time_zone)
+    raise ValueError(f"unknown Jira deployment {deployment!r}; choose one of {', '.join(JIRA_DEPLOYMENTS)}")
+
+
 class EmulatorSuite:
     """Jira, Confluence and GitHub emulators sharing one dataset and one set of fault switches.
 
@@ -323,12 +339,15 @@ class EmulatorSuite:
         host: str = "127.0.0.1",
         base_port: int | None = None,
         ports: Mapping[str, int] | None = None,
+        jira_deployment: str = "datacenter",
+        jira_time_zone: str = "UTC",
     ) -> None:
         self.dataset = dataset
         self.faults = faults or FaultSwitches()
         chosen = {name: (base_port + i if base_port else 0) for i, name in enumerate(self.SERVICES)}
         chosen.update(ports or {})
-        self.jira = EmulatorServer(JiraEmulator(dataset, self.faults), host=host, port=chosen["jira"])
+        jira = jira_emulator(dataset, self.faults, jira_deployment, jira_time_zone)
+        self.jira = EmulatorServer(jira, host=host, port=chosen["jira"])
         self.confluence = EmulatorServer(
             ConfluenceEmulator(dataset, self.faults), host=host, port=chosen["confluence"]
         )

@@ -52,6 +52,60 @@ _DESCRIPTIONS: dict[str, tuple[Path, str]] = {
 }
 
 
+# Atlassian Document Format, the JSON Jira Cloud's v3 API returns for rich text (npm
+# @atlaskit/adf-schema, installed under tools/vendor-apis by scripts/setup.sh)
+ADF_SCHEMA = (
+    REPO_ROOT
+    / "tools"
+    / "vendor-apis"
+    / "node_modules"
+    / "@atlaskit"
+    / "adf-schema"
+    / "dist"
+    / "json-schema"
+    / "v1"
+    / "full.json"
+)
+
+
+@lru_cache(maxsize=1)
+def _adf_validator() -> Any:
+    from jsonschema import Draft4Validator  # type: ignore[import-untyped]
+
+    return Draft4Validator(json.loads(ADF_SCHEMA.read_text(encoding="utf-8")))
+
+
+def adf_problems(document: Any) -> list[str]:
+    """Why ``document`` is not valid ADF (empty when it is); ``[]`` too when the schema is absent."""
+    if not ADF_SCHEMA.is_file():
+        return []
+    return [
+        f"{'/'.join(str(p) for p in e.absolute_path)}: {e.message}"[:300]
+        for e in _adf_validator().iter_errors(document)
+    ][:5]
+
+
+def _adf_documents(body: Any) -> list[Any]:
+    """The rich-text values of a Jira issue or search result (description, environment, comments)."""
+    issues: list[Any] = [body]
+    if isinstance(body, dict) and isinstance(body.get("issues"), list):
+        issues = body["issues"]
+    found: list[Any] = []
+    for issue in issues:
+        fields = issue.get("fields") if isinstance(issue, dict) else None
+        if not isinstance(fields, dict):
+            continue
+        found += [fields[f] for f in ("description", "environment") if isinstance(fields.get(f), dict)]
+        comment = fields.get("comment")
+        if isinstance(comment, dict):
+            found += [
+                c["body"]
+                for c in comment.get("comments") or []
+                if isinstance(c, dict) and isinstance(c.get("body"), dict)
+            ]
+    return found
+
+
 class DescriptionMissing(LookupError):
     """The named vendor description is not on this machine."""
 
@@ -135,6 +189,17 @@ def validate(description: str, request: Request, response: Response) -> tuple[st
         return "violation", f"status {response.status} is not described for this operation ({e})"
     except Exception as e:  # openapi-core raises a family of validation errors; all are violations
         return "violation", _explain(e)
+    if description == "jira-cloud-platform" and content_type == "application/json" and response.status < 300:
+        try:
+            body_json = json.loads(body or b"null")
+        except ValueError:
+            return "violation", "the body is not JSON"
+        for document in _adf_documents(body_json):
+            problems = adf_problems(document)
+            if problems:
+                return "violation", "rich text is not valid ADF (@atlaskit/adf-schema): " + "; ".join(
+                    problems
+                )
     return "ok", None
 
 
@@ -209,8 +274,11 @@ def _template(path: str) -> str:
     """A path with numeric ids and issue keys folded, for reporting (``/rest/api/3/issue/{id}``)."""
     parts = []
     for segment in urlsplit(path).path.split("/"):
-        if segment.isdigit() or (
-            segment[:1].isalpha() and "-" in segment and segment.rsplit("-", 1)[1].isdigit()
+        if (
+            (segment.isdigit() and len(segment) > 1)
+            or (  # "3" in /rest/api/3 is a version, not an id
+                segment[:1].isalpha() and "-" in segment and segment.rsplit("-", 1)[1].isdigit()
+            )
         ):
             parts.append("{id}")
         else:

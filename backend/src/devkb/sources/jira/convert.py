@@ -1,4 +1,4 @@
-"""A Jira REST v2 issue (JSON) → a ``SourceDocument``.
+"""A Jira issue (JSON of REST API v2 on Data Center, v3 on Cloud) → a ``SourceDocument``.
 
 The text is what a reader of the issue sees: key and summary, the main fields, description,
 environment, links and comments, each under a heading so chunks can cite their section.
@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from devkb.sources.base import SourceDocument
+from devkb.sources.jira.adf import adf_to_text, is_adf
 from devkb.store.models import Reference, SourceType
 
 
@@ -50,6 +51,19 @@ def _name(obj: Any, attr: str = "name") -> str | None:
 
 def _person(obj: Any) -> str | None:
     return _name(obj, "displayName") or _name(obj, "name")
+
+
+_TRAILING_SPACE = re.compile(r"[ \t]+\n")
+_BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
+
+
+def rich_text(value: Any) -> str:
+    """A description, environment or comment body as text: Cloud's ADF (REST API v3) through
+    :func:`adf_to_text`, Data Center's wiki text as it is; line ends and runs of blank lines
+    tidied the same way for both, so either deployment indexes the same text."""
+    text = adf_to_text(value) if is_adf(value) else ("" if value is None else str(value))
+    text = _TRAILING_SPACE.sub("\n", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return _BLANK_LINES.sub("\n\n", text).strip()
 
 
 def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument:
@@ -101,10 +115,10 @@ def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument
     ]
     head.append(" · ".join(f"{k}: {v}" for k, v in facts if v))
     parts = ["\n".join(head)]
-    description = (f.get("description") or "").strip()
+    description = rich_text(f.get("description"))
     if description:
         parts.append("## Description\n" + description)
-    environment = (f.get("environment") or "").strip()
+    environment = rich_text(f.get("environment"))
     if environment:
         parts.append("## Environment\n" + environment)
 
@@ -138,7 +152,7 @@ def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument
     if comments:
         lines = []
         for i, c in enumerate(comments):
-            body = (c.get("body") or "").strip()
+            body = rich_text(c.get("body"))
             who = _person(c.get("author")) or "unknown"
             when = (c.get("created") or "")[:10]
             lines.append(f"### {who} ({when})\n{body}")

@@ -1,15 +1,34 @@
-"""``JiraLoader``: JQL search with pagination, incremental by ``updated``, deletion sync by key list."""
+"""``JiraLoader``: JQL search with pagination, incremental by ``updated``, deletion sync by key list.
+
+Both deployments, told apart by ``serverInfo.deploymentType`` (or ``deployment`` in the source
+config):
+
+- **Data Center / Server**: atlassian-python-api ``Jira`` (REST API v2), ``/rest/api/2/search`` with
+  ``startAt``/``total``.
+- **Cloud**: ``JiraCloud`` (REST API v3), ``/rest/api/3/search/jql`` with ``nextPageToken`` and
+  ``isLast`` (``/rest/api/{2,3}/search`` answers 410 since 2025, change log CHANGE-2046); rich text
+  arrives as Atlassian Document Format and becomes text in :mod:`devkb.sources.jira.adf`. The
+  search is eventually consistent, so an incremental load starts ``CLOUD_OVERLAP`` before its
+  cursor (unchanged issues are skipped by content hash) and the verification listing after a load
+  fetches whatever the paging missed.
+
+JQL date literals are read by Jira in the calling user's time zone: the cursor (UTC) is written in
+the zone ``/myself`` reports, so a bot account in UTC−8 loses nothing.
+"""
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from atlassian import Jira
+from atlassian.jira import JiraCloud
 from pydantic import SecretStr
 
 from devkb.errors import ConfigurationError
@@ -23,6 +42,10 @@ log = logging.getLogger(__name__)
 _PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9_]*-[0-9]+$")
 VERIFY_PASSES = 3  # listings after a load; each fetches what changed while the previous one ran
+DEPLOYMENTS = ("auto", "cloud", "datacenter")
+OVERLAP = timedelta(minutes=1)  # JQL dates have minute precision
+CLOUD_OVERLAP = timedelta(minutes=5)  # search/jql is eventually consistent: look further back
+CLOUD_PAGE_MAX = 100  # search/jql returns at most 100 issues per page when fields are requested
 
 
 def _key_order(key: str) -> tuple[str, int]:
@@ -40,6 +63,7 @@ class JiraLoaderConfig:
     jql: str | None = None  # extra JQL restriction, AND-ed
     browse_url: str | None = None  # base URL for citations (defaults to url)
     page_size: int = 100
+    deployment: str = "auto"  # auto (serverInfo.deploymentType) | cloud | datacenter
     retries: int = 6
     backoff: float = 0.5
     timeout: float = 30.0
@@ -52,8 +76,14 @@ class JiraLoader:
         self.config = config
         self.name = config.name
         self._on_retry = on_retry
-        self._client: Jira | None = None
+        self._client: Any = None
+        self._deployment: str | None = None if config.deployment == "auto" else config.deployment
+        self._zone: tzinfo | None = None
         self._listed: set[str] | None = None  # ids a full load's verification listed last
+        if config.deployment not in DEPLOYMENTS:
+            raise ConfigurationError(
+                f"source {config.name}: deployment must be one of {', '.join(DEPLOYMENTS)}, got {config.deployment!r}"
+            )
         for p in config.projects:
             if not _PROJECT_KEY.match(p):
                 raise ConfigurationError(f"source {config.name}: invalid Jira project key {p!r}")
@@ -63,13 +93,47 @@ class JiraLoader:
         self._client = None
 
     @property
-    def client(self) -> Jira:
+    def deployment(self) -> str:
+        """``cloud`` or ``datacenter``: configured, or read once from ``serverInfo.deploymentType``."""
+        if self._deployment is None:
+            probe = atlassian_client(Jira, self.config, self._on_retry)
+
+            def call() -> dict[str, Any]:
+                info = probe.get_server_info()
+                if not isinstance(info, dict):
+                    raise ValueError(f"invalid JSON in Jira serverInfo: {str(info)[:80]!r}")
+                return info
+
+            info = call_with_retry("Jira serverInfo", call, on_retry=self._on_retry)
+            self._deployment = (
+                "cloud" if str(info.get("deploymentType", "")).lower() == "cloud" else "datacenter"
+            )
+            log.info(
+                "%s: Jira %s (deploymentType %s)", self.name, self._deployment, info.get("deploymentType")
+            )
+        return self._deployment
+
+    @property
+    def cloud(self) -> bool:
+        return self.deployment == "cloud"
+
+    @property
+    def client(self) -> Any:
+        """atlassian-python-api's ``JiraCloud`` (REST API v3) on Cloud, ``Jira`` (v2) otherwise."""
         if self._client is None:
-            self._client = atlassian_client(Jira, self.config, self._on_retry)
+            if self.cloud:
+                self._client = atlassian_client(JiraCloud, self.config, self._on_retry, api_version=3)
+            else:
+                self._client = atlassian_client(Jira, self.config, self._on_retry)
         return self._client
 
     def describe(self) -> dict[str, Any]:
-        return {"url": self.config.url, "projects": self.config.projects, "jql": self.config.jql}
+        return {
+            "url": self.config.url,
+            "projects": self.config.projects,
+            "jql": self.config.jql,
+            "deployment": self.config.deployment,
+        }
 
     # -- JQL ------------------------------------------------------------------------------
     def _scope(self) -> list[str]:
@@ -80,12 +144,35 @@ class JiraLoader:
             clauses.append(f"({self.config.jql})")
         return clauses
 
-    @staticmethod
-    def _jql_time(cursor: str) -> str:
-        t = datetime.fromisoformat(cursor).astimezone(UTC) - timedelta(minutes=1)
-        return t.strftime("%Y-%m-%d %H:%M")
+    def user_zone(self) -> tzinfo:
+        """The time zone Jira reads this user's JQL date literals in (``/myself`` → ``timeZone``)."""
+        if self._zone is None:
+
+            def call() -> dict[str, Any]:
+                me = self.client.get_current_user() if self.cloud else self.client.myself()
+                if not isinstance(me, dict):
+                    raise ValueError(f"invalid JSON in Jira /myself: {str(me)[:80]!r}")
+                return me
+
+            name = str(call_with_retry("Jira myself", call, on_retry=self._on_retry).get("timeZone") or "UTC")
+            try:
+                self._zone = ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                log.warning(
+                    "%s: unknown time zone %r from /myself; JQL dates written in UTC", self.name, name
+                )
+                self._zone = UTC
+        return self._zone
+
+    def _jql_time(self, cursor: str) -> str:
+        """The cursor as a JQL date literal in the user's zone, a safety overlap earlier."""
+        overlap = CLOUD_OVERLAP if self.cloud else OVERLAP
+        t = datetime.fromisoformat(cursor).astimezone(UTC) - overlap
+        return t.astimezone(self.user_zone()).strftime("%Y-%m-%d %H:%M")
 
     def _search(self, jql: str, start: int, fields: str) -> dict[str, Any]:
+        """One page of a Data Center search (``startAt``)."""
+
         def call() -> dict[str, Any]:
             page = self.client.jql(jql, fields=fields, start=start, limit=self.config.page_size)
             # atlassian-python-api returns the raw text when the body is not JSON
@@ -94,6 +181,45 @@ class JiraLoader:
             return page
 
         return call_with_retry(f"Jira search at {start}", call, on_retry=self._on_retry)
+
+    def _search_cloud(self, jql: str, token: str | None, fields: str) -> dict[str, Any]:
+        """One page of a Cloud search (``/rest/api/3/search/jql``, ``nextPageToken``)."""
+
+        def call() -> dict[str, Any]:
+            page = self.client.enhanced_jql(
+                jql, fields=fields, nextPageToken=token, limit=min(self.config.page_size, CLOUD_PAGE_MAX)
+            )
+            if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
+                raise ValueError(f"invalid JSON in Jira search/jql response: {str(page)[:80]!r}")
+            return page
+
+        return call_with_retry("Jira search/jql", call, on_retry=self._on_retry)
+
+    def _pages(self, jql: str, fields: str) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        """Every page of ``jql``'s issues with the total when the API gives one (Data Center)."""
+        if self.cloud:
+            token: str | None = None
+            while True:
+                page = self._search_cloud(jql, token, fields)
+                issues = page["issues"]
+                if issues:
+                    yield issues, None
+                token = page.get("nextPageToken")
+                if page.get("isLast", not token) or not token or not issues:
+                    return
+        start = 0
+        while True:
+            page = self._search(jql, start, fields)
+            issues = page["issues"]
+            if not issues:
+                return
+            yield issues, page.get("total")
+            start += len(issues)
+            if start >= int(page.get("total") or 0):
+                return
+
+    def _to_document(self, issue: dict[str, Any]) -> SourceDocument:
+        return issue_to_document(issue, self.config.browse_url or self.config.url)
 
     def load(self, since: str | None) -> Iterator[LoadBatch]:
         """Pages of ``ORDER BY updated``, then a check that no issue slipped between pages.
@@ -109,21 +235,12 @@ class JiraLoader:
         if since:
             clauses.append(f'updated >= "{self._jql_time(since)}"')
         jql = (" AND ".join(clauses) + " ORDER BY updated ASC, key ASC").strip()
-        start = 0
         cursor = since
         seen: dict[str, str | None] = {}  # key → the `updated` of the version indexed
         self._listed = None
-        while True:
-            page = self._search(jql, start, "*all")
-            issues = page.get("issues") or []
-            if not issues:
-                break
+        for issues, total in self._pages(jql, "*all"):
             cursor = self._note(issues, seen, cursor)
-            docs = [issue_to_document(i, self.config.browse_url or self.config.url) for i in issues]
-            yield LoadBatch(documents=docs, cursor=cursor, total=page.get("total"))
-            start += len(issues)
-            if start >= int(page.get("total") or 0):
-                break
+            yield LoadBatch(documents=[self._to_document(i) for i in issues], cursor=cursor, total=total)
         for _ in range(VERIFY_PASSES):
             listed = self._list(jql, "key,updated")
             missed = sorted(
@@ -136,8 +253,7 @@ class JiraLoader:
             log.info("%s: %d issues changed while paging; fetching them", self.name, len(missed))
             issues = self._issues_by_key(missed)
             cursor = self._note(issues, seen, cursor)
-            docs = [issue_to_document(i, self.config.browse_url or self.config.url) for i in issues]
-            yield LoadBatch(documents=docs, cursor=cursor, total=None)
+            yield LoadBatch(documents=[self._to_document(i) for i in issues], cursor=cursor, total=None)
 
     @staticmethod
     def _note(issues: list[dict[str, Any]], seen: dict[str, str | None], cursor: str | None) -> str | None:
@@ -154,34 +270,25 @@ class JiraLoader:
     def _list(self, jql: str, fields: str) -> dict[str, str | None]:
         """``{key: updated}`` of every issue the query matches."""
         out: dict[str, str | None] = {}
-        start = 0
-        while True:
-            page = self._search(jql, start, fields)
-            issues = page.get("issues") or []
+        for issues, _total in self._pages(jql, fields):
             out.update((i["key"], (i.get("fields") or {}).get("updated")) for i in issues)
-            start += len(issues)
-            if not issues or start >= int(page.get("total") or 0):
-                return out
+        return out
 
     def _issues_by_key(self, keys: list[str]) -> list[dict[str, Any]]:
         issues: list[dict[str, Any]] = []
         for i in range(0, len(keys), 50):
-            jql = "key in (" + ", ".join(k for k in keys[i : i + 50] if _ISSUE_KEY.match(k)) + ")"
-            start = 0
-            while True:
-                page = self._search(jql, start, "*all")
-                found = page.get("issues") or []
+            wanted = [k for k in keys[i : i + 50] if _ISSUE_KEY.match(k)]
+            if not wanted:
+                continue
+            jql = "key in (" + ", ".join(wanted) + ")"
+            for found, _total in self._pages(jql, "*all"):
                 issues += found
-                start += len(found)
-                if not found or start >= int(page.get("total") or 0):
-                    break
         return issues
 
     def fetch(self, document_ids: list[str]) -> list[SourceDocument]:
         """The current version of the given issues (those that still exist)."""
         keys = [i.split(":", 1)[1] for i in document_ids if i.startswith("jira:")]
-        base = self.config.browse_url or self.config.url
-        return [issue_to_document(x, base) for x in self._issues_by_key(keys)]
+        return [self._to_document(x) for x in self._issues_by_key(keys)]
 
     def list_ids(self) -> set[str]:
         listed, self._listed = self._listed, None
@@ -206,5 +313,22 @@ class JiraLoader:
                 raise ValueError(f"invalid JSON in Jira project list: {str(projects)[:80]!r}")
             return projects
 
-        projects = call_with_retry("Jira projects", call, on_retry=self._on_retry)
+        def page(start: int) -> dict[str, Any]:
+            found = self.client.search_projects(start_at=start, max_results=50)
+            if not isinstance(found, dict) or not isinstance(found.get("values"), list):
+                raise ValueError(f"invalid JSON in Jira project search: {str(found)[:80]!r}")
+            return found
+
+        if not self.cloud:
+            projects = call_with_retry("Jira projects", call, on_retry=self._on_retry)
+        else:  # Cloud pages its project list (GET /rest/api/3/project/search)
+            projects = []
+            while True:
+                start = len(projects)
+                found = call_with_retry(
+                    f"Jira project search at {start}", functools.partial(page, start), on_retry=self._on_retry
+                )
+                projects += found["values"]
+                if found.get("isLast", True) or not found["values"]:
+                    break
         return sorted(p["key"] for p in projects if isinstance(p, dict) and p.get("key"))
