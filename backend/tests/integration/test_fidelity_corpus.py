@@ -130,7 +130,7 @@ def corpus_graph(fluid_dir: Path, tmp_path: Path, jira_deployment: str) -> Corpu
         stats,
         index_seconds,
         resync_seconds,
-        store.all_references(),
+        store.references(),
         sorted(
             (
                 f.document.id,

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from devkb.emulators import Dataset, EmulatorSuite
+from devkb.emulators.jira import FIELD_NAMES
 from devkb.emulators.vendor_check import SESSION_CHECK, description_available
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 from devkb.sources.jira.convert import issue_to_document
@@ -93,14 +94,18 @@ def test_the_removed_search_endpoints_answer_410(cloud) -> None:
 
 
 def test_descriptions_and_comments_arrive_as_adf_and_index_as_the_data_center_text(cloud) -> None:
-    issue = httpx.get(f"{cloud.jira_url}/rest/api/3/issue/PAY-12").json()
+    issue = httpx.get(
+        f"{cloud.jira_url}/rest/api/3/issue/PAY-12", params={"expand": "names,changelog"}
+    ).json()
     assert issue["fields"]["description"]["type"] == "doc"
     assert all(c["body"]["type"] == "doc" for c in issue["fields"]["comment"]["comments"])
     assert "name" not in issue["fields"]["reporter"] and issue["fields"]["reporter"]["accountId"]
     raw = Dataset.load(DEMO_DATA).issue("PAY-12")
     assert raw is not None
     cloud_doc = issue_to_document(issue, "https://jira.example")
-    dc_doc = issue_to_document(raw, "https://jira.example")
+    dc_doc = issue_to_document(
+        {**raw, "names": FIELD_NAMES}, "https://jira.example"
+    )  # as search expand=names gives
     assert cloud_doc.content == dc_doc.content
 
 

@@ -171,12 +171,6 @@ def test_results_changing_while_paginating_end_in_the_exact_graph(
     assert_graph(idx.store, expected_graph(kettle.dataset, fluid_dir))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ConfluenceLoader pages by offset over `order by lastmodified`: a page "
-    "edited between two requests shifts the rest and one page is skipped (and the cursor moves past "
-    "it); sources/confluence/loader.py needs the verification listing JiraLoader.load does",
-)
 def test_confluence_page_edited_while_paginating_ends_in_the_exact_graph(embedder, tmp_path):
     """The same race on Confluence (``order by lastmodified``, offset pages of 5): a page served in
     the first batch is edited before the second is requested. The result must equal a clean run

@@ -56,9 +56,11 @@ def test_issue_to_document_fields_and_text():
     assert "reporter" not in d.metadata
     assert "## Description" in d.content and "## Comments" in d.content and "duplicates PAY-1" in d.content
     assert "is depended on by PAY-9" in d.content
-    # only the outward holder owns the link edge
-    assert [(r.to_id, r.kind, r.evidence) for r in d.references] == [
-        ("jira:PAY-1", "jira-issuelink", "PAY-7 duplicates PAY-1")
+    # each side gives the link's one edge, read from its outward side ("PAY-9 depends on PAY-7" is
+    # PAY-9's outward link, seen here from the inward side), so a one-sided link is not lost
+    assert [(r.from_id, r.to_id, r.kind, r.evidence) for r in d.references] == [
+        ("jira:PAY-7", "jira:PAY-1", "jira-issuelink", "PAY-7 duplicates PAY-1"),
+        ("jira:PAY-9", "jira:PAY-7", "jira-issuelink", "PAY-9 depends on PAY-7"),
     ]
 
 
@@ -76,6 +78,7 @@ def test_key_mentions_use_learned_projects_only():
     got = {(r.to_id, r.kind) for r in refs}
     assert got == {
         ("jira:PAY-1", "jira-issuelink"),
+        ("jira:PAY-7", "jira-issuelink"),  # PAY-9's link, seen from PAY-7's inward side
         ("jira:PAY-3", "jira-key-mention"),
         ("jira:WEB-2", "jira-key-mention"),
     }

@@ -369,6 +369,8 @@ def neighbour_filter(relation: Relation, wanted: str | None, anchors: set[str]) 
             return False
         if relation.name in ("worked_on",) and wanted is None:
             return _kind(doc.id, doc.metadata) in ("commit", "pull")
+        if relation.name == "subtask" and n.kind in ("jira-subtask", "jira-epic"):
+            return True  # Jira Software structure: sub-task ↔ parent, issue ↔ epic
         if relation.name in ("depends", "duplicates", "supersedes", "subtask"):
             if n.kind != "jira-issuelink":
                 return False

@@ -143,4 +143,8 @@ FIND_FIELDS: dict[str, str] = {
     "author": "metadata",
     "space": "metadata",
     "resolved_month": "metadata",  # jira: YYYY-MM of resolutiondate (UTC)
+    "parent": "metadata",  # jira: the parent of a sub-task
+    "epic": "metadata",  # jira: the epic an issue belongs to
+    "sprint": "metadata",  # jira: sprint names
+    "people": "metadata",  # jira: assignee, reporter, commenters and who changed it
 }

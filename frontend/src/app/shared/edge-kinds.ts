@@ -18,8 +18,8 @@ const LABELS: Record<string, string> = {
   'confluence-mentions': 'page mentions',
   'github-links': 'links',
   'gh-issue': 'GitHub issue',
-  'sub-task': 'sub-task of',
-  epic: 'in epic',
+  'jira-subtask': 'sub-task of',
+  'jira-epic': 'in epic',
 };
 
 export function edgeLabel(kind: string): string {

@@ -18,6 +18,8 @@ Fault kinds (each affects the next ``times`` matching responses, first injected 
 - ``truncate``     the first half of the normal body, with a matching Content-Length (bad JSON)
 - ``incomplete``   Content-Length of the full body but only half of it, then the socket closes
 - ``invalid_json`` ``200`` with a JSON content type and an HTML body
+- ``invalid_utf8`` the normal body with bytes that are not UTF-8 inside its first string value
+  (as real exports carry them)
 
 A fault without ``service`` (``jira``, ``confluence``, ``github``) or ``path_prefix`` hits
 whichever emulator of the suite answers the next request. Any fault may also carry ``delay``,
@@ -38,7 +40,9 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-FAULT_KINDS = frozenset({"status", "delay", "reset", "truncate", "incomplete", "invalid_json"})
+FAULT_KINDS = frozenset(
+    {"status", "delay", "reset", "truncate", "incomplete", "invalid_json", "invalid_utf8"}
+)
 SECONDARY_RATE_LIMIT_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 )

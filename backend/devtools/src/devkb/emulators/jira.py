@@ -63,6 +63,10 @@ FIELD_NAMES = {
     "issuelinks": "Linked Issues",
     "attachment": "Attachment",
     "comment": "Comment",
+    "parent": "Parent",
+    "subtasks": "Sub-tasks",
+    "customfield_10008": "Epic Link",
+    "customfield_10020": "Sprint",
 }
 
 
@@ -231,7 +235,12 @@ class JiraEmulator(EmulatorApp):
             "startAt": start_at,
             "maxResults": max_results,
             "total": len(matching),
-            "issues": [self._present(request, issue, fields, [], default="*navigable") for issue in page],
+            "issues": [
+                self._present(
+                    request, issue, fields, [e for e in expand if e == "changelog"], default="*navigable"
+                )
+                for issue in page
+            ],
         }
         if warnings:
             body["warningMessages"] = warnings
@@ -281,10 +290,11 @@ class JiraEmulator(EmulatorApp):
     ) -> dict[str, Any]:
         """The issue as served: selected fields, links stripped when switched on, URLs rewritten."""
         selected = _select_fields(issue["fields"], fields, default)
-        shaped = {**issue, "fields": selected}
+        shaped = {k: v for k, v in issue.items() if k != "changelog" or "changelog" in expand}
+        shaped["fields"] = selected
         if self.faults.strip_links:
             shaped = strip_issue_links(shaped, self.dataset.linked_keys(issue["key"]))
-        if "names" in expand:
+        if "names" in expand and "names" not in shaped:
             shaped["names"] = {name: FIELD_NAMES.get(name, name) for name in selected}
         return self._rewriter(request).rewrite(shaped)
 

@@ -31,7 +31,7 @@ from typing import Any
 from devkb.emulators.adf_writer import text_to_adf
 from devkb.emulators.dataset import Dataset
 from devkb.emulators.faults import FaultSwitches
-from devkb.emulators.jira import JiraEmulator, _split
+from devkb.emulators.jira import FIELD_NAMES, JiraEmulator, _split
 from devkb.emulators.routing import HttpError, Request, Response, Router, json_response
 from devkb.emulators.timestamps import format_jira
 
@@ -39,6 +39,7 @@ API = r"/rest/api/(?:2|3|latest)"
 API3 = r"/rest/api/3"
 ADF_FIELDS = ("description", "environment")
 USER_FIELDS = ("assignee", "reporter", "creator")
+EPIC_LINK_FIELD = "customfield_10008"  # Data Center's "Epic Link"; Cloud uses ``parent`` instead
 
 
 class JiraCloudEmulator(JiraEmulator):
@@ -194,7 +195,8 @@ class JiraCloudEmulator(JiraEmulator):
         issues = []
         for issue in page:
             if fields:
-                shaped = self._present(request, issue, fields, [], default="*navigable")
+                wanted = [e for e in expand if e == "changelog"]
+                shaped = self._present(request, issue, fields, wanted, default="*navigable")
                 issues.append(self._cloud(shaped, v3=True))
             else:  # without fields the enhanced search returns ids only
                 issues.append({"id": str(issue.get("id", "")), "key": issue["key"]})
@@ -202,7 +204,8 @@ class JiraCloudEmulator(JiraEmulator):
         if not body["isLast"]:
             body["nextPageToken"] = _make_token(jql, start + len(page))
         if "names" in expand:
-            body["names"] = {name: name for name in (fields or ["id"])}
+            present = {k for i in issues for k in (i.get("fields") or {})}
+            body["names"] = {k: FIELD_NAMES.get(k, k) for k in sorted(present)}
         return json_response(body)
 
     # ------------------------------------------------------------------ Cloud shapes
@@ -210,6 +213,18 @@ class JiraCloudEmulator(JiraEmulator):
     def _cloud(self, issue: dict[str, Any], *, v3: bool) -> dict[str, Any]:
         """Users as Cloud users; in v3 the rich-text fields and comment bodies as ADF."""
         fields = dict(issue.get("fields") or {})
+        epic = fields.pop(EPIC_LINK_FIELD, None)
+        if epic and "parent" not in fields:  # Cloud shows an issue's epic as its parent
+            target = self.dataset.issue(str(epic))
+            summary = (target or {}).get("fields", {}).get("summary", "")
+            fields["parent"] = {
+                "id": str((target or {}).get("id", "")),
+                "key": str(epic),
+                "fields": {
+                    "summary": summary,
+                    "issuetype": {"name": "Epic", "subtask": False, "hierarchyLevel": 1},
+                },
+            }
         for name in USER_FIELDS:
             if isinstance(fields.get(name), dict):
                 fields[name] = _cloud_user(fields[name])
@@ -231,7 +246,36 @@ class JiraCloudEmulator(JiraEmulator):
                     c["body"] = text_to_adf(c["body"]) if c["body"].strip() else text_to_adf(" ")
                 comments.append(c)
             fields["comment"] = {**comment, "comments": comments}
-        return {**issue, "fields": fields}
+        shaped = {**issue, "fields": fields}
+        changelog = issue.get("changelog")
+        if isinstance(changelog, dict):
+            histories = [_cloud_history(h) for h in changelog.get("histories") or [] if isinstance(h, dict)]
+            shaped["changelog"] = {**changelog, "histories": histories}
+        return shaped
+
+
+def _cloud_history(history: dict[str, Any]) -> dict[str, Any]:
+    """A changelog entry as the published description has it: ``created`` as RFC 3339 date-time
+    (``+00:00``), no ``null`` for ``from``/``fromString`` (the description does not allow null: an
+    empty side is left out), the author as a Cloud user."""
+    out = dict(history)
+    if isinstance(out.get("author"), dict):
+        out["author"] = _cloud_user(out["author"])
+    if isinstance(out.get("created"), str):
+        out["created"] = _rfc3339(out["created"])
+    out["items"] = [
+        {k: v for k, v in item.items() if v is not None}
+        for item in out.get("items") or []
+        if isinstance(item, dict)
+    ]
+    return out
+
+
+def _rfc3339(jira_time: str) -> str:
+    """``2026-04-16T09:40:00.000+0000`` → ``2026-04-16T09:40:00.000+00:00``."""
+    if len(jira_time) > 5 and jira_time[-5] in "+-" and jira_time[-4:].isdigit():
+        return f"{jira_time[:-2]}:{jira_time[-2:]}"
+    return jira_time
 
 
 def _account_id(name: str) -> str:

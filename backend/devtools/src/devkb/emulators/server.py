@@ -162,6 +162,12 @@ class EmulatorServer:
             response = self._handle(request)
             if fault is not None and fault.kind == "truncate":
                 response.body = response.body[: len(response.body) // 2]
+            elif fault is not None and fault.kind == "invalid_utf8":
+                marker = b'"summary":"' if b'"summary":"' in response.body else b'":"'
+                at = response.body.find(marker)
+                if at >= 0:
+                    cut = at + len(marker)
+                    response.body = response.body[:cut] + b"\xff\xfe\xc3(" + response.body[cut:]
             elif fault is not None and fault.kind == "invalid_json":
                 response = Response(
                     200, INVALID_JSON_BODY, [("Content-Type", "application/json;charset=UTF-8")]

@@ -204,7 +204,7 @@ def validate(description: str, request: Request, response: Response) -> tuple[st
 
 
 def _explain(error: BaseException) -> str:
-    parts = [f"{type(error).__name__}: {error}"]
+    parts = [f"{type(error).__name__}: {str(error)[:200]}"]
     cause: BaseException | None = error.__cause__
     while cause is not None:
         detail = getattr(cause, "schema_errors", None)

@@ -33,6 +33,13 @@ log = logging.getLogger(__name__)
 PAGE_EXPAND = "body.storage,version,ancestors,space,metadata.labels"
 
 
+VERIFY_PASSES = 3  # listings after a space's pages; each fetches what changed meanwhile
+
+
+def _id_order(page_id: str) -> tuple[int, str]:
+    return (int(page_id), page_id) if page_id.isdigit() else (0, page_id)
+
+
 @dataclass
 class ConfluenceLoaderConfig:
     name: str
@@ -187,6 +194,11 @@ class ConfluenceLoader:
         return {s: str(value) for s in spaces}  # one time for every space
 
     def load(self, since: str | None) -> Iterator[LoadBatch]:
+        """Per space, pages of ``order by lastmodified``, then a check that no page slipped between
+        pages: offset paging over a live result set skips a page when one served earlier is edited
+        (it moves to the end and every later page shifts back one place). After the last page the
+        same query is listed with versions only, and whatever was not seen in that version is
+        fetched by id (at most ``VERIFY_PASSES`` listings), before the space's cursor is final."""
         spaces = self._spaces()
         cursor = self._parse_cursor(since, spaces)
         resolve = self._resolver()
@@ -195,15 +207,46 @@ class ConfluenceLoader:
             if cursor.get(space):
                 cql += f' and lastmodified >= "{self._cql_time(cursor[space])}"'
             cql += " order by lastmodified asc"
+            seen: dict[str, Any] = {}  # page id → version number indexed
             for results, total in self._search(cql, PAGE_EXPAND):
-                docs = []
-                for p in results:
-                    base = self.config.browse_url or (p.get("_links") or {}).get("base") or self.config.url
-                    doc = page_to_document(p, base, resolve, self._aliases_for(p.get("title") or ""))
-                    docs.append(doc)
-                    if doc.updated_at and doc.updated_at > cursor.get(space, ""):
-                        cursor[space] = doc.updated_at
-                yield LoadBatch(documents=docs, cursor=json.dumps(cursor, sort_keys=True), total=total)
+                yield self._batch(space, results, cursor, seen, resolve, total)
+            for _ in range(VERIFY_PASSES):
+                listed = {
+                    str(p["id"]): (p.get("version") or {}).get("number")
+                    for results, _ in self._search(cql, "version")
+                    for p in results
+                }
+                missed = sorted(
+                    (i for i, v in listed.items() if i not in seen or seen[i] != v), key=_id_order
+                )
+                if not missed:
+                    break
+                log.info(
+                    "%s: %d pages of %s changed while paging; fetching them", self.name, len(missed), space
+                )
+                for i in range(0, len(missed), 50):
+                    ids = ", ".join(missed[i : i + 50])
+                    for results, _ in self._search(f"id in ({ids})", PAGE_EXPAND):
+                        yield self._batch(space, results, cursor, seen, resolve, None)
+
+    def _batch(
+        self,
+        space: str,
+        results: list[dict[str, Any]],
+        cursor: dict[str, str],
+        seen: dict[str, Any],
+        resolve: Callable[[PageLink, str], str | None],
+        total: int | None,
+    ) -> LoadBatch:
+        docs = []
+        for p in results:
+            base = self.config.browse_url or (p.get("_links") or {}).get("base") or self.config.url
+            doc = page_to_document(p, base, resolve, self._aliases_for(p.get("title") or ""))
+            docs.append(doc)
+            seen[str(p["id"])] = (p.get("version") or {}).get("number")
+            if doc.updated_at and doc.updated_at > cursor.get(space, ""):
+                cursor[space] = doc.updated_at
+        return LoadBatch(documents=docs, cursor=json.dumps(cursor, sort_keys=True), total=total)
 
     def list_ids(self) -> set[str]:
         ids: set[str] = set()

@@ -66,10 +66,91 @@ def rich_text(value: Any) -> str:
     return _BLANK_LINES.sub("\n\n", text).strip()
 
 
+HISTORY_FIELDS = {
+    "status",
+    "assignee",
+    "resolution",
+    "fix version",
+    "fixversions",
+    "sprint",
+    "parent",
+    "epic link",
+}
+_SPRINT_NAME = re.compile(r"name=([^,\]]+)")
+
+
+def _field_named(issue: dict[str, Any], name: str) -> Any:
+    """The value of the (custom) field called ``name`` in the search's ``names`` map."""
+    names = issue.get("names")
+    if not isinstance(names, dict):
+        return None
+    fields = issue.get("fields") or {}
+    for field_id, label in names.items():
+        if str(label).lower() == name and field_id in fields:
+            return fields[field_id]
+    return None
+
+
+def structure(issue: dict[str, Any]) -> dict[str, Any]:
+    """Jira Software structure: the parent of a sub-task, the epic (Cloud: a ``parent`` that is an
+    Epic; Data Center: the "Epic Link" field) and sprint names (objects, or Data Center's old
+    ``…Sprint@…[…,name=…,…]`` strings)."""
+    f = issue.get("fields") or {}
+    out: dict[str, Any] = {}
+    parent = f.get("parent")
+    if isinstance(parent, dict) and parent.get("key"):
+        parent_type = ((parent.get("fields") or {}).get("issuetype") or {}).get("name", "")
+        out["epic" if str(parent_type).lower() == "epic" else "parent"] = str(parent["key"])
+    epic = _field_named(issue, "epic link")
+    if isinstance(epic, str) and epic and "epic" not in out:
+        out["epic"] = epic
+    sprints: list[str] = []
+    for s in _field_named(issue, "sprint") or []:
+        if isinstance(s, dict) and s.get("name"):
+            sprints.append(str(s["name"]))
+        elif isinstance(s, str) and _SPRINT_NAME.search(s):
+            sprints.append(_SPRINT_NAME.search(s).group(1))  # type: ignore[union-attr]
+    if sprints:
+        out["sprint"] = list(dict.fromkeys(sprints))
+    return out
+
+
+def history(issue: dict[str, Any]) -> list[dict[str, str]]:
+    """Status, assignee, resolution, fix-version (and sprint/parent) transitions from
+    ``expand=changelog``, oldest first: ``{at, by, field, from, to}``."""
+    changelog = issue.get("changelog")
+    if not isinstance(changelog, dict):
+        return []
+    rows: list[dict[str, str]] = []
+    for h in changelog.get("histories") or []:
+        if not isinstance(h, dict):
+            continue
+        by = _person(h.get("author")) or "unknown"
+        at = to_utc_iso(h.get("created"))
+        for item in h.get("items") or []:
+            if not isinstance(item, dict) or str(item.get("field", "")).lower() not in HISTORY_FIELDS:
+                continue
+            rows.append(
+                {
+                    "at": at,
+                    "by": by,
+                    "field": str(item.get("field")),
+                    "from": str(item.get("fromString") or ""),
+                    "to": str(item.get("toString") or ""),
+                }
+            )
+    return sorted(rows, key=lambda r: r["at"])
+
+
 def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument:
     key = issue["key"]
     f = issue.get("fields") or {}
     doc_id = jira_doc_id(key)
+    shape = structure(issue)
+    changes = history(issue)
+    attachments = [
+        str(a.get("filename")) for a in f.get("attachment") or [] if isinstance(a, dict) and a.get("filename")
+    ]
     summary = (f.get("summary") or "").strip()
     project = f.get("project") or {}
     comments = ((f.get("comment") or {}).get("comments")) or []
@@ -96,6 +177,9 @@ def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument
         # the month it was resolved in (UTC), a find field: "what was resolved in May 2010"
         "resolved_month": to_utc_iso(f.get("resolutiondate"))[:7],
         "comment_count": len(comments),
+        **shape,
+        "attachment": attachments,
+        "history": changes,
     }
     meta = {k: v for k, v in meta.items() if v not in (None, "", [])}
 
@@ -112,6 +196,9 @@ def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument
         ("Labels", ", ".join(labels)),
         ("Assignee", meta.get("assignee")),
         ("Reporter", meta.get("reporter")),
+        ("Parent", shape.get("parent")),
+        ("Epic", shape.get("epic")),
+        ("Sprint", ", ".join(shape.get("sprint", []))),
     ]
     head.append(" · ".join(f"{k}: {v}" for k, v in facts if v))
     parts = ["\n".join(head)]
@@ -141,12 +228,36 @@ def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument
         elif "inwardIssue" in link:
             other = link["inwardIssue"]
             phrase = ltype.get("inward") or ltype.get("name") or "relates to"
+            # the same edge as the other issue's outward side gives (same evidence, so the store
+            # keeps one edge with two owners): a link seen only from this side is not lost
+            outward = ltype.get("outward") or ltype.get("name") or "relates to"
+            references.append(
+                Reference(
+                    jira_doc_id(other["key"]),
+                    doc_id,
+                    "jira-issuelink",
+                    f"{other['key']} {outward} {key}",
+                    doc_id,
+                )
+            )
         else:
             continue
         other_summary = ((other.get("fields") or {}).get("summary")) or ""
         link_lines.append(f"- {phrase} {other['key']}" + (f": {other_summary}" if other_summary else ""))
+    if shape.get("parent"):
+        parent_id = jira_doc_id(shape["parent"])
+        references.append(
+            Reference(doc_id, parent_id, "jira-subtask", f"{key} is a sub-task of {shape['parent']}", doc_id)
+        )
+    if shape.get("epic"):
+        epic_id = jira_doc_id(shape["epic"])
+        references.append(
+            Reference(doc_id, epic_id, "jira-epic", f"{key} is in epic {shape['epic']}", doc_id)
+        )
     if link_lines:
         parts.append("## Links\n" + "\n".join(link_lines))
+    if attachments:
+        parts.append("## Attachments\n" + "\n".join(f"- {name}" for name in attachments))
 
     ref_text = {"summary": summary, "description": description, "environment": environment}
     if comments:
@@ -158,6 +269,17 @@ def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument
             lines.append(f"### {who} ({when})\n{body}")
             ref_text[f"comment-{i + 1}"] = body
         parts.append("## Comments\n" + "\n\n".join(lines))
+    if changes:
+        lines = []
+        for c in changes:
+            change = f"{c['from'] or 'none'} → {c['to'] or 'none'}"
+            lines.append(f"- {c['at'][:16].replace('T', ' ')} {c['by']}: {c['field']} {change}")
+        parts.append("## History\n" + "\n".join(lines))
+    people = [meta.get("assignee"), meta.get("reporter")]
+    people += [_person(c.get("author")) for c in comments] + [c["by"] for c in changes]
+    named = [p for p in dict.fromkeys(people) if p and p != "unknown"]
+    if named:
+        meta["people"] = named
 
     return SourceDocument(
         id=doc_id,

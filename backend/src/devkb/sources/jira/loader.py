@@ -46,6 +46,17 @@ DEPLOYMENTS = ("auto", "cloud", "datacenter")
 OVERLAP = timedelta(minutes=1)  # JQL dates have minute precision
 CLOUD_OVERLAP = timedelta(minutes=5)  # search/jql is eventually consistent: look further back
 CLOUD_PAGE_MAX = 100  # search/jql returns at most 100 issues per page when fields are requested
+FULL_EXPAND = "names,changelog"  # field names (custom fields by name) and the change history
+
+
+def _with_names(page: dict[str, Any]) -> list[dict[str, Any]]:
+    names = page.get("names")
+    issues: list[dict[str, Any]] = page["issues"]
+    if isinstance(names, dict):
+        for issue in issues:
+            if isinstance(issue, dict):
+                issue.setdefault("names", names)
+    return issues
 
 
 def _key_order(key: str) -> tuple[str, int]:
@@ -170,11 +181,13 @@ class JiraLoader:
         t = datetime.fromisoformat(cursor).astimezone(UTC) - overlap
         return t.astimezone(self.user_zone()).strftime("%Y-%m-%d %H:%M")
 
-    def _search(self, jql: str, start: int, fields: str) -> dict[str, Any]:
+    def _search(self, jql: str, start: int, fields: str, expand: str | None = None) -> dict[str, Any]:
         """One page of a Data Center search (``startAt``)."""
 
         def call() -> dict[str, Any]:
-            page = self.client.jql(jql, fields=fields, start=start, limit=self.config.page_size)
+            page = self.client.jql(
+                jql, fields=fields, start=start, limit=self.config.page_size, expand=expand
+            )
             # atlassian-python-api returns the raw text when the body is not JSON
             if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
                 raise ValueError(f"invalid JSON in Jira search response: {str(page)[:80]!r}")
@@ -182,12 +195,18 @@ class JiraLoader:
 
         return call_with_retry(f"Jira search at {start}", call, on_retry=self._on_retry)
 
-    def _search_cloud(self, jql: str, token: str | None, fields: str) -> dict[str, Any]:
+    def _search_cloud(
+        self, jql: str, token: str | None, fields: str, expand: str | None = None
+    ) -> dict[str, Any]:
         """One page of a Cloud search (``/rest/api/3/search/jql``, ``nextPageToken``)."""
 
         def call() -> dict[str, Any]:
             page = self.client.enhanced_jql(
-                jql, fields=fields, nextPageToken=token, limit=min(self.config.page_size, CLOUD_PAGE_MAX)
+                jql,
+                fields=fields,
+                nextPageToken=token,
+                limit=min(self.config.page_size, CLOUD_PAGE_MAX),
+                expand=expand,
             )
             if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
                 raise ValueError(f"invalid JSON in Jira search/jql response: {str(page)[:80]!r}")
@@ -195,13 +214,17 @@ class JiraLoader:
 
         return call_with_retry("Jira search/jql", call, on_retry=self._on_retry)
 
-    def _pages(self, jql: str, fields: str) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
-        """Every page of ``jql``'s issues with the total when the API gives one (Data Center)."""
+    def _pages(
+        self, jql: str, fields: str, expand: str | None = None
+    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        """Every page of ``jql``'s issues with the total when the API gives one (Data Center). With
+        ``expand`` containing ``names``, each issue carries the page's field names (custom fields
+        such as "Epic Link" and "Sprint" are found by name)."""
         if self.cloud:
             token: str | None = None
             while True:
-                page = self._search_cloud(jql, token, fields)
-                issues = page["issues"]
+                page = self._search_cloud(jql, token, fields, expand)
+                issues = _with_names(page)
                 if issues:
                     yield issues, None
                 token = page.get("nextPageToken")
@@ -209,8 +232,8 @@ class JiraLoader:
                     return
         start = 0
         while True:
-            page = self._search(jql, start, fields)
-            issues = page["issues"]
+            page = self._search(jql, start, fields, expand)
+            issues = _with_names(page)
             if not issues:
                 return
             yield issues, page.get("total")
@@ -238,7 +261,7 @@ class JiraLoader:
         cursor = since
         seen: dict[str, str | None] = {}  # key → the `updated` of the version indexed
         self._listed = None
-        for issues, total in self._pages(jql, "*all"):
+        for issues, total in self._pages(jql, "*all", FULL_EXPAND):
             cursor = self._note(issues, seen, cursor)
             yield LoadBatch(documents=[self._to_document(i) for i in issues], cursor=cursor, total=total)
         for _ in range(VERIFY_PASSES):
@@ -281,7 +304,7 @@ class JiraLoader:
             if not wanted:
                 continue
             jql = "key in (" + ", ".join(wanted) + ")"
-            for found, _total in self._pages(jql, "*all"):
+            for found, _total in self._pages(jql, "*all", FULL_EXPAND):
                 issues += found
         return issues
 

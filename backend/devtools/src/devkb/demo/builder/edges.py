@@ -49,6 +49,12 @@ def compute_edges(issues, link_rows, commits, pulls, files: Files, pages) -> lis
             phrase=phrase,
             link_id=link_id,
         )
+    for issue in issues:  # Jira Software structure: sub-task → parent, issue → epic
+        f = issue["fields"]
+        if isinstance(f.get("parent"), dict):
+            add(f"jira:{issue['key']}", f"jira:{f['parent']['key']}", "jira-subtask")
+        if f.get("customfield_10008"):
+            add(f"jira:{issue['key']}", f"jira:{f['customfield_10008']}", "jira-epic")
     for c in commits:
         for k in known_keys(c["commit"]["message"], keys):
             add(f"jira:{k}", f"{GH}:commit:{c['sha']}", "jira-key-in-commit-message")

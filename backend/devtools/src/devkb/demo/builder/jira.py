@@ -45,6 +45,54 @@ def substitute(text: str | None, shas: dict[str, str]) -> str | None:
     return re.sub(r"\{\{(commit|pr|page|blob):([^}]+)\}\}", repl, text)
 
 
+EPIC_LINK_FIELD = "customfield_10008"  # Jira Software's "Epic Link" on Data Center
+SPRINT_FIELD = "customfield_10020"  # Jira Software's "Sprint"
+
+
+def issue_type(spec: Any) -> dict[str, Any]:
+    if spec.key in jira_issues.SUBTASK_OF:
+        return {"name": "Sub-task", "subtask": True}
+    return {"name": spec.type, "subtask": False}
+
+
+def sprints_of(key: str) -> list[dict[str, Any]]:
+    return [
+        {"id": sid, "name": name, "state": state, "boardId": board}
+        for name, (sid, state, board, keys) in sorted(jira_issues.SPRINTS.items(), key=lambda kv: kv[1][0])
+        if key in keys
+    ]
+
+
+def changelog_of(key: str, iid: str) -> dict[str, Any] | None:
+    histories = []
+    for pos, (issue, author, when, items) in enumerate(h for h in jira_issues.HISTORY if h[0] == key):
+        del issue
+        rows = []
+        for field_name, old, new in items:
+            is_user = field_name == "assignee"
+            rows.append(
+                {
+                    "field": field_name,
+                    "fieldtype": "jira",
+                    "from": old,
+                    "fromString": PEOPLE[old].display if is_user and old else old,
+                    "to": new,
+                    "toString": PEOPLE[new].display if is_user and new else new,
+                }
+            )
+        histories.append(
+            {
+                "id": str(int(iid) * 10 + pos),
+                "author": user(author),
+                "created": jira_date(when),
+                "items": rows,
+            }
+        )
+    if not histories:
+        return None
+    return {"startAt": 0, "maxResults": len(histories), "total": len(histories), "histories": histories}
+
+
 def key_order(key: str) -> tuple[str, int]:
     project, number = key.rsplit("-", 1)
     return project, int(number)
@@ -83,7 +131,7 @@ def build_jira(
                 "summary": s.summary,
                 "status": {"name": s.status},
                 "priority": {"name": s.priority} if s.priority else None,
-                "issuetype": {"name": s.type, "subtask": False},
+                "issuetype": issue_type(s),
             },
         }
 
@@ -135,8 +183,20 @@ def build_jira(
                     "content": f"{JIRA_BASE}/secure/attachment/{aid}/{filename}",
                 }
             )
+        structure: dict[str, Any] = {}
+        if s.key in jira_issues.SUBTASK_OF:
+            structure["parent"] = stub(jira_issues.SUBTASK_OF[s.key])
+        children = sorted((k for k, p in jira_issues.SUBTASK_OF.items() if p == s.key), key=key_order)
+        if children:
+            structure["subtasks"] = [stub(k) for k in children]
+        if s.key in jira_issues.EPIC_OF:
+            structure[EPIC_LINK_FIELD] = jira_issues.EPIC_OF[s.key]
+        if sprints_of(s.key):
+            structure[SPRINT_FIELD] = sprints_of(s.key)
+        history = changelog_of(s.key, iid)
         issues.append(
             {
+                **({"changelog": history} if history else {}),
                 "expand": JIRA_EXPAND,
                 "id": iid,
                 "self": f"{JIRA_BASE}/rest/api/2/issue/{iid}",
@@ -145,7 +205,7 @@ def build_jira(
                     "summary": s.summary,
                     "description": substitute(s.description, shas),
                     "environment": s.environment,
-                    "issuetype": {"name": s.type, "subtask": False},
+                    "issuetype": issue_type(s),
                     "status": {"name": s.status},
                     "priority": {"name": s.priority} if s.priority else None,
                     "resolution": {"name": s.resolution} if s.resolution else None,
@@ -168,6 +228,7 @@ def build_jira(
                         per_issue.get(s.key, []), key=lambda link: (link["type"]["name"], int(link["id"]))
                     ),
                     "attachment": attachments,
+                    **structure,
                     "comment": {
                         "comments": comments,
                         "maxResults": len(comments),

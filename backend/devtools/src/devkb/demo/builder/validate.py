@@ -11,7 +11,7 @@ from urllib.parse import unquote_plus
 from ..content.common import EMAIL, GH, REPO_DIR, SPACE_KEY
 from .gitobjects import blob_sha, build_trees
 
-MAX_DATA_BYTES = 300_000
+MAX_DATA_BYTES = 320_000
 
 
 def validate(out: dict[str, bytes]) -> list[str]:
@@ -136,5 +136,5 @@ def validate(out: dict[str, bytes]) -> list[str]:
             errors.append(f"e-mail address other than {EMAIL}: {m.group(0)}")
     total = sum(len(v) for k, v in out.items() if k.startswith("data/"))
     if total > MAX_DATA_BYTES:
-        errors.append(f"data/ is {total} bytes (> 300 KB)")
+        errors.append(f"data/ is {total} bytes (> 320 KB)")
     return errors

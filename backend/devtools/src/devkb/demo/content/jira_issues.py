@@ -34,6 +34,49 @@ class IssueSpec:
     note: str = field(default="", compare=False)  # for README only
 
 
+# Jira Software structure, applied to the issues above when the data is built (builder/jira.py):
+# sub-tasks name their parent in ``parent``; stories and tasks name their epic in the "Epic Link"
+# custom field (Data Center) — the Cloud emulator serves it as ``parent``, as Jira Cloud does.
+SUBTASK_OF = {"PAY-21": "PAY-20", "WEB-10": "WEB-7"}
+EPIC_OF = {
+    "PAY-12": "PAY-1",
+    "PAY-15": "PAY-1",
+    "PAY-7": "PAY-2",
+    "PAY-23": "PAY-2",
+    "PAY-18": "PAY-3",
+    "PAY-19": "PAY-3",
+    "WEB-5": "WEB-1",
+    "WEB-7": "WEB-1",
+}
+SPRINTS = {  # sprint name -> (id, state, board id, issues)
+    "Payments Sprint 41": (41, "closed", 3, ("PAY-12", "PAY-15")),
+    "Payments Sprint 42": (42, "active", 3, ("PAY-15", "PAY-20", "PAY-21")),
+    "Checkout Sprint 19": (119, "active", 5, ("WEB-6", "WEB-7", "WEB-10")),
+}
+# the changelog: (issue, author, when, [(field, from, to), ...]) — status, assignee, resolution and
+# fix-version transitions, as ``expand=changelog`` returns them
+HISTORY: list[tuple[str, str, str, tuple[tuple[str, str | None, str | None], ...]]] = [
+    ("PAY-12", "priya.raman", "2026-04-16T09:40", (("assignee", None, "marcus.chen"),)),
+    ("PAY-12", "marcus.chen", "2026-04-17T10:05", (("status", "Open", "In Progress"),)),
+    ("PAY-12", "marcus.chen", "2026-05-06T16:20", (("status", "In Progress", "In Review"),)),
+    (
+        "PAY-12",
+        "priya.raman",
+        "2026-05-07T09:00",
+        (("status", "In Review", "Closed"), ("resolution", None, "Done"), ("Fix Version", None, "2026.6")),
+    ),
+    ("PAY-13", "sofia.alvarez", "2026-04-14T12:30", (("status", "Open", "In Progress"),)),
+    (
+        "PAY-13",
+        "sofia.alvarez",
+        "2026-04-20T17:00",
+        (("status", "In Progress", "Closed"), ("resolution", None, "Fixed")),
+    ),
+    ("PAY-20", "priya.raman", "2026-09-28T10:00", (("assignee", "priya.raman", "marcus.chen"),)),
+    ("PAY-20", "marcus.chen", "2026-09-29T09:15", (("status", "Open", "In Progress"),)),
+]
+
+
 ISSUES: list[IssueSpec] = [
     IssueSpec(
         "PAY-1",
