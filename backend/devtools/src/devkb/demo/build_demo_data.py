@@ -30,6 +30,7 @@ from .builder.edges import compute_edges
 from .builder.github import (
     build_commits,
     build_history,
+    build_issues,
     build_pulls,
     build_repo_json,
     build_tree_json,
@@ -106,6 +107,7 @@ def build() -> dict[str, bytes]:
         f"data/{REPO_DIR}/tree.json": pretty(build_tree_json(files, trees[head])),
         f"data/{REPO_DIR}/commits.jsonl": jsonl(commits),
         f"data/{REPO_DIR}/pulls.jsonl": jsonl(pulls),
+        f"data/{REPO_DIR}/issues.jsonl": jsonl(build_issues()),
         "data/expected_edges.jsonl": jsonl(edges),
         "data/questions.jsonl": jsonl(questions),
         "data/manifest.json": pretty(

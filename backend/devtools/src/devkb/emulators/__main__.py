@@ -40,6 +40,11 @@ def main(argv: list[str] | None = None) -> None:
         default="UTC",
         help="the bot user's time zone, in which JQL dates are read (default UTC)",
     )
+    parser.add_argument(
+        "--github-enterprise",
+        action="store_true",
+        help="serve GitHub as GitHub Enterprise Server: the REST API under /api/v3",
+    )
     parser.add_argument("--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -55,6 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         base_port=args.port or None,
         jira_deployment=args.jira_deployment,
         jira_time_zone=args.jira_time_zone,
+        github_enterprise=args.github_enterprise,
     ) as suite:
         print(f"jira       {suite.jira_url}", flush=True)
         print(f"confluence {suite.confluence_url}", flush=True)

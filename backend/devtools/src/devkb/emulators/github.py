@@ -30,6 +30,7 @@ answer 404. List entries of commits omit ``files`` and ``stats``, as GitHub does
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -67,7 +68,10 @@ class GitHubEmulator(EmulatorApp):
         *,
         default_per_page: int = 30,
         max_per_page: int = 100,
+        enterprise: bool = False,
     ) -> None:
+        # GitHub Enterprise Server serves the REST API under /api/v3 of its own host
+        self.api_prefix = "/api/v3" if enterprise else ""
         self.default_per_page = default_per_page
         self.max_per_page = max_per_page
         super().__init__(dataset, faults)
@@ -91,6 +95,7 @@ class GitHubEmulator(EmulatorApp):
         router.add("GET", rf"{REPO}/pulls", self.list_pulls)
         router.add("GET", rf"{REPO}/pulls/(?P<number>\d+)", self.get_pull)
         router.add("GET", rf"{REPO}/pulls/(?P<number>\d+)/comments", self.pull_comments)
+        router.add("GET", rf"{REPO}/pulls/(?P<number>\d+)/reviews", self.pull_reviews)
         router.add("GET", rf"{REPO}/pulls/(?P<number>\d+)/commits", self.pull_commits)
         router.add("GET", rf"{REPO}/issues", self.list_issues)
         router.add("GET", rf"{REPO}/issues/(?P<number>\d+)", self.get_issue)
@@ -100,6 +105,15 @@ class GitHubEmulator(EmulatorApp):
 
     def handle(self, request: Request) -> Response:
         """Apply the primary rate limit, route, and stamp the rate-limit headers."""
+        if self.api_prefix:
+            if not request.path.startswith(self.api_prefix + "/") and not request.path.startswith("/raw/"):
+                return self.error_response(request, 404, "Not Found")
+            if request.path.startswith(self.api_prefix + "/"):
+                request = dataclasses.replace(
+                    request,
+                    path=request.path[len(self.api_prefix) :],
+                    base_url=request.base_url + self.api_prefix,
+                )
         counted = request.path != "/rate_limit"
         allowed, remaining, reset = self.faults.github_rate.consume(counted)
         if allowed or not counted:
@@ -430,9 +444,14 @@ class GitHubEmulator(EmulatorApp):
         return self._json(request, _public(self._pull_or_404(self._repo(owner, name), number)))
 
     def pull_comments(self, request: Request, owner: str, name: str, number: str) -> Response:
-        """Review comments of a pull request (none are recorded)."""
-        self._pull_or_404(self._repo(owner, name), number)
-        return self._paginated(request, [])
+        """Inline review comments of a pull request (the record's ``_review_comments``)."""
+        pull = self._pull_or_404(self._repo(owner, name), number)
+        return self._paginated(request, list(pull.get("_review_comments") or []))
+
+    def pull_reviews(self, request: Request, owner: str, name: str, number: str) -> Response:
+        """Reviews (approve / request changes / comment, with their summary) — ``_reviews``."""
+        pull = self._pull_or_404(self._repo(owner, name), number)
+        return self._paginated(request, list(pull.get("_reviews") or []))
 
     def pull_commits(self, request: Request, owner: str, name: str, number: str) -> Response:
         """Commits of a pull request: reachable from head, not from base; oldest first."""
@@ -479,11 +498,10 @@ class GitHubEmulator(EmulatorApp):
         return self._json(request, body)
 
     def issue_comments(self, request: Request, owner: str, name: str, number: str) -> Response:
-        """Comments of an issue or pull request (none are recorded)."""
+        """Comments of an issue, or the conversation of a pull request (``_comments``)."""
         repo = self._repo(owner, name)
-        if repo.issue(int(number)) is None:
-            self._pull_or_404(repo, number)
-        return self._paginated(request, [])
+        record = repo.issue(int(number)) or self._pull_or_404(repo, number)
+        return self._paginated(request, list(record.get("_comments") or []))
 
     # ------------------------------------------------------------------ helpers
 

@@ -347,6 +347,7 @@ class EmulatorSuite:
         ports: Mapping[str, int] | None = None,
         jira_deployment: str = "datacenter",
         jira_time_zone: str = "UTC",
+        github_enterprise: bool = False,
     ) -> None:
         self.dataset = dataset
         self.faults = faults or FaultSwitches()
@@ -357,7 +358,11 @@ class EmulatorSuite:
         self.confluence = EmulatorServer(
             ConfluenceEmulator(dataset, self.faults), host=host, port=chosen["confluence"]
         )
-        self.github = EmulatorServer(GitHubEmulator(dataset, self.faults), host=host, port=chosen["github"])
+        self.github = EmulatorServer(
+            GitHubEmulator(dataset, self.faults, enterprise=github_enterprise),
+            host=host,
+            port=chosen["github"],
+        )
 
     @property
     def servers(self) -> list[EmulatorServer]:
@@ -373,7 +378,9 @@ class EmulatorSuite:
 
     @property
     def github_url(self) -> str:
-        return self.github.base_url
+        """The GitHub API base (``…/api/v3`` when serving as GitHub Enterprise Server)."""
+        app = self.github.app
+        return self.github.base_url + (app.api_prefix if isinstance(app, GitHubEmulator) else "")
 
     def start(self) -> EmulatorSuite:
         """Start all three servers (stopping those already started if one fails)."""

@@ -85,8 +85,14 @@ def file_to_document(
 
 
 def pull_to_document(
-    repo: str, pull: dict[str, Any], review_comments: list[dict[str, Any]] | None = None
+    repo: str,
+    pull: dict[str, Any],
+    review_comments: list[dict[str, Any]] | None = None,
+    conversation: list[dict[str, Any]] | None = None,
+    reviews: list[dict[str, Any]] | None = None,
 ) -> SourceDocument:
+    """A pull request with its whole discussion: the conversation (issue comments), the reviews'
+    verdicts and summaries, and the inline review comments."""
     number = int(pull["number"])
     title = (pull.get("title") or "").strip()
     body = (pull.get("body") or "").strip()
@@ -129,6 +135,39 @@ def pull_to_document(
                 + f"\n{c['body'].strip()}"
             )
         parts.append("## Review comments\n" + "\n\n".join(lines))
+    talk = [c for c in conversation or [] if (c.get("body") or "").strip()]
+    if talk:
+        parts.append(
+            "## Conversation\n"
+            + "\n\n".join(
+                f"### {_login(c.get('user')) or 'unknown'} ({(c.get('created_at') or '')[:10]})\n{c['body'].strip()}"
+                for c in talk
+            )
+        )
+    verdicts = [r for r in reviews or [] if r.get("state") or (r.get("body") or "").strip()]
+    if verdicts:
+        lines = []
+        for r in verdicts:
+            state = str(r.get("state") or "").replace("_", " ").lower()
+            head_line = (
+                f"### {_login(r.get('user')) or 'unknown'}: {state} ({(r.get('submitted_at') or '')[:10]})"
+            )
+            lines.append(head_line + (f"\n{r['body'].strip()}" if (r.get("body") or "").strip() else ""))
+        parts.append("## Reviews\n" + "\n\n".join(lines))
+        approved = sorted(
+            {_login(r.get("user")) or "" for r in verdicts if r.get("state") == "APPROVED"} - {""}
+        )
+        if approved:
+            meta["approved_by"] = approved
+    people = [meta.get("author")] + [_login(c.get("user")) for c in [*comments, *talk, *verdicts]]
+    named = [p for p in dict.fromkeys(people) if p]
+    if named:
+        meta["people"] = named
+    ref_text = {"title": title, "head_ref": head_ref, "body": body}
+    for i, c in enumerate(talk):
+        ref_text[f"comment-{i + 1}"] = c["body"].strip()
+    for i, r in enumerate(r for r in verdicts if (r.get("body") or "").strip()):
+        ref_text[f"review-{i + 1}"] = r["body"].strip()
     return SourceDocument(
         id=doc_id(repo, "pull", number),
         type=SourceType.GITHUB,
@@ -138,7 +177,7 @@ def pull_to_document(
         updated_at=to_utc_iso(pull.get("updated_at")),
         content="\n\n".join(parts),
         metadata=meta,
-        reference_text={"title": title, "head_ref": head_ref, "body": body},
+        reference_text=ref_text,
     )
 
 

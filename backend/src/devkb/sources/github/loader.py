@@ -6,9 +6,10 @@ Per repository and run, in this order (see ``cursor.py`` for how a crashed run r
    paths ``compare(last head...HEAD)`` reports added, modified or renamed (removed and
    renamed-away paths disappear from ``list_ids`` and are deleted by the sync);
 2. default-branch commits — the whole history first, then the commits of that compare;
-3. pull requests updated since the last run, each with its review comments and its commits
-   that are not on the default branch;
-4. issues updated since the last run (``include_issues``).
+3. pull requests updated since the last run, each with its whole discussion — the conversation
+   (issue comments), the reviews (verdict and summary) and the inline review comments — and its
+   commits that are not on the default branch;
+4. issues updated since the last run, with their comments (``include_issues``, on by default).
 
 ``list_ids`` lists the tree, the default-branch history, every pull request and its commits.
 Histories and pull-request commit lists are cached per process and extended through
@@ -61,7 +62,7 @@ class GitHubLoaderConfig:
     include: list[str] = field(default_factory=lambda: ["**/*"])
     exclude: list[str] = field(default_factory=list)
     max_file_bytes: int = 200_000
-    include_issues: bool = False
+    include_issues: bool = True
     doc_sites: list[dict[str, str]] = field(default_factory=list)
     html_url: str | None = None  # web host for citations and URL matching (default: derived from url)
     batch_size: int = 50
@@ -405,7 +406,15 @@ class GitHubLoader:
                     f"{name} PR #{number} review comments",
                     functools.partial(self._raws, pull.obj.get_review_comments, "body"),
                 )
-                pull_docs.append(pull_to_document(name, pull.raw, comments))
+                conversation = self._call(
+                    f"{name} PR #{number} conversation",
+                    functools.partial(self._raws, pull.obj.get_issue_comments, "body"),
+                )
+                reviews = self._call(
+                    f"{name} PR #{number} reviews",
+                    functools.partial(self._raws, pull.obj.get_reviews, "state"),
+                )
+                pull_docs.append(pull_to_document(name, pull.raw, comments, conversation, reviews))
                 for sha in sorted(self._pull_commit_shas(name, pull) - known):
                     pull_docs.append(commit_to_document(name, self._commit(name, sha)))
                     known.add(sha)

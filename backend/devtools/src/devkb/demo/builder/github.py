@@ -202,6 +202,105 @@ def build_pulls(shas: dict[str, str]) -> list[dict[str, Any]]:
                     "repo": {"full_name": GITHUB_REPO},
                 },
                 "commits": p.commits,
+                **discussion(p.number),
+            }
+        )
+    return out
+
+
+def _gh_user(name: str) -> dict[str, Any]:
+    login = PEOPLE[name].login
+    return {
+        "login": login,
+        "id": 1000 + sorted(PEOPLE).index(name),
+        "type": "User",
+        "html_url": f"https://github.com/{login}",
+    }
+
+
+def _comment(number: int, pos: int, user: str, when: str, body: str) -> dict[str, Any]:
+    cid = 700000 + number * 100 + pos
+    return {
+        "id": cid,
+        "url": f"{GITHUB_API}/issues/comments/{cid}",
+        "html_url": f"{GITHUB_HTML}/issues/{number}#issuecomment-{cid}",
+        "issue_url": f"{GITHUB_API}/issues/{number}",
+        "body": body,
+        "user": _gh_user(user),
+        "created_at": when,
+        "updated_at": when,
+        "author_association": "MEMBER",
+    }
+
+
+def discussion(number: int) -> dict[str, Any]:
+    """A pull request's conversation, reviews and inline review comments (bookkeeping keys the
+    emulator serves from their own endpoints; never part of the pull request JSON)."""
+    spec = repo_history.PULL_DISCUSSION.get(number)
+    if not spec:
+        return {}
+    reviews = []
+    for pos, (user, when, state, body) in enumerate(spec["reviews"], 1):
+        rid = 800000 + number * 100 + pos
+        reviews.append(
+            {
+                "id": rid,
+                "user": _gh_user(user),
+                "body": body,
+                "state": state,
+                "html_url": f"{pr_url(number)}#pullrequestreview-{rid}",
+                "pull_request_url": f"{GITHUB_API}/pulls/{number}",
+                "submitted_at": when,
+                "author_association": "MEMBER",
+            }
+        )
+    inline = []
+    for pos, (user, when, path, body) in enumerate(spec["review_comments"], 1):
+        cid = 600000 + number * 100 + pos
+        inline.append(
+            {
+                "id": cid,
+                "url": f"{GITHUB_API}/pulls/comments/{cid}",
+                "html_url": f"{pr_url(number)}#discussion_r{cid}",
+                "pull_request_url": f"{GITHUB_API}/pulls/{number}",
+                "path": path,
+                "body": body,
+                "user": _gh_user(user),
+                "created_at": when,
+                "updated_at": when,
+                "author_association": "MEMBER",
+            }
+        )
+    return {
+        "_comments": [_comment(number, pos, *c) for pos, c in enumerate(spec["comments"], 1)],
+        "_reviews": reviews,
+        "_review_comments": inline,
+    }
+
+
+def build_issues() -> list[dict[str, Any]]:
+    """The repository's GitHub issues, each with its comments (``_comments``)."""
+    out = []
+    for spec in repo_history.GH_ISSUES:
+        number = int(str(spec["number"]))
+        comments = list(spec["comments"])  # type: ignore[call-overload]
+        out.append(
+            {
+                "url": f"{GITHUB_API}/issues/{number}",
+                "id": 950000000 + number,
+                "html_url": f"{GITHUB_HTML}/issues/{number}",
+                "number": number,
+                "state": spec["state"],
+                "title": spec["title"],
+                "body": spec["body"],
+                "user": _gh_user(str(spec["user"])),
+                "labels": [],
+                "comments": len(comments),
+                "created_at": spec["created_at"],
+                "updated_at": spec["updated_at"],
+                "closed_at": spec["updated_at"] if spec["state"] == "closed" else None,
+                "author_association": "MEMBER",
+                "_comments": [_comment(number, pos, *c) for pos, c in enumerate(comments, 1)],
             }
         )
     return out

@@ -453,3 +453,89 @@ PULLS: list[PullSpec] = [
         1,
     ),
 ]
+
+
+# Discussion on pull requests, as GitHub keeps it in three places: the conversation (issue comments),
+# reviews (approve / request changes / comment, each with a summary) and inline review comments.
+PULL_DISCUSSION: dict[int, dict[str, list[tuple[str, ...]]]] = {
+    3: {
+        "comments": [
+            (
+                "priya.raman",
+                "2026-04-16T10:05:00Z",
+                "After the 2026-04-14 incident this is the top priority; see PAY-13.",
+            ),
+            ("marcus.chen", "2026-05-05T17:40:00Z", "Rebased on main; the TTL question moved to PAY-15."),
+        ],
+        "reviews": [
+            (
+                "daniel.okafor",
+                "2026-04-20T15:00:00Z",
+                "CHANGES_REQUESTED",
+                "A retry after the key expired creates a second charge: the TTL must outlive Meridian's retry window.",
+            ),
+            (
+                "priya.raman",
+                "2026-05-06T11:20:00Z",
+                "APPROVED",
+                "Approved: the 409 semantics match the design page.",
+            ),
+        ],
+        "review_comments": [
+            (
+                "daniel.okafor",
+                "2026-04-20T14:52:00Z",
+                "src/payments/idempotency.py",
+                "Use a 48-hour TTL here, not 24: Meridian retries for up to 36 hours.",
+            ),
+        ],
+    },
+    4: {
+        "comments": [
+            (
+                "sofia.alvarez",
+                "2026-04-15T08:40:00Z",
+                "Hotfix for the double charges of PAY-13; please review fast.",
+            )
+        ],
+        "reviews": [
+            (
+                "marcus.chen",
+                "2026-04-15T08:58:00Z",
+                "APPROVED",
+                "LGTM — no POST is retried without an Idempotency-Key now.",
+            )
+        ],
+        "review_comments": [],
+    },
+}
+
+# GitHub issues of the repository (issues are indexed by default), with their comments
+GH_ISSUES: list[dict[str, object]] = [
+    {
+        "number": 10,
+        "title": "Sandbox returns 500 when the Idempotency-Key header is empty",
+        "user": "hannah.weber",
+        "state": "open",
+        "created_at": "2026-06-02T09:00:00Z",
+        "updated_at": "2026-06-03T11:30:00Z",
+        "body": "Sending `Idempotency-Key:` with an empty value answers 500 instead of 400. Found while testing WEB-2.",
+        "comments": [
+            (
+                "marcus.chen",
+                "2026-06-03T11:30:00Z",
+                "Confirmed; the validation in PAY-12's key store rejects only missing headers.",
+            )
+        ],
+    },
+    {
+        "number": 11,
+        "title": "Document the retry budget settings",
+        "user": "sofia.alvarez",
+        "state": "closed",
+        "created_at": "2026-09-12T10:30:00Z",
+        "updated_at": "2026-09-14T16:00:00Z",
+        "body": "The retry policy v2 (PAY-29) adds per-merchant budgets; docs/retries.md should explain them.",
+        "comments": [],
+    },
+]

@@ -1,0 +1,60 @@
+"""GitHub as teams use it: a pull request's whole discussion (the conversation, review verdicts and
+summaries, inline review comments), issues indexed by default with their comments, and GitHub
+Enterprise Server (the REST API under ``/api/v3`` of the company's host) — PyGithub against the
+GitHub emulator on loopback, the demo workspace's repository."""
+
+from __future__ import annotations
+
+import pytest
+
+from devkb.config.sources_file import SourceConfig
+from devkb.emulators import Dataset, EmulatorSuite
+from devkb.sources.github import GitHubLoader, GitHubLoaderConfig
+from tests.demo_workspace import DEMO_DATA
+
+pytestmark = pytest.mark.integration
+REPO = "acme/payments-service"
+
+
+def load(url: str) -> dict[str, object]:
+    loader = GitHubLoader(
+        GitHubLoaderConfig(name="code", repos=[REPO], url=url, backoff=0.05, include=["**/*.md"])
+    )
+    return {d.id: d for b in loader.load(None) for d in b.documents}
+
+
+@pytest.fixture(scope="module")
+def documents():
+    with EmulatorSuite(Dataset.load(DEMO_DATA)) as suite:
+        yield load(suite.github_url)
+
+
+def test_a_pull_request_carries_its_conversation_reviews_and_inline_comments(documents) -> None:
+    pr = documents[f"github:{REPO}:pull:3"]
+    assert "## Conversation" in pr.content and "top priority; see PAY-13" in pr.content
+    assert "## Reviews" in pr.content
+    assert "changes requested" in pr.content and "the TTL must outlive Meridian's retry window" in pr.content
+    assert "approved" in pr.content and "409 semantics match the design page" in pr.content
+    assert "## Review comments" in pr.content and "48-hour TTL" in pr.content
+    assert pr.metadata["approved_by"] == ["praman"]
+    assert set(pr.metadata["people"]) >= {"mchen", "praman", "dokafor"}
+    # keys named in the discussion are found like keys in the description
+    assert "PAY-13" in pr.reference_text["comment-1"]
+
+
+def test_issues_are_indexed_by_default_with_their_comments(documents) -> None:
+    assert SourceConfig(name="code", type="github", repos=[REPO]).include_issues is True
+    issue = documents[f"github:{REPO}:issue:10"]
+    assert "answers 500 instead of 400" in issue.content
+    assert "rejects only missing headers" in issue.content
+    assert f"github:{REPO}:issue:11" in documents
+
+
+def test_github_enterprise_server_under_api_v3_gives_the_same_documents(documents) -> None:
+    with EmulatorSuite(Dataset.load(DEMO_DATA), github_enterprise=True) as suite:
+        assert suite.github_url.endswith("/api/v3")
+        ghes = load(suite.github_url)
+        loader = GitHubLoader(GitHubLoaderConfig(name="code", repos=[REPO], url=suite.github_url))
+        assert loader.html_base() == suite.github.base_url  # https://HOST for citations and URL matching
+    assert sorted(ghes) == sorted(documents)
+    assert all(ghes[i].content == documents[i].content for i in documents)
