@@ -122,3 +122,29 @@ def test_a_server_replaces_a_violating_response_by_a_500_that_names_it(tmp_path)
         check.assert_clean()
     # the session-wide check the suite's own emulators use saw nothing of this private server
     assert all(v.path != "/rest/api/3/myself" or v.status != 200 for v in SESSION_CHECK.violations)
+
+
+@pytest.mark.skipif(
+    not description_available("github"), reason="npm @octokit/openapi is not installed (make setup)"
+)
+def test_github_responses_are_checked_against_octokits_description() -> None:
+    from devkb.emulators.vendor_check import OCTOKIT
+    from devkb.emulators.vendor_shapes import complete, shapes_for
+
+    shapes = shapes_for(str(OCTOKIT / "api.github.com.deref.json"))
+    assert shapes is not None
+    request = _request("/repos/acme/payments-service/pulls/3/reviews")
+    schema = shapes.schema("GET", request.path, 200)
+    review = {
+        "id": 1,
+        "user": None,
+        "body": "LGTM",
+        "state": "APPROVED",
+        "submitted_at": "2026-05-06T11:20:00Z",
+    }
+    assert validate("github", request, _json(complete([review], schema)))[0] == "ok"
+    # a recorded value of the wrong type is never "completed" away
+    wrong = complete([{**review, "id": "one"}], schema)
+    assert validate("github", request, _json(wrong))[0] == "violation"
+    # completion adds only what is missing: recorded values stay as recorded
+    assert complete([review], schema)[0]["body"] == "LGTM"

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 import math
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -45,6 +46,8 @@ from devkb.emulators.git_repository import GitRepository
 from devkb.emulators.routing import HttpError, Request, Response, Router, json_response
 from devkb.emulators.timestamps import parse_timestamp
 from devkb.emulators.url_rewriting import UrlRewriter
+from devkb.emulators.vendor_check import OCTOKIT
+from devkb.emulators.vendor_shapes import complete, shapes_for
 
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
 DOCS = "https://docs.github.com/rest"
@@ -75,6 +78,10 @@ class GitHubEmulator(EmulatorApp):
         self.default_per_page = default_per_page
         self.max_per_page = max_per_page
         super().__init__(dataset, faults)
+
+    def vendor_description(self) -> str | None:
+        """GitHub's OpenAPI description (npm ``@octokit/openapi``): github.com, or GHES 3.19."""
+        return "github-enterprise" if self.api_prefix else "github"
 
     def register_routes(self, router: Router) -> None:
         router.add("GET", r"/rate_limit", self.rate_limit)
@@ -117,10 +124,23 @@ class GitHubEmulator(EmulatorApp):
         counted = request.path != "/rate_limit"
         allowed, remaining, reset = self.faults.github_rate.consume(counted)
         if allowed or not counted:
-            response = super().handle(request)
+            response = self._full_shape(request, super().handle(request))
         else:
             response = self.error_response(request, 403, PRIMARY_LIMIT_MESSAGE)
         self._stamp(response, remaining, reset)
+        return response
+
+    def _full_shape(self, request: Request, response: Response) -> Response:
+        """The recorded body completed to GitHub's published response shape (``vendor_shapes``)."""
+        if response.status != 200 or "json" not in (response.header("Content-Type") or ""):
+            return response
+        deref = OCTOKIT / ("ghes-3.19.deref.json" if self.api_prefix else "api.github.com.deref.json")
+        shapes = shapes_for(str(deref))
+        schema = shapes.schema(request.method, request.path, 200) if shapes is not None else None
+        if schema is None:
+            return response
+        body = complete(json.loads(response.body), schema)
+        response.body = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return response
 
     def fault_response(

@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 REPO_ROOT = Path(__file__).resolve().parents[5]
 SHARED_VENDOR_APIS = (REPO_ROOT / ".." / "shared" / "vendor-apis").resolve()
 
+OCTOKIT = REPO_ROOT / "tools" / "vendor-apis" / "node_modules" / "@octokit" / "openapi" / "generated"
+
 # name -> (path of the description, the host URL requests are matched against)
 _DESCRIPTIONS: dict[str, tuple[Path, str]] = {
     "jira-cloud-platform": (
@@ -49,6 +51,9 @@ _DESCRIPTIONS: dict[str, tuple[Path, str]] = {
         SHARED_VENDOR_APIS / "confluence-cloud-v2.openapi.json",
         "https://your-domain.atlassian.net",
     ),
+    # GitHub's own description (npm @octokit/openapi, installed under tools/vendor-apis by make setup)
+    "github": (OCTOKIT / "api.github.com.json", "https://api.github.com"),
+    "github-enterprise": (OCTOKIT / "ghes-3.19.json", "https://ghes.example.com/api/v3"),
 }
 
 
@@ -130,10 +135,30 @@ def _load(name: str) -> Any:
     entry = _DESCRIPTIONS.get(name)
     if entry is None or not entry[0].is_file():
         raise DescriptionMissing(f"vendor description {name!r} is not available (looked at {entry})")
-    spec = json.loads(entry[0].read_text(encoding="utf-8"))
+    spec = _null_in_composites(json.loads(entry[0].read_text(encoding="utf-8")))
     # Atlassian's descriptions have small defects of their own (e.g. a default outside its enum):
     # validating the description itself on load would refuse it; response validation still works.
     return OpenAPI.from_dict(spec, config=Config(spec_validator_cls=None))
+
+
+def _null_in_composites(node: Any) -> Any:
+    """``nullable: true`` next to ``oneOf``/``anyOf`` without a ``type`` (GitHub's commit author, a
+    user or nothing): OpenAPI 3.0.3 gives ``nullable`` no effect without ``type``, so a validator
+    refuses the ``null`` the service sends; the vendor means null allowed (its own generated types,
+    ``@octokit/openapi-types``, read it so). A branch that admits only null says it explicitly.
+    Discriminators are dropped (see below)."""
+    if isinstance(node, list):
+        return [_null_in_composites(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    # A discriminator beside a oneOf with an array branch (GitHub's contents: a directory is a list)
+    # makes validators demand an object; oneOf alone decides the same question correctly.
+    out = {k: _null_in_composites(v) for k, v in node.items() if k != "discriminator"}
+    if out.get("nullable") is True and "type" not in out:
+        for key in ("oneOf", "anyOf"):
+            if isinstance(out.get(key), list):
+                out[key] = [*out[key], {"type": "object", "nullable": True, "enum": [None]}]
+    return out
 
 
 @dataclass(frozen=True)
@@ -271,15 +296,13 @@ class VendorCheck:
 
 
 def _template(path: str) -> str:
-    """A path with numeric ids and issue keys folded, for reporting (``/rest/api/3/issue/{id}``)."""
-    parts = []
+    """A path with ids, issue keys and SHAs folded, for reporting (``/rest/api/3/issue/{id}``)."""
+    parts: list[str] = []
     for segment in urlsplit(path).path.split("/"):
-        if (
-            (segment.isdigit() and len(segment) > 1)
-            or (  # "3" in /rest/api/3 is a version, not an id
-                segment[:1].isalpha() and "-" in segment and segment.rsplit("-", 1)[1].isdigit()
-            )
-        ):
+        after_api = bool(parts) and parts[-1] == "api"  # /rest/api/3: a version, not an id
+        sha = len(segment) >= 20 and all(c in "0123456789abcdef" for c in segment)
+        key = segment[:1].isalpha() and "-" in segment and segment.rsplit("-", 1)[1].isdigit()
+        if (segment.isdigit() and not after_api) or sha or key:
             parts.append("{id}")
         else:
             parts.append(segment)
