@@ -88,3 +88,18 @@ def test_every_changelog_transition_is_kept_with_time_and_author(indexed) -> Non
             assert f"{at[:16].replace('T', ' ')} {by}: {field}" in text and new in text
     pay12 = indexed.get_document("jira:PAY-12").document.metadata
     assert set(pay12["people"]) >= {"Marcus Chen", "Priya Raman"}
+
+
+def test_when_and_who_questions_are_answered_from_the_history(indexed) -> None:
+    from devkb.agent.ask_service import AskService
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.planner import Planner
+    from devkb.agent.tools import Toolbox
+
+    toolbox = Toolbox(indexed, HybridSearch(indexed, HashingEmbedder()), lambda: {"PAY", "WEB"})
+    ask = AskService(Planner(toolbox, lambda: {"PAY", "WEB"})).ask
+    when = ask("When did PAY-12 move to Closed?").answer
+    assert "moved to Closed on 2026-05-07 09:00 by Priya Raman" in when, when
+    assert "moved to In Progress" not in when
+    who = ask("Who worked on PAY-12?").answer
+    assert "Marcus Chen" in who and "changed it: Priya Raman, Marcus Chen" in who, who

@@ -234,7 +234,31 @@ def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | 
         people = _commenters(doc)
         if people:
             parts.append("commented: " + ", ".join(people))
+        changed = [h["by"] for h in meta.get("history") or [] if isinstance(h, dict) and h.get("by")]
+        changed = [p for p in dict.fromkeys(changed) if p != "unknown"]
+        if changed:
+            parts.append("changed it: " + ", ".join(changed[:6]))
+    if parsed.qtype == "when":
+        moved = transitions(parsed, meta)
+        if moved:
+            parts.insert(0, moved)
     return f"{identifier(doc)}: {'; '.join(parts)} [{number}]." if parts else None
+
+
+def transitions(parsed: ParsedQuestion, meta: dict[str, Any]) -> str | None:
+    """ "moved to Closed on 2026-05-07 09:00 by Priya Raman" from the changelog (Jira's
+    ``history``): the transition to the status the question names, else every status change."""
+    changes = [h for h in meta.get("history") or [] if isinstance(h, dict) and h.get("field") == "status"]
+    if not changes:
+        return None
+    named = [
+        h for h in changes if h.get("to") and re.search(rf"\b{re.escape(str(h['to']))}\b", parsed.text, re.I)
+    ]
+    chosen = named or changes
+    return "; ".join(
+        f"moved to {h['to']} on {str(h.get('at', ''))[:16].replace('T', ' ')} by {h.get('by', 'unknown')}"
+        for h in chosen
+    )
 
 
 def _commenters(doc: EvidenceDoc) -> list[str]:
