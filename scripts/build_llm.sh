@@ -38,7 +38,8 @@ if [ ! -x "$SERVER" ]; then
   start=$(date +%s)
   log "building llama-server (cmake -DLLAMA_CURL=OFF, target llama-server only; minutes on 2 cores)"
   cmake -S "$LLAMA_SRC" -B "$SRC/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF \
-    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF >&2
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF \
+    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF >&2  # no web UI: nothing is fetched from the network
   cmake --build "$SRC/build" --target llama-server -j "$(nproc)" >&2
   mkdir -p "$(dirname "$SERVER")"
   cp "$SRC/build/bin/llama-server" "$SERVER.tmp" && mv "$SERVER.tmp" "$SERVER"

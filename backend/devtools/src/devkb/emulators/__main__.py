@@ -41,6 +41,13 @@ def main(argv: list[str] | None = None) -> None:
         help="the bot user's time zone, in which JQL dates are read (default UTC)",
     )
     parser.add_argument(
+        "--confluence-deployment",
+        choices=("datacenter", "cloud"),
+        default="datacenter",
+        help="datacenter: REST API v1 at the root; cloud: under /wiki, REST API v2 for spaces, pages and "
+        "labels (default: datacenter)",
+    )
+    parser.add_argument(
         "--github-enterprise",
         action="store_true",
         help="serve GitHub as GitHub Enterprise Server: the REST API under /api/v3",
@@ -61,6 +68,7 @@ def main(argv: list[str] | None = None) -> None:
         jira_deployment=args.jira_deployment,
         jira_time_zone=args.jira_time_zone,
         github_enterprise=args.github_enterprise,
+        confluence_deployment=args.confluence_deployment,
     ) as suite:
         print(f"jira       {suite.jira_url}", flush=True)
         print(f"confluence {suite.confluence_url}", flush=True)

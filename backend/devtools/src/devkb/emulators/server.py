@@ -41,6 +41,7 @@ from typing import Any, Self
 
 from devkb.emulators.app import EmulatorApp
 from devkb.emulators.confluence import ConfluenceEmulator
+from devkb.emulators.confluence_cloud import ConfluenceCloudEmulator
 from devkb.emulators.dataset import Dataset
 from devkb.emulators.faults import Fault, FaultSwitches, RequestRecord
 from devkb.emulators.github import GitHubEmulator
@@ -348,6 +349,7 @@ class EmulatorSuite:
         jira_deployment: str = "datacenter",
         jira_time_zone: str = "UTC",
         github_enterprise: bool = False,
+        confluence_deployment: str = "datacenter",
     ) -> None:
         self.dataset = dataset
         self.faults = faults or FaultSwitches()
@@ -355,9 +357,16 @@ class EmulatorSuite:
         chosen.update(ports or {})
         jira = jira_emulator(dataset, self.faults, jira_deployment, jira_time_zone)
         self.jira = EmulatorServer(jira, host=host, port=chosen["jira"])
-        self.confluence = EmulatorServer(
-            ConfluenceEmulator(dataset, self.faults), host=host, port=chosen["confluence"]
+        confluence_app = (
+            ConfluenceCloudEmulator(dataset, self.faults)
+            if confluence_deployment == "cloud"
+            else ConfluenceEmulator(dataset, self.faults)
         )
+        if confluence_deployment not in ("cloud", "datacenter"):
+            raise ValueError(
+                f"unknown Confluence deployment {confluence_deployment!r}; choose cloud or datacenter"
+            )
+        self.confluence = EmulatorServer(confluence_app, host=host, port=chosen["confluence"])
         self.github = EmulatorServer(
             GitHubEmulator(dataset, self.faults, enterprise=github_enterprise),
             host=host,
@@ -374,7 +383,9 @@ class EmulatorSuite:
 
     @property
     def confluence_url(self) -> str:
-        return self.confluence.base_url
+        """The site URL a client is configured with (``…/wiki`` on Cloud)."""
+        cloud = isinstance(self.confluence.app, ConfluenceCloudEmulator)
+        return self.confluence.base_url + ("/wiki" if cloud else "")
 
     @property
     def github_url(self) -> str:

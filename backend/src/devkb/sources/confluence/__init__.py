@@ -1,4 +1,4 @@
-"""Confluence loader (atlassian-python-api, Confluence Server REST API)."""
+"""Confluence loader (atlassian-python-api): Data Center / Server (REST API v1) and Cloud (v2 under /wiki)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ def build_confluence_loader(cfg: SourceConfig) -> ConfluenceLoader:
             browse_url=cfg.browse_url,
             url_aliases=dict(cfg.url_aliases),
             page_size=min(cfg.page_size, 100),
+            deployment=cfg.deployment,
         )
     )
 

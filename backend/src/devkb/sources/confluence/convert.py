@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote_plus, urlsplit
 
 from devkb.sources.base import SourceDocument
 from devkb.sources.confluence.storage_format import PageLink, storage_to_text
@@ -38,6 +38,9 @@ def page_url_paths(page: dict[str, Any], aliases: Iterable[str] = ()) -> list[st
         if links.get(k)
     ]
     keys.append(path_key("/pages/viewpage.action", f"pageId={page['id']}"))
+    space_key, title = (page.get("space") or {}).get("key"), page.get("title")
+    if space_key and title:  # the classic display path, which Cloud sites still resolve
+        keys.append(path_key(f"/display/{space_key}/{quote_plus(title)}"))
     keys.extend(aliases)
     return list(dict.fromkeys(keys))
 

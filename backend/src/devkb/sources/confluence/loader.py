@@ -16,12 +16,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from atlassian import Confluence
 from pydantic import SecretStr
 
 from devkb.errors import ConfigurationError
 from devkb.sources.base import LoadBatch
+from devkb.sources.confluence.cloud_api import CloudPages, as_v1_page
 from devkb.sources.confluence.convert import page_doc_id, page_to_document, page_url_paths
 from devkb.sources.confluence.storage_format import PageLink
 from devkb.sources.http_retry import atlassian_client
@@ -34,6 +36,13 @@ PAGE_EXPAND = "body.storage,version,ancestors,space,metadata.labels"
 
 
 VERIFY_PASSES = 3  # listings after a space's pages; each fetches what changed meanwhile
+
+
+def _parse_time(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
 
 
 def _id_order(page_id: str) -> tuple[int, str]:
@@ -50,6 +59,7 @@ class ConfluenceLoaderConfig:
     browse_url: str | None = None  # base URL for citations (defaults to the page's _links.base, then url)
     url_aliases: dict[str, str] = field(default_factory=dict)  # URL or site path → page title
     page_size: int = 50
+    deployment: str = "auto"  # auto (a /wiki site or *.atlassian.net is Cloud) | cloud | datacenter
     retries: int = 6
     backoff: float = 0.5
     timeout: float = 30.0
@@ -75,6 +85,8 @@ class ConfluenceLoader:
             if not s or any(c in s for c in "\"'\\ "):
                 raise ConfigurationError(f"source {config.name}: invalid Confluence space key {s!r}")
         self._hosts = {host_of(u) for u in (config.url, config.browse_url) if u}
+        if config.deployment not in ("auto", "cloud", "datacenter"):
+            raise ConfigurationError(f"source {config.name}: deployment must be auto, cloud or datacenter")
         # alias key → title; relative aliases are paths on the Confluence server itself
         self._aliases = {url_key(k): v for k, v in config.url_aliases.items()}
 
@@ -88,8 +100,28 @@ class ConfluenceLoader:
             self._client = atlassian_client(Confluence, self.config, self._on_retry)
         return self._client
 
+    @property
+    def cloud(self) -> bool:
+        """Confluence Cloud (the REST API v2 under ``/wiki``) or Data Center / Server (v1)."""
+        if self.config.deployment != "auto":
+            return self.config.deployment == "cloud"
+        parts = urlsplit(self.config.url)
+        return parts.path.rstrip("/").endswith("/wiki") or (parts.hostname or "").endswith(".atlassian.net")
+
+    @property
+    def cloud_api(self) -> CloudPages:
+        def get(path: str, params: dict[str, Any]) -> Any:
+            return self._call(f"Confluence {path}", functools.partial(self.client.get, path, params=params))
+
+        return CloudPages(get, self.config.url)
+
     def describe(self) -> dict[str, Any]:
-        return {"url": self.config.url, "spaces": self.config.spaces, "aliases": len(self.config.url_aliases)}
+        return {
+            "url": self.config.url,
+            "spaces": self.config.spaces,
+            "aliases": len(self.config.url_aliases),
+            "deployment": "cloud" if self.cloud else "datacenter",
+        }
 
     def link_hints(self) -> dict[str, Any]:
         """Hosts under which Confluence's own paths (``/display/…``, ``/x/…``) are recognised."""
@@ -104,6 +136,10 @@ class ConfluenceLoader:
     def _spaces(self) -> list[str]:
         if self.config.spaces:
             return list(self.config.spaces)
+        if self.cloud:
+            return [
+                str(s["key"]) for s in self.cloud_api._list("api/v2/spaces", {"limit": 250}) if s.get("key")
+            ]
         keys: list[str] = []
         start = 0
         while True:
@@ -141,6 +177,8 @@ class ConfluenceLoader:
 
     # -- page index (link resolution) -----------------------------------------------------
     def page_index(self) -> PageIndex:
+        if self.cloud:
+            return self._cloud_page_index()
         index = PageIndex()
         for space in self._spaces():
             for results, _ in self._search(f'space = "{space}" and type = page', "space"):
@@ -172,6 +210,8 @@ class ConfluenceLoader:
             key = url_key(link.href)
             if key.startswith("/") or host_of(link.href) in self._hosts:
                 path = key if key.startswith("/") else key[key.index("/") :]
+                if path.startswith("/wiki/"):  # a Cloud site's paths are under /wiki
+                    path = path[len("/wiki") :]
                 return index.by_key.get(path)
             return index.by_key.get(key)
 
@@ -193,7 +233,112 @@ class ConfluenceLoader:
             return {k: str(v) for k, v in value.items()}
         return {s: str(value) for s in spaces}  # one time for every space
 
+    # -- Cloud ----------------------------------------------------------------------------
+    def _cloud_space(self, key: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]] | None:
+        """The space and its current pages (id → v2 page without body)."""
+        api = self.cloud_api
+        space = api.space(key)
+        if space is None:
+            log.warning("%s: Confluence space %s not found", self.name, key)
+            return None
+        return space, {str(p["id"]): p for p in api.pages(str(space["id"]), body=False)}
+
+    def _cloud_page_index(self) -> PageIndex:
+        index = PageIndex()
+        for key in self._spaces():
+            found = self._cloud_space(key)
+            if found is None:
+                continue
+            space, pages = found
+            for p in pages.values():
+                v1 = as_v1_page(p, space, pages, [], "", self.config.url)
+                index.by_title[(key, v1["title"])] = v1["id"]
+                for url_path in page_url_paths(v1):
+                    index.by_key.setdefault(url_path, v1["id"])
+        titles = {title: pid for (_, title), pid in index.by_title.items()}
+        for alias, title in self._aliases.items():
+            if title in titles:
+                index.by_key.setdefault(alias, titles[title])
+        return index
+
+    def _load_cloud(self, since: str | None) -> Iterator[LoadBatch]:
+        """Per space: pages newest first until the cursor (less a minute), indexed oldest first;
+        then the same verification listing as on Data Center."""
+        api = self.cloud_api
+        spaces = self._spaces()
+        cursor = self._parse_cursor(since, spaces)
+        resolve = self._resolver()
+        for key in spaces:
+            found = self._cloud_space(key)
+            if found is None:
+                continue
+            space, index = found
+            cut = datetime.fromisoformat(cursor[key]) - timedelta(minutes=1) if cursor.get(key) else None
+            changed: list[dict[str, Any]] = []
+            for p in api.pages(str(space["id"]), body=True):
+                when = _parse_time((p.get("version") or {}).get("createdAt"))
+                if cut is not None and when is not None and when < cut:
+                    break
+                changed.append(p)
+            changed.reverse()
+            seen: dict[str, Any] = {}
+            for i in range(0, len(changed), self.config.page_size):
+                chunk = changed[i : i + self.config.page_size]
+                yield self._cloud_batch(key, space, index, chunk, cursor, seen, resolve, len(changed))
+            for _ in range(VERIFY_PASSES):
+                now = self._cloud_space(key)
+                if now is None:
+                    break
+                listed = {
+                    i: (p.get("version") or {}).get("number")
+                    for i, p in now[1].items()
+                    if cut is None
+                    or i in seen
+                    or (_parse_time((p.get("version") or {}).get("createdAt")) or cut) >= cut
+                }
+                missed = sorted(
+                    (i for i, v in listed.items() if i not in seen or seen[i] != v), key=_id_order
+                )
+                if not missed:
+                    break
+                log.info(
+                    "%s: %d pages of %s changed while paging; fetching them", self.name, len(missed), key
+                )
+                pages = [api.page(i) for i in missed]
+                yield self._cloud_batch(key, space, index, pages, cursor, seen, resolve, None)
+
+    def _cloud_batch(
+        self,
+        key: str,
+        space: dict[str, Any],
+        index: dict[str, dict[str, Any]],
+        pages: list[dict[str, Any]],
+        cursor: dict[str, str],
+        seen: dict[str, Any],
+        resolve: Callable[[PageLink, str], str | None],
+        total: int | None,
+    ) -> LoadBatch:
+        api = self.cloud_api
+        v1 = [
+            as_v1_page(
+                p,
+                space,
+                index,
+                api.labels(str(p["id"])),
+                api.author(str((p.get("version") or {}).get("authorId") or "")),
+                self.config.url,
+            )
+            for p in pages
+        ]
+        return self._batch(key, v1, cursor, seen, resolve, total)
+
     def load(self, since: str | None) -> Iterator[LoadBatch]:
+        if self.cloud:
+            yield from self._load_cloud(since)
+            return
+        yield from self._load_datacenter(since)
+
+    def _load_datacenter(self, since: str | None) -> Iterator[LoadBatch]:
         """Per space, pages of ``order by lastmodified``, then a check that no page slipped between
         pages: offset paging over a live result set skips a page when one served earlier is edited
         (it moves to the end and every later page shifts back one place). After the last page the
@@ -250,6 +395,11 @@ class ConfluenceLoader:
 
     def list_ids(self) -> set[str]:
         ids: set[str] = set()
+        if self.cloud:
+            for key in self._spaces():
+                found = self._cloud_space(key)
+                ids.update(page_doc_id(i) for i in (found[1] if found else {}))
+            return ids
         for space in self._spaces():
             for results, _ in self._search(f'space = "{space}" and type = page', None):
                 ids.update(page_doc_id(p["id"]) for p in results)
