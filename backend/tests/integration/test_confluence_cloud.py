@@ -99,3 +99,26 @@ def test_an_incremental_cloud_sync_picks_up_an_edited_page(tmp_path) -> None:
     assert all(d.updated_at >= newest[:16] for d in again if d not in edited), [
         (d.id, d.updated_at) for d in again
     ]
+
+
+@pytest.mark.parametrize("deployment", ["datacenter", "cloud"])
+def test_page_comments_and_blog_posts_are_read_in_both_deployments(deployment: str) -> None:
+    with EmulatorSuite(Dataset.load(DEMO_DATA), confluence_deployment=deployment) as suite:
+        loader = ConfluenceLoader(
+            ConfluenceLoaderConfig(name="wiki", url=suite.confluence_url, spaces=[SPACE])
+        )
+        docs = {d.id: d for b in loader.load(None) for d in b.documents}
+        listed = loader.list_ids()
+    blog = docs["confluence:page:2100001"]
+    assert (
+        blog.kind == "blogpost"
+        and blog.metadata["kind"] == "blogpost"
+        and blog.title == "Idempotency keys are live"
+    )
+    assert "PAY-12" in blog.reference_text["body"]
+    postmortem = next(d for d in docs.values() if d.title == "Postmortem 2026-04-14 Double Charges")
+    assert "## Comments" in postmortem.content
+    assert "Daniel Okafor (2026-04-25)" in postmortem.content and "tracked in PAY-15" in postmortem.content
+    assert postmortem.metadata["comment_count"] == 2
+    assert "PAY-15" in postmortem.reference_text["comment-1"]
+    assert "confluence:page:2100001" in listed

@@ -269,17 +269,29 @@ class ConfluenceEmulator(EmulatorApp):
             out["body"] = body
         else:
             expandable["body"] = ""
+        if "children.page" in expand or any(e.startswith("children.comment") for e in expand):
+            out["children"] = {}
         if "children.page" in expand:
             children = self._children_of(str(page["id"]))
-            out["children"] = {
-                "page": {
-                    "results": [self._content(c, set()) for c in children[: self.default_limit]],
-                    "start": 0,
-                    "limit": self.default_limit,
-                    "size": min(len(children), self.default_limit),
-                }
+            out["children"]["page"] = {
+                "results": [self._content(c, set()) for c in children[: self.default_limit]],
+                "start": 0,
+                "limit": self.default_limit,
+                "size": min(len(children), self.default_limit),
             }
-        else:
+        if any(e.startswith("children.comment") for e in expand):
+            # a page's comments (the record's ``_comments``), bodies with ``children.comment.body.storage``
+            with_body = "children.comment.body.storage" in expand
+            comments = [
+                {k: v for k, v in c.items() if with_body or k != "body"} for c in page.get("_comments") or []
+            ]
+            out["children"]["comment"] = {
+                "results": comments,
+                "start": 0,
+                "limit": self.default_limit,
+                "size": len(comments),
+            }
+        if "children" not in out:
             expandable["children"] = f"{content_url}/child"
         if "metadata.labels" in expand:
             labels = ((page.get("metadata") or {}).get("labels") or {}).get("results") or []

@@ -46,8 +46,12 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
         super().register_routes(router)  # v1, reached through /wiki (see handle)
         router.add("GET", rf"{V2}/spaces", self.v2_spaces)
         router.add("GET", rf"{V2}/spaces/(?P<space_id>\d+)/pages", self.v2_space_pages)
-        router.add("GET", rf"{V2}/pages/(?P<page_id>\d+)", self.v2_page)
-        router.add("GET", rf"{V2}/pages/(?P<page_id>\d+)/labels", self.v2_labels)
+        router.add("GET", rf"{V2}/spaces/(?P<space_id>\d+)/blogposts", self.v2_space_blogposts)
+        router.add("GET", rf"{V2}/(?:pages|blogposts)/(?P<page_id>\d+)", self.v2_page)
+        router.add("GET", rf"{V2}/(?:pages|blogposts)/(?P<page_id>\d+)/labels", self.v2_labels)
+        router.add(
+            "GET", rf"{V2}/(?:pages|blogposts)/(?P<page_id>\d+)/footer-comments", self.v2_footer_comments
+        )
         router.add("GET", r"/rest/api/user", self.v1_user)
 
     def handle(self, request: Request) -> Response:
@@ -66,11 +70,51 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
         return self._v2_page(request, [self._space_v2(request, s) for s in spaces])
 
     def v2_space_pages(self, request: Request, space_id: str) -> Response:
+        return self._v2_content(request, space_id, "page")
+
+    def v2_space_blogposts(self, request: Request, space_id: str) -> Response:
+        return self._v2_content(request, space_id, "blogpost")
+
+    def v2_footer_comments(self, request: Request, page_id: str) -> Response:
+        page = self._require_page(page_id)
+        body = request.param("body-format")
+        results = []
+        for c in page.get("_comments") or []:
+            version = c.get("version") or {}
+            out: dict[str, Any] = {
+                "id": str(c["id"]),
+                "status": "current",
+                "title": f"Re: {page.get('title') or ''}",
+                "version": {
+                    "number": version.get("number", 1),
+                    "createdAt": version.get("when"),
+                    "authorId": account_id(version.get("by") or {}),
+                    "minorEdit": False,
+                    "message": "",
+                },
+                "_links": {
+                    "webui": f"/spaces/{(page.get('space') or {}).get('key')}/pages/{page['id']}?focusedCommentId={c['id']}"
+                },
+            }
+            out["pageId" if page.get("type", "page") == "page" else "blogPostId"] = str(page["id"])
+            if body == "storage":
+                out["body"] = {
+                    "storage": {
+                        "representation": "storage",
+                        "value": ((c.get("body") or {}).get("storage") or {}).get("value") or "",
+                    }
+                }
+            results.append(out)
+        return self._v2_page(request, results)
+
+    def _v2_content(self, request: Request, space_id: str, kind: str) -> Response:
         space = next((s for s in self.dataset.spaces() if str(s["id"]) == space_id), None)
         if space is None:
             raise HttpError(404, f"Space {space_id} not found")
         pages = [p for p in self.dataset.pages() if (p.get("space") or {}).get("key") == space["key"]]
-        pages = [p for p in pages if p.get("status", "current") == "current"]
+        pages = [
+            p for p in pages if p.get("status", "current") == "current" and p.get("type", "page") == kind
+        ]
         sort = request.param("sort") or "id"
         field, reverse = sort.lstrip("-"), sort.startswith("-")
         if field == "modified-date":
@@ -103,8 +147,12 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
 
     def v1_user(self, request: Request) -> Response:
         account = request.param("accountId") or ""
-        for page in self.dataset.pages():
-            by = (page.get("version") or {}).get("by") or {}
+        authors = [
+            (p.get("version") or {}).get("by") or {}
+            for page in self.dataset.pages()
+            for p in [page, *(page.get("_comments") or [])]
+        ]
+        for by in authors:
             if account_id(by) == account:
                 return json_response(
                     {

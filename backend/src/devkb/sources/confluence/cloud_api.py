@@ -49,25 +49,49 @@ class CloudPages:
     def space(self, key: str) -> dict[str, Any] | None:
         return next(iter(self._list("api/v2/spaces", {"keys": key, "limit": 25})), None)
 
-    def pages(self, space_id: str, body: bool) -> Iterator[dict[str, Any]]:
-        """The space's current pages, newest first (with their storage body when ``body``)."""
+    def pages(
+        self, space_id: str, body: bool, kinds: tuple[str, ...] = ("pages", "blogposts")
+    ) -> Iterator[dict[str, Any]]:
+        """The space's current pages and blog posts (``_kind`` set), each kind newest first (with
+        their storage body when ``body``)."""
         params: dict[str, Any] = {"sort": "-modified-date", "limit": LIST_LIMIT}
         if body:
             params["body-format"] = "storage"
-        return self._list(f"api/v2/spaces/{space_id}/pages", params)
+        for kind in kinds:
+            for item in self._list(f"api/v2/spaces/{space_id}/{kind}", params):
+                yield {**item, "_kind": kind}
 
-    def page(self, page_id: str) -> dict[str, Any]:
-        found = self._get(f"api/v2/pages/{page_id}", {"body-format": "storage"})
+    def page(self, page_id: str, kind: str = "pages") -> dict[str, Any]:
+        found = self._get(f"api/v2/{kind}/{page_id}", {"body-format": "storage"})
         if not isinstance(found, dict) or "id" not in found:
             raise ValueError(f"invalid JSON in Confluence page {page_id}: {str(found)[:80]!r}")
-        return found
+        return {**found, "_kind": kind}
 
-    def labels(self, page_id: str) -> list[str]:
-        return [
-            str(x["name"])
-            for x in self._list(f"api/v2/pages/{page_id}/labels", {"limit": LIST_LIMIT})
-            if x.get("name")
-        ]
+    def labels(self, page: dict[str, Any]) -> list[str]:
+        path = f"api/v2/{page.get('_kind', 'pages')}/{page['id']}/labels"
+        return [str(x["name"]) for x in self._list(path, {"limit": LIST_LIMIT}) if x.get("name")]
+
+    def comments(self, page: dict[str, Any]) -> list[dict[str, Any]]:
+        """Footer comments as v1 comment objects (``children.comment.results``), authors named."""
+        path = f"api/v2/{page.get('_kind', 'pages')}/{page['id']}/footer-comments"
+        out = []
+        for c in self._list(path, {"limit": LIST_LIMIT, "body-format": "storage"}):
+            version = c.get("version") or {}
+            out.append(
+                {
+                    "id": str(c.get("id")),
+                    "type": "comment",
+                    "version": {
+                        "number": version.get("number"),
+                        "when": version.get("createdAt"),
+                        "by": {"displayName": self.author(str(version.get("authorId") or ""))},
+                    },
+                    "body": {
+                        "storage": {"value": ((c.get("body") or {}).get("storage") or {}).get("value") or ""}
+                    },
+                }
+            )
+        return out
 
     def author(self, account_id: str) -> str:
         if account_id and account_id not in self._names:
@@ -85,6 +109,7 @@ def as_v1_page(
     labels: list[str],
     author: str,
     site: str,
+    comments: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A v2 page in the v1 shape ``page_to_document`` reads; ``index`` is id → v2 page of the
     space (for the ancestors' ids and titles)."""
@@ -99,7 +124,8 @@ def as_v1_page(
     version = page.get("version") or {}
     return {
         "id": str(page["id"]),
-        "type": "page",
+        "type": "blogpost" if page.get("_kind") == "blogposts" else "page",
+        "children": {"comment": {"results": comments or []}},
         "status": page.get("status") or "current",
         "title": page.get("title") or "",
         "space": {"id": space.get("id"), "key": space.get("key"), "name": space.get("name")},

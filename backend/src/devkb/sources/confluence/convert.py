@@ -100,17 +100,39 @@ def page_to_document(
 
     breadcrumb = " > ".join([*(a.get("title") or "" for a in ancestors), title])
     head = f"{title}\nSpace: {space.get('name') or space_key} · Path: {breadcrumb}"
+    kind = "blogpost" if page.get("type") == "blogpost" else "page"
+    if kind == "blogpost":
+        meta["kind"] = "blogpost"
+    text = f"{head}\n\n{converted.text}".strip()
+    reference_text = {"body": converted.text, "links": "\n".join(hrefs)}
+    comments = [
+        c
+        for c in ((page.get("children") or {}).get("comment") or {}).get("results") or []
+        if isinstance(c, dict)
+    ]
+    lines = []
+    for i, c in enumerate(comments):
+        said = storage_to_text(((c.get("body") or {}).get("storage") or {}).get("value") or "").text.strip()
+        if not said:
+            continue
+        by = (c.get("version") or {}).get("by") or {}
+        who = by.get("displayName") or by.get("username") or "unknown"
+        lines.append(f"### {who} ({str((c.get('version') or {}).get('when') or '')[:10]})\n{said}")
+        reference_text[f"comment-{i + 1}"] = said
+    if lines:
+        text += "\n\n## Comments\n" + "\n\n".join(lines)
+        meta["comment_count"] = len(lines)
     return SourceDocument(
         id=doc_id,
         type=SourceType.CONFLUENCE,
-        kind="page",
+        kind=kind,
         title=title,
         url=base_url.rstrip("/") + webui,
         updated_at=to_utc_iso(version.get("when")),
-        content=f"{head}\n\n{converted.text}".strip(),
+        content=text,
         metadata=meta,
         references=references,
-        reference_text={"body": converted.text, "links": "\n".join(hrefs)},
+        reference_text=reference_text,
     )
 
 

@@ -1,6 +1,6 @@
 """``ConfluenceLoader``: CQL search per space, incremental by ``lastmodified``, deletion sync by id list.
 
-    space = "ILDH" and type = page and lastmodified >= "2024-05-01 10:00" order by lastmodified asc
+    space = "ILDH" and type in (page, blogpost) and lastmodified >= "2024-05-01 10:00" order by lastmodified asc
 
 The cursor is JSON ``{"<space>": "<last version.when, UTC ISO>"}`` so several spaces resume
 independently after a crash. Page→page links are resolved through a page index (ids by title,
@@ -32,7 +32,7 @@ from devkb.sources.url_keys import host_of, url_key
 from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
-PAGE_EXPAND = "body.storage,version,ancestors,space,metadata.labels"
+PAGE_EXPAND = "body.storage,version,ancestors,space,metadata.labels,children.comment.body.storage,children.comment.version"
 
 
 VERIFY_PASSES = 3  # listings after a space's pages; each fetches what changed meanwhile
@@ -181,7 +181,7 @@ class ConfluenceLoader:
             return self._cloud_page_index()
         index = PageIndex()
         for space in self._spaces():
-            for results, _ in self._search(f'space = "{space}" and type = page', "space"):
+            for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', "space"):
                 for p in results:
                     pid = str(p["id"])
                     skey = (p.get("space") or {}).get("key") or space
@@ -275,11 +275,13 @@ class ConfluenceLoader:
             space, index = found
             cut = datetime.fromisoformat(cursor[key]) - timedelta(minutes=1) if cursor.get(key) else None
             changed: list[dict[str, Any]] = []
-            for p in api.pages(str(space["id"]), body=True):
-                when = _parse_time((p.get("version") or {}).get("createdAt"))
-                if cut is not None and when is not None and when < cut:
-                    break
-                changed.append(p)
+            for kind in ("pages", "blogposts"):  # each newest first: stop at the first one older than the cut
+                for p in api.pages(str(space["id"]), body=True, kinds=(kind,)):
+                    when = _parse_time((p.get("version") or {}).get("createdAt"))
+                    if cut is not None and when is not None and when < cut:
+                        break
+                    changed.append(p)
+            changed.sort(key=lambda p: str((p.get("version") or {}).get("createdAt") or ""), reverse=True)
             changed.reverse()
             seen: dict[str, Any] = {}
             for i in range(0, len(changed), self.config.page_size):
@@ -304,7 +306,8 @@ class ConfluenceLoader:
                 log.info(
                     "%s: %d pages of %s changed while paging; fetching them", self.name, len(missed), key
                 )
-                pages = [api.page(i) for i in missed]
+                kinds = {i: str(p.get("_kind", "pages")) for i, p in now[1].items()}
+                pages = [api.page(i, kinds.get(i, "pages")) for i in missed]
                 yield self._cloud_batch(key, space, index, pages, cursor, seen, resolve, None)
 
     def _cloud_batch(
@@ -324,9 +327,10 @@ class ConfluenceLoader:
                 p,
                 space,
                 index,
-                api.labels(str(p["id"])),
+                api.labels(p),
                 api.author(str((p.get("version") or {}).get("authorId") or "")),
                 self.config.url,
+                api.comments(p),
             )
             for p in pages
         ]
@@ -348,7 +352,7 @@ class ConfluenceLoader:
         cursor = self._parse_cursor(since, spaces)
         resolve = self._resolver()
         for space in spaces:
-            cql = f'space = "{space}" and type = page'
+            cql = f'space = "{space}" and type in (page, blogpost)'
             if cursor.get(space):
                 cql += f' and lastmodified >= "{self._cql_time(cursor[space])}"'
             cql += " order by lastmodified asc"
@@ -401,6 +405,6 @@ class ConfluenceLoader:
                 ids.update(page_doc_id(i) for i in (found[1] if found else {}))
             return ids
         for space in self._spaces():
-            for results, _ in self._search(f'space = "{space}" and type = page', None):
+            for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', None):
                 ids.update(page_doc_id(p["id"]) for p in results)
         return ids

@@ -18,6 +18,7 @@ from ..content.common import (
     WIKI_BASE,
     page_path,
     pr_url,
+    quote_title,
 )
 
 
@@ -112,6 +113,58 @@ def build_confluence(shas: dict[str, str]) -> tuple[dict[str, Any], list[dict[st
                     "base": WIKI_BASE,
                     "context": "",
                 },
+                **comments_of(slug, pid),
+            }
+        )
+    for bid, title, by, when, body in confluence_pages.BLOG_POSTS:
+        day = when[:10].replace("-", "/")
+        pages.append(
+            {
+                "id": bid,
+                "type": "blogpost",
+                "status": "current",
+                "title": title,
+                "space": space_ref(),
+                "version": {
+                    "by": {"type": "known", "username": by, "displayName": PEOPLE[by].display},
+                    "when": f"{when}.000Z",
+                    "number": 1,
+                    "minorEdit": False,
+                },
+                "ancestors": [],
+                "body": {"storage": {"value": body, "representation": "storage"}},
+                "_links": {
+                    "webui": f"/display/{SPACE_KEY}/{day}/{quote_title(title)}",
+                    "tinyui": f"/x/{bid}",
+                    "self": f"{WIKI_BASE}/rest/api/content/{bid}",
+                    "base": WIKI_BASE,
+                    "context": "",
+                },
             }
         )
     return space, pages
+
+
+def comments_of(slug: str, pid: str) -> dict[str, Any]:
+    """A page's comments, kept as bookkeeping the emulator serves as ``children.comment`` (v1) and
+    ``footer-comments`` (v2)."""
+    rows = [c for c in confluence_pages.PAGE_COMMENTS if c[0] == slug]
+    if not rows:
+        return {}
+    return {
+        "_comments": [
+            {
+                "id": str(int(pid) * 100 + pos),
+                "type": "comment",
+                "status": "current",
+                "title": f"Re: {PAGE_TITLES[slug]}",
+                "version": {
+                    "by": {"type": "known", "username": by, "displayName": PEOPLE[by].display},
+                    "when": f"{when}.000Z",
+                    "number": 1,
+                },
+                "body": {"storage": {"value": body, "representation": "storage"}},
+            }
+            for pos, (_slug, by, when, body) in enumerate(rows, 1)
+        ]
+    }

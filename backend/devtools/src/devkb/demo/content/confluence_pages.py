@@ -425,3 +425,33 @@ PAGES: list[PageSpec] = [
         "WEB-10, and pair with Hannah Weber or Daniel Okafor.</p>",
     ),
 ]
+
+
+# Comments under pages: (page slug, author, when (UTC), storage XHTML)
+PAGE_COMMENTS: list[tuple[str, str, str, str]] = [
+    (
+        "postmortem",
+        "daniel.okafor",
+        "2026-04-25T09:10:00",
+        "<p>Follow-up: the TTL of idempotency keys is now tracked in PAY-15.</p>",
+    ),
+    (
+        "postmortem",
+        "sofia.alvarez",
+        "2026-04-25T11:45:00",
+        "<p>Support has a macro for customers who were charged twice; see the on-call handbook.</p>",
+    ),
+]
+
+# Blog posts of the space: (id, title, author, when (UTC), storage XHTML)
+BLOG_POSTS: list[tuple[str, str, str, str, str]] = [
+    (
+        "2100001",
+        "Idempotency keys are live",
+        "marcus.chen",
+        "2026-05-08T08:30:00",
+        "<p>Since 2026-05-06 every <code>POST /v1/payments</code> with an <code>Idempotency-Key</code> "
+        "returns the original result when retried (PAY-12). Merchants need no change; checkout sends a "
+        "key with every submission (WEB-2).</p>",
+    ),
+]
