@@ -122,3 +122,28 @@ def test_page_comments_and_blog_posts_are_read_in_both_deployments(deployment: s
     assert postmortem.metadata["comment_count"] == 2
     assert "PAY-15" in postmortem.reference_text["comment-1"]
     assert "confluence:page:2100001" in listed
+
+
+@pytest.mark.parametrize("deployment", ["datacenter", "cloud"])
+def test_read_restrictions_are_stored_with_the_page_own_and_inherited(deployment: str) -> None:
+    """Enforcement is issue #17's; here the restrictions must arrive intact: a restricted page
+    carries its own, and a page under a restricted one carries its ancestor's."""
+    dataset = Dataset.load(DEMO_DATA)
+    ops = next(p for p in dataset.pages() if p["title"] == "Operations")
+    ops["_restrictions"] = {"users": [], "groups": [{"type": "group", "name": "ops-only"}]}
+    with EmulatorSuite(dataset, confluence_deployment=deployment) as suite:
+        loader = ConfluenceLoader(
+            ConfluenceLoaderConfig(name="wiki", url=suite.confluence_url, spaces=[SPACE])
+        )
+        docs = {d.title: d for b in loader.load(None) for d in b.documents}
+    pci = docs["PCI Compliance Notes"].metadata["read_restrictions"]
+    assert {
+        "page_id": str(next(p["id"] for p in dataset.pages() if p["title"] == "PCI Compliance Notes")),
+        "users": ["Aisha Khan"],
+        "groups": ["payments-security"],
+    } in pci
+    assert {"page_id": str(ops["id"]), "users": [], "groups": ["ops-only"]} in pci  # inherited
+    assert docs["Payment Outage Runbook"].metadata["read_restrictions"] == [
+        {"page_id": str(ops["id"]), "users": [], "groups": ["ops-only"]}
+    ]
+    assert "read_restrictions" not in docs["Idempotency Keys Design"].metadata

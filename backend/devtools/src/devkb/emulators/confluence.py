@@ -77,6 +77,9 @@ class ConfluenceEmulator(EmulatorApp):
         router.add("GET", rf"{API}/content/(?P<page_id>\d+)/child/(?P<kind>[a-z]+)", self.children)
         router.add("GET", rf"{API}/content/(?P<page_id>\d+)/descendant/(?P<kind>[a-z]+)", self.descendants)
         router.add("GET", rf"{API}/content/(?P<page_id>\d+)/label", self.labels)
+        router.add(
+            "GET", rf"{API}/content/(?P<page_id>\d+)/restriction/byOperation/read", self.read_restriction
+        )
 
     def error_response(self, request: Request, status: int, message: str) -> Response:
         return json_response(
@@ -227,6 +230,10 @@ class ConfluenceEmulator(EmulatorApp):
             labels = [label for label in labels if label.get("prefix") == prefix]
         return self._paged(request, labels, lambda label: label, default_limit=200)
 
+    def read_restriction(self, request: Request, page_id: str) -> Response:
+        """Who may read a page (its own restrictions; descendants inherit them)."""
+        return json_response(self._rewrite(request, read_restrictions(self._require_page(page_id))))
+
     # ------------------------------------------------------------------ rendering
 
     def _content(self, page: Page, expand: set[str]) -> dict[str, Any]:
@@ -293,6 +300,10 @@ class ConfluenceEmulator(EmulatorApp):
             }
         if "children" not in out:
             expandable["children"] = f"{content_url}/child"
+        if any(e.startswith("restrictions.read") for e in expand):
+            out["restrictions"] = {"read": read_restrictions(page)}
+        else:
+            expandable["restrictions"] = f"{content_url}/restriction/byOperation"
         if "metadata.labels" in expand:
             labels = ((page.get("metadata") or {}).get("labels") or {}).get("results") or []
             out["metadata"] = {"labels": {"results": labels, "start": 0, "limit": 200, "size": len(labels)}}
@@ -392,6 +403,19 @@ class ConfluenceEmulator(EmulatorApp):
 
     def _rewrite(self, request: Request, data: Any) -> Any:
         return UrlRewriter({self.dataset.confluence_origin: request.base_url}).rewrite(data)
+
+
+def read_restrictions(page: Page) -> dict[str, Any]:
+    """The ``read`` operation's restrictions of a page (its own, as Confluence reports them)."""
+    own = page.get("_restrictions") or {}
+    users, groups = list(own.get("users") or []), list(own.get("groups") or [])
+    return {
+        "operation": "read",
+        "restrictions": {
+            "user": {"results": users, "start": 0, "limit": 200, "size": len(users)},
+            "group": {"results": groups, "start": 0, "limit": 200, "size": len(groups)},
+        },
+    }
 
 
 def _expansions(request: Request) -> set[str]:

@@ -26,7 +26,7 @@ import hashlib
 from typing import Any
 from urllib.parse import quote_plus, urlencode
 
-from devkb.emulators.confluence import ConfluenceEmulator
+from devkb.emulators.confluence import ConfluenceEmulator, read_restrictions
 from devkb.emulators.routing import HttpError, Request, Response, Router, json_response
 
 WIKI = "/wiki"
@@ -144,6 +144,21 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
             for x in labels
         ]
         return self._v2_page(request, results)
+
+    def read_restriction(self, request: Request, page_id: str) -> Response:
+        """v1 (v2 has no restrictions endpoint), users as Cloud users: account id and name only."""
+        body = read_restrictions(self._require_page(page_id))
+        users = body["restrictions"]["user"]["results"]
+        body["restrictions"]["user"]["results"] = [
+            {
+                "type": "known",
+                "accountId": account_id(u),
+                "accountType": "atlassian",
+                "displayName": u.get("displayName"),
+            }
+            for u in users
+        ]
+        return json_response(body)
 
     def v1_user(self, request: Request) -> Response:
         account = request.param("accountId") or ""

@@ -93,6 +93,12 @@ class CloudPages:
             )
         return out
 
+    def read_restriction(self, page_id: str) -> dict[str, Any]:
+        """Who may read the page (v1 ``/wiki/rest/api/content/{id}/restriction/byOperation/read``;
+        v2 has no restrictions endpoint)."""
+        found = self._get(f"rest/api/content/{page_id}/restriction/byOperation/read", {})
+        return found if isinstance(found, dict) else {}
+
     def author(self, account_id: str) -> str:
         if account_id and account_id not in self._names:
             user = self._get("rest/api/user", {"accountId": account_id})
@@ -110,6 +116,7 @@ def as_v1_page(
     author: str,
     site: str,
     comments: list[dict[str, Any]] | None = None,
+    read: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A v2 page in the v1 shape ``page_to_document`` reads; ``index`` is id → v2 page of the
     space (for the ancestors' ids and titles)."""
@@ -126,6 +133,7 @@ def as_v1_page(
         "id": str(page["id"]),
         "type": "blogpost" if page.get("_kind") == "blogposts" else "page",
         "children": {"comment": {"results": comments or []}},
+        "restrictions": {"read": read or {}},
         "status": page.get("status") or "current",
         "title": page.get("title") or "",
         "space": {"id": space.get("id"), "key": space.get("key"), "name": space.get("name")},

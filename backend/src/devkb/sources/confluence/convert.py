@@ -50,12 +50,34 @@ def _labels(page: dict[str, Any]) -> list[str]:
     return [str(x.get("name")) for x in labels if x.get("name")]
 
 
+def read_restriction(restrictions: Any) -> dict[str, list[str]] | None:
+    """``{"users": [...], "groups": [...]}`` from Confluence's ``read`` restriction object (v1
+    ``restrictions.read`` or ``/restriction/byOperation/read``); None when nobody is named."""
+    if not isinstance(restrictions, dict):
+        return None
+    inner = restrictions.get("restrictions") or {}
+    users = [
+        str(u.get("displayName") or u.get("username") or u.get("accountId"))
+        for u in ((inner.get("user") or {}).get("results") or [])
+        if isinstance(u, dict) and (u.get("displayName") or u.get("username") or u.get("accountId"))
+    ]
+    groups = [
+        str(g.get("name"))
+        for g in ((inner.get("group") or {}).get("results") or [])
+        if isinstance(g, dict) and g.get("name")
+    ]
+    return {"users": users, "groups": groups} if users or groups else None
+
+
 def page_to_document(
     page: dict[str, Any],
     base_url: str,
     resolve: PageResolver | None = None,
     aliases: Iterable[str] = (),
+    inherited: Iterable[tuple[str, dict[str, list[str]]]] = (),
 ) -> SourceDocument:
+    """``inherited``: (ancestor id, its read restriction) for the ancestors that have one — Confluence
+    applies every ancestor's view restriction to the page as well as its own."""
     page_id = str(page["id"])
     doc_id = page_doc_id(page_id)
     title = (page.get("title") or "").strip()
@@ -80,6 +102,13 @@ def page_to_document(
         "url_paths": page_url_paths(page, aliases),
     }
     meta = {k: v for k, v in meta.items() if v not in (None, "", [])}
+    # who may read it, as the source says: every set applies (own and inherited); a reader must be
+    # named in each (user or group). Stored for permission enforcement; nothing is filtered here.
+    own = read_restriction((page.get("restrictions") or {}).get("read"))
+    applying = [{"page_id": page_id, **own}] if own else []
+    applying += [{"page_id": str(pid), **r} for pid, r in inherited]
+    if applying:
+        meta["read_restrictions"] = applying
 
     references: list[Reference] = []
     if ancestors:

@@ -24,7 +24,7 @@ from pydantic import SecretStr
 from devkb.errors import ConfigurationError
 from devkb.sources.base import LoadBatch
 from devkb.sources.confluence.cloud_api import CloudPages, as_v1_page
-from devkb.sources.confluence.convert import page_doc_id, page_to_document, page_url_paths
+from devkb.sources.confluence.convert import page_doc_id, page_to_document, page_url_paths, read_restriction
 from devkb.sources.confluence.storage_format import PageLink
 from devkb.sources.http_retry import atlassian_client
 from devkb.sources.retry import call_with_retry
@@ -32,7 +32,11 @@ from devkb.sources.url_keys import host_of, url_key
 from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
-PAGE_EXPAND = "body.storage,version,ancestors,space,metadata.labels,children.comment.body.storage,children.comment.version"
+RESTRICTION_EXPAND = "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
+PAGE_EXPAND = (
+    "body.storage,version,ancestors,space,metadata.labels,children.comment.body.storage,children.comment.version,"
+    + RESTRICTION_EXPAND
+)
 
 
 VERIFY_PASSES = 3  # listings after a space's pages; each fetches what changed meanwhile
@@ -284,9 +288,12 @@ class ConfluenceLoader:
             changed.sort(key=lambda p: str((p.get("version") or {}).get("createdAt") or ""), reverse=True)
             changed.reverse()
             seen: dict[str, Any] = {}
+            restricted = {i: r for i in index if (r := read_restriction(api.read_restriction(i))) is not None}
             for i in range(0, len(changed), self.config.page_size):
                 chunk = changed[i : i + self.config.page_size]
-                yield self._cloud_batch(key, space, index, chunk, cursor, seen, resolve, len(changed))
+                yield self._cloud_batch(
+                    key, space, index, chunk, cursor, seen, resolve, len(changed), restricted
+                )
             for _ in range(VERIFY_PASSES):
                 now = self._cloud_space(key)
                 if now is None:
@@ -308,7 +315,7 @@ class ConfluenceLoader:
                 )
                 kinds = {i: str(p.get("_kind", "pages")) for i, p in now[1].items()}
                 pages = [api.page(i, kinds.get(i, "pages")) for i in missed]
-                yield self._cloud_batch(key, space, index, pages, cursor, seen, resolve, None)
+                yield self._cloud_batch(key, space, index, pages, cursor, seen, resolve, None, restricted)
 
     def _cloud_batch(
         self,
@@ -320,6 +327,7 @@ class ConfluenceLoader:
         seen: dict[str, Any],
         resolve: Callable[[PageLink, str], str | None],
         total: int | None,
+        restricted: dict[str, dict[str, list[str]]] | None = None,
     ) -> LoadBatch:
         api = self.cloud_api
         v1 = [
@@ -331,16 +339,28 @@ class ConfluenceLoader:
                 api.author(str((p.get("version") or {}).get("authorId") or "")),
                 self.config.url,
                 api.comments(p),
+                api.read_restriction(str(p["id"])),
             )
             for p in pages
         ]
-        return self._batch(key, v1, cursor, seen, resolve, total)
+        return self._batch(key, v1, cursor, seen, resolve, total, restricted)
 
     def load(self, since: str | None) -> Iterator[LoadBatch]:
         if self.cloud:
             yield from self._load_cloud(since)
             return
         yield from self._load_datacenter(since)
+
+    def _restricted_pages(self, space: str) -> dict[str, dict[str, list[str]]]:
+        """Page id → its own read restriction, for the space's restricted pages (their descendants
+        inherit them)."""
+        out: dict[str, dict[str, list[str]]] = {}
+        for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', RESTRICTION_EXPAND):
+            for p in results:
+                found = read_restriction((p.get("restrictions") or {}).get("read"))
+                if found:
+                    out[str(p["id"])] = found
+        return out
 
     def _load_datacenter(self, since: str | None) -> Iterator[LoadBatch]:
         """Per space, pages of ``order by lastmodified``, then a check that no page slipped between
@@ -357,8 +377,9 @@ class ConfluenceLoader:
                 cql += f' and lastmodified >= "{self._cql_time(cursor[space])}"'
             cql += " order by lastmodified asc"
             seen: dict[str, Any] = {}  # page id → version number indexed
+            restricted = self._restricted_pages(space)
             for results, total in self._search(cql, PAGE_EXPAND):
-                yield self._batch(space, results, cursor, seen, resolve, total)
+                yield self._batch(space, results, cursor, seen, resolve, total, restricted)
             for _ in range(VERIFY_PASSES):
                 listed = {
                     str(p["id"]): (p.get("version") or {}).get("number")
@@ -376,7 +397,7 @@ class ConfluenceLoader:
                 for i in range(0, len(missed), 50):
                     ids = ", ".join(missed[i : i + 50])
                     for results, _ in self._search(f"id in ({ids})", PAGE_EXPAND):
-                        yield self._batch(space, results, cursor, seen, resolve, None)
+                        yield self._batch(space, results, cursor, seen, resolve, None, restricted)
 
     def _batch(
         self,
@@ -386,11 +407,17 @@ class ConfluenceLoader:
         seen: dict[str, Any],
         resolve: Callable[[PageLink, str], str | None],
         total: int | None,
+        restricted: dict[str, dict[str, list[str]]] | None = None,
     ) -> LoadBatch:
         docs = []
         for p in results:
             base = self.config.browse_url or (p.get("_links") or {}).get("base") or self.config.url
-            doc = page_to_document(p, base, resolve, self._aliases_for(p.get("title") or ""))
+            inherited = [
+                (str(a["id"]), (restricted or {})[str(a["id"])])
+                for a in p.get("ancestors") or []
+                if a.get("id") and str(a["id"]) in (restricted or {})
+            ]
+            doc = page_to_document(p, base, resolve, self._aliases_for(p.get("title") or ""), inherited)
             docs.append(doc)
             seen[str(p["id"])] = (p.get("version") or {}).get("number")
             if doc.updated_at and doc.updated_at > cursor.get(space, ""):

@@ -114,6 +114,7 @@ def build_confluence(shas: dict[str, str]) -> tuple[dict[str, Any], list[dict[st
                     "context": "",
                 },
                 **comments_of(slug, pid),
+                **restrictions_of(slug),
             }
         )
     for bid, title, by, when, body in confluence_pages.BLOG_POSTS:
@@ -143,6 +144,20 @@ def build_confluence(shas: dict[str, str]) -> tuple[dict[str, Any], list[dict[st
             }
         )
     return space, pages
+
+
+def restrictions_of(slug: str) -> dict[str, Any]:
+    """A page's read restrictions, bookkeeping the emulator serves as ``restrictions.read`` (v1)."""
+    found = confluence_pages.READ_RESTRICTIONS.get(slug)
+    if not found:
+        return {}
+    users, groups = found
+    return {
+        "_restrictions": {
+            "users": [{"type": "known", "username": u, "displayName": PEOPLE[u].display} for u in users],
+            "groups": [{"type": "group", "name": g} for g in groups],
+        }
+    }
 
 
 def comments_of(slug: str, pid: str) -> dict[str, Any]:

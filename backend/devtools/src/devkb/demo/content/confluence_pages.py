@@ -455,3 +455,9 @@ BLOG_POSTS: list[tuple[str, str, str, str, str]] = [
         "key with every submission (WEB-2).</p>",
     ),
 ]
+
+# Read restrictions (who may view a page; its descendants inherit them): slug -> (users, groups)
+READ_RESTRICTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "pci": (("aisha.khan",), ("payments-security",)),
+    "postmortem": (("priya.raman",), ("payments-team",)),
+}
