@@ -5,6 +5,7 @@ GitHub emulator on loopback, the demo workspace's repository."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from devkb.config.sources_file import SourceConfig
@@ -58,3 +59,23 @@ def test_github_enterprise_server_under_api_v3_gives_the_same_documents(document
         assert loader.html_base() == suite.github.base_url  # https://HOST for citations and URL matching
     assert sorted(ghes) == sorted(documents)
     assert all(ghes[i].content == documents[i].content for i in documents)
+
+
+def test_a_configured_branch_beyond_the_default_has_its_commits_indexed() -> None:
+    branch = "PAY-20-api-v2-amounts"  # the open pull request #9's branch, not merged into main
+    with EmulatorSuite(Dataset.load(DEMO_DATA)) as suite:
+        config = GitHubLoaderConfig(
+            name="code", repos=[REPO], url=suite.github_url, include=["**/*.md"], branches=[branch]
+        )
+        loader = GitHubLoader(config)
+        docs = [d for b in loader.load(None) for d in b.documents]
+        listed = loader.list_ids()
+        api = f"{suite.github_url}/repos/{REPO}"
+        main_sha, branch_sha = (
+            httpx.get(f"{api}/branches/{b}").json()["commit"]["sha"] for b in ("main", branch)
+        )
+        ahead = httpx.get(f"{api}/compare/{main_sha}...{branch_sha}").json()["commits"]
+    expected = {f"github:{REPO}:commit:{c['sha']}" for c in ahead}
+    on_branch = {d.id for d in docs if d.metadata.get("branch") == branch}
+    assert expected and on_branch == expected  # exactly the commits the branch has beyond main
+    assert expected <= listed

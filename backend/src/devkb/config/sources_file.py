@@ -77,6 +77,9 @@ class SourceConfig(BaseModel):
     exclude: list[str] = Field(default_factory=list)
     max_file_bytes: int = 200_000
     include_issues: bool = True
+    branches: list[str] = Field(
+        default_factory=list, description="GitHub: branches beyond the default whose commits are indexed too."
+    )
     doc_sites: list[dict[str, str]] = Field(
         default_factory=list,
         description="Documentation sites built from a repo: [{prefix, repo, path}] with {page} in path.",

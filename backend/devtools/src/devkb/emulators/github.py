@@ -198,7 +198,8 @@ class GitHubEmulator(EmulatorApp):
         raise HttpError(404, "Not Found")
 
     def list_branches(self, request: Request, owner: str, name: str) -> Response:
-        """Branches (the default branch only; others are not recorded)."""
+        """Branches: the default branch and the head branch of every open pull request (as on GitHub
+        until a merged branch is deleted)."""
         repo = self._repo(owner, name)
         branches = [
             {
@@ -206,14 +207,14 @@ class GitHubEmulator(EmulatorApp):
                 "commit": {"sha": sha, "url": f"{repo.api_url}/commits/{sha}"},
                 "protected": False,
             }
-            for branch, sha in sorted(repo.branches().items())
+            for branch, sha in sorted(_branches(repo).items())
         ]
         return self._paginated(request, branches)
 
     def get_branch(self, request: Request, owner: str, name: str, branch: str) -> Response:
         """One branch with its head commit."""
         repo = self._repo(owner, name)
-        sha = repo.branches().get(branch)
+        sha = _branches(repo).get(branch)
         if sha is None:
             raise HttpError(404, "Branch not found")
         body = {
@@ -597,6 +598,15 @@ class GitHubEmulator(EmulatorApp):
 def _list_shape(commit: dict[str, Any]) -> dict[str, Any]:
     """A commit as list endpoints return it (no ``files``/``stats``)."""
     return {k: v for k, v in commit.items() if k not in LIST_OMITS}
+
+
+def _branches(repo: GitRepository) -> dict[str, str]:
+    found = {
+        str(p["head"]["ref"]): str(p["head"]["sha"])
+        for p in repo.pulls()
+        if p.get("state") == "open" and (p.get("head") or {}).get("ref") and (p.get("head") or {}).get("sha")
+    }
+    return {**found, **repo.branches()}
 
 
 def _public(record: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ def build_github_loader(cfg: SourceConfig) -> GitHubLoader:
             exclude=list(cfg.exclude),
             max_file_bytes=cfg.max_file_bytes,
             include_issues=cfg.include_issues,
+            branches=list(cfg.branches),
             doc_sites=[dict(s) for s in cfg.doc_sites],
             html_url=cfg.browse_url,
         )

@@ -63,6 +63,7 @@ class GitHubLoaderConfig:
     exclude: list[str] = field(default_factory=list)
     max_file_bytes: int = 200_000
     include_issues: bool = True
+    branches: list[str] = field(default_factory=list)  # beyond the default: their commits not on it
     doc_sites: list[dict[str, str]] = field(default_factory=list)
     html_url: str | None = None  # web host for citations and URL matching (default: derived from url)
     batch_size: int = 50
@@ -213,12 +214,15 @@ class GitHubLoader:
             raise ValueError(f"unexpected GitHub payload without {required!r}")
         return raw
 
-    def _head(self, name: str) -> str:
+    def _head(self, name: str, branch_name: str | None = None) -> str:
         repo = self._repo(name)
-        branch = self._call(
-            f"{name} branch {repo.default_branch}", lambda: repo.get_branch(repo.default_branch)
-        )
+        wanted = branch_name or repo.default_branch
+        branch = self._call(f"{name} branch {wanted}", lambda: repo.get_branch(wanted))
         return str(self._raw(branch, "commit")["commit"]["sha"])
+
+    def _branch_commits(self, name: str, branch: str, head: str) -> list[str]:
+        """Commits of a configured branch that are not on the default branch (oldest first)."""
+        return list(self._compare(name, head, self._head(name, branch))["commit_shas"])
 
     def _commit(self, name: str, sha: str) -> dict[str, Any]:
         repo = self._repo(name)
@@ -421,6 +425,19 @@ class GitHubLoader:
                 st.pulls = max(st.pulls or "", to_utc_iso(pull.raw.get("updated_at")))
             yield LoadBatch(pull_docs, cursor.dump(), total=None)
 
+        for branch in self.config.branches:
+            branch_docs: list[SourceDocument] = []
+            on_main = self._known_main(name)
+            for sha in self._branch_commits(name, branch, head):
+                if sha in on_main:
+                    continue
+                # indexed again if a pull request brought it already: this version names its branch
+                doc = commit_to_document(name, self._commit(name, sha))
+                doc.metadata["branch"] = branch
+                branch_docs.append(doc)
+            for _, branch_chunk in self._batches(branch_docs):
+                yield LoadBatch(branch_chunk, cursor.dump(), total=None)
+
         if self.config.include_issues:
             yield from self._load_issues(name, cursor, st)
 
@@ -460,6 +477,8 @@ class GitHubLoader:
             for pull in self._pulls(name, None):
                 ids.add(doc_id(name, "pull", int(pull.raw["number"])))
                 ids.update(doc_id(name, "commit", sha) for sha in self._pull_commit_shas(name, pull))
+            for branch in self.config.branches:
+                ids.update(doc_id(name, "commit", sha) for sha in self._branch_commits(name, branch, head))
             if self.config.include_issues:
                 repo = self._repo(name)
                 for issue in self._updated_since(
