@@ -147,3 +147,31 @@ def test_a_bot_in_utc_minus_8_loses_no_issue_edited_just_before_the_cursor(deplo
         again = [d for b in jira.load(cursor) for d in b.documents]
         assert "jira:PAY-3" in {d.id for d in again}
         assert any(d.title.endswith("Edited just after the cursor") for d in again)
+
+
+def test_a_long_history_is_read_whole_beyond_the_40_cloud_returns_with_an_issue() -> None:
+    dataset = Dataset.load(DEMO_DATA)
+    issue = dataset.issue("PAY-20")
+    assert issue is not None
+    author = issue["changelog"]["histories"][0]["author"]
+    issue["changelog"]["histories"] = [
+        {
+            "id": str(90000 + i),
+            "author": author,
+            "created": f"2026-09-{1 + i // 24:02d}T{i % 24:02d}:00:00.000+0000",
+            "items": [
+                {"field": "status", "fieldtype": "jira", "fromString": "Open", "toString": "In Progress"}
+            ],
+        }
+        for i in range(45)
+    ]
+    with EmulatorSuite(dataset, jira_deployment="cloud") as suite:
+        searched = httpx.get(
+            f"{suite.jira_url}/rest/api/3/search/jql",
+            params={"jql": "key = PAY-20", "fields": "summary", "expand": "changelog"},
+        ).json()["issues"][0]["changelog"]
+        assert len(searched["histories"]) == 40 and searched["total"] == 45
+        docs = [d for b in loader(suite).load(None) for d in b.documents if d.id == "jira:PAY-20"]
+        log = httpx.get(f"{suite.jira_url}/_emulator/requests", params={"service": "jira"}).json()["requests"]
+    assert len(docs[-1].metadata["history"]) == 45
+    assert any(r["path"] == "/rest/api/3/issue/PAY-20/changelog" for r in log)

@@ -39,6 +39,7 @@ API = r"/rest/api/(?:2|3|latest)"
 API3 = r"/rest/api/3"
 ADF_FIELDS = ("description", "environment")
 USER_FIELDS = ("assignee", "reporter", "creator")
+SEARCH_HISTORIES = 40  # histories Cloud returns with an issue (expand=changelog)
 EPIC_LINK_FIELD = "customfield_10008"  # Data Center's "Epic Link"; Cloud uses ``parent`` instead
 
 
@@ -78,6 +79,7 @@ class JiraCloudEmulator(JiraEmulator):
         for method in ("GET", "POST"):
             router.add(method, rf"{API}/search", self.search_removed)
         router.add("GET", rf"{API}/issue/(?P<key>[^/]+)", self.get_issue)
+        router.add("GET", rf"{API3}/issue/(?P<key>[^/]+)/changelog", self.get_changelog)
 
     # ------------------------------------------------------------------ handlers
 
@@ -172,6 +174,28 @@ class JiraCloudEmulator(JiraEmulator):
         shaped = self._present(request, issue, fields, expand, default="*all")
         return json_response(self._cloud(shaped, v3=request.path.startswith("/rest/api/3/")))
 
+    def get_changelog(self, request: Request, key: str) -> Response:
+        """An issue's whole change history, paged (``startAt``, ``maxResults`` up to 100)."""
+        issue = self.dataset.issue(key)
+        if issue is None:
+            raise HttpError(404, "Issue does not exist or you do not have permission to see it.")
+        histories = [_cloud_history(h) for h in (issue.get("changelog") or {}).get("histories") or []]
+        start = max(request.int_param("startAt", 0), 0)
+        size = min(max(request.int_param("maxResults", 100), 1), 100)
+        page = histories[start : start + size]
+        last = start + len(page) >= len(histories)
+        body: dict[str, Any] = {
+            "self": request.url_with(request.path, {"startAt": start, "maxResults": size}),
+            "startAt": start,
+            "maxResults": size,
+            "total": len(histories),
+            "isLast": last,
+            "values": page,
+        }
+        if not last:
+            body["nextPage"] = request.url_with(request.path, {"startAt": start + size, "maxResults": size})
+        return json_response(body)
+
     # ------------------------------------------------------------------ search/jql
 
     def _search_jql(
@@ -250,7 +274,15 @@ class JiraCloudEmulator(JiraEmulator):
         changelog = issue.get("changelog")
         if isinstance(changelog, dict):
             histories = [_cloud_history(h) for h in changelog.get("histories") or [] if isinstance(h, dict)]
-            shaped["changelog"] = {**changelog, "histories": histories}
+            # Cloud returns at most the 40 newest histories with an issue; the rest through
+            # /issue/{key}/changelog (its "total" says how many there are)
+            kept = histories[-SEARCH_HISTORIES:]
+            shaped["changelog"] = {
+                "startAt": 0,
+                "maxResults": len(kept),
+                "total": len(histories),
+                "histories": kept,
+            }
         return shaped
 
 

@@ -242,7 +242,38 @@ class JiraLoader:
                 return
 
     def _to_document(self, issue: dict[str, Any]) -> SourceDocument:
-        return issue_to_document(issue, self.config.browse_url or self.config.url)
+        return issue_to_document(self._whole_changelog(issue), self.config.browse_url or self.config.url)
+
+    def _whole_changelog(self, issue: dict[str, Any]) -> dict[str, Any]:
+        """The issue with its whole change history: Cloud returns at most 40 histories with an
+        issue; when ``total`` says there are more, they are paged from ``/issue/{key}/changelog``."""
+        changelog = issue.get("changelog")
+        if not self.cloud or not isinstance(changelog, dict):
+            return issue
+        histories = changelog.get("histories") or []
+        if int(changelog.get("total") or 0) <= len(histories):
+            return issue
+        key = issue["key"]
+        found: list[dict[str, Any]] = []
+        while True:
+            start = len(found)
+
+            def call(at: int = start) -> dict[str, Any]:
+                page = self.client.get(
+                    f"rest/api/3/issue/{key}/changelog", params={"startAt": at, "maxResults": 100}
+                )
+                if not isinstance(page, dict) or not isinstance(page.get("values"), list):
+                    raise ValueError(f"invalid JSON in Jira changelog of {key}: {str(page)[:80]!r}")
+                return page
+
+            page = call_with_retry(f"Jira changelog of {key} at {start}", call, on_retry=self._on_retry)
+            found += page["values"]
+            if page.get("isLast", True) or not page["values"]:
+                break
+        return {
+            **issue,
+            "changelog": {"startAt": 0, "maxResults": len(found), "total": len(found), "histories": found},
+        }
 
     def load(self, since: str | None) -> Iterator[LoadBatch]:
         """Pages of ``ORDER BY updated``, then a check that no issue slipped between pages.
