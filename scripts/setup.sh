@@ -46,3 +46,15 @@ if [ -f tools/vendor-apis/package-lock.json ]; then
     echo "$WANT_VENDOR" > "$STAMP_VENDOR"
   fi
 fi
+
+# a real OpenID Connect provider (panva's oidc-provider, npm) that the sign-in tests start on loopback
+# (tools/oidc-provider/provider.mjs; backend/tests/access/test_oidc_real_provider.py)
+if [ -f tools/oidc-provider/package-lock.json ]; then
+  STAMP_OIDC=.cache/oidc-provider.stamp
+  WANT_OIDC=$(sha256sum tools/oidc-provider/package-lock.json | cut -c1-16)
+  if [ ! -d tools/oidc-provider/node_modules ] || [ ! -f "$STAMP_OIDC" ] || [ "$(cat "$STAMP_OIDC")" != "$WANT_OIDC" ]; then
+    echo "==> installing the test OpenID Connect provider (tools/oidc-provider)"
+    (cd tools/oidc-provider && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$WANT_OIDC" > "$STAMP_OIDC"
+  fi
+fi

@@ -7,7 +7,9 @@ settings ─┬─ store (sqlite | neo4j)
           ├─ hybrid search → toolbox (RAGSearch, GraphQuery, FetchNeighbors, FilterDocs)
           │     → planner (rules, no LLM) ─┐
           ├─ llm provider (auto | ollama | openai | none) → agent runner ─┴→ ask service
-          └─ chat memory (sessions), llm status (for /health)
+          ├─ chat memory (sessions), llm status (for /health)
+          └─ accounts → access policy → reader store (the store as the current reader may see it:
+             what the agent, the API and MCP read; indexing writes and reads the store itself)
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
+from devkb.access.accounts import AccountStore
+from devkb.access.permission_sync import PermissionSync
+from devkb.access.policy import AccessPolicy
+from devkb.access.scoped_store import ScopedStore
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.ask_service import AskService
 from devkb.agent.planner import Planner
@@ -215,6 +221,53 @@ def known_project_keys(store: GraphStore) -> set[str]:
     return keys
 
 
+def accounts_resource(settings: Settings) -> Iterator[AccountStore]:
+    """Users, sessions, tokens and mirrored permissions (``DEVKB_ACCOUNTS_DB``)."""
+    accounts = AccountStore(settings.accounts_path, session_days=settings.session_days)
+    try:
+        yield accounts
+    finally:
+        accounts.close()
+
+
+def demo_users(settings: Settings) -> list[dict[str, str]]:
+    """The demo workspace's users, when the demo runs with accounts (``DEVKB_DEMO_USERS``)."""
+    if not (settings.demo_users and is_demo(settings)):
+        return []
+    try:
+        from devkb.demo.people import DEMO_USERS
+    except ImportError:
+        return []
+    return [{"email": u.email, "password": u.password, "role": u.role, "sees": u.sees} for u in DEMO_USERS]
+
+
+def ensure_demo_users(container: Container) -> None:
+    """Create the demo's users on a demo server with ``DEVKB_DEMO_USERS`` (once: existing users
+    are left as they are)."""
+    users = container.demo_users()
+    if not users:
+        return
+    accounts: AccountStore = container.accounts()
+    if accounts.user_count() > 0:
+        return
+    from devkb.demo.people import DEMO_USERS
+
+    for u in DEMO_USERS:
+        if accounts.user(u.email) is None:
+            accounts.create_user(u.email, u.name, u.role, u.password)
+    container.access_policy().forget()
+
+
+def build_oidc(settings: Settings) -> Any:
+    """OpenID Connect sign-in when ``DEVKB_OIDC_ISSUER`` is set, else None."""
+    if not settings.oidc_issuer or not settings.oidc_client_id:
+        return None
+    from devkb.access.oidc import OidcSignIn
+
+    secret = settings.oidc_client_secret.get_secret_value() if settings.oidc_client_secret else None
+    return OidcSignIn(settings.oidc_issuer, settings.oidc_client_id, secret, name=settings.oidc_name)
+
+
 def is_demo(settings: Settings) -> bool:
     return settings.sources_file is None and not settings.jira_url
 
@@ -276,14 +329,38 @@ class Container(containers.DeclarativeContainer):
     background_start = providers.Callable(lambda bg: bg.start, background)
     background_stop = providers.Callable(lambda bg: bg.stop, background)
 
-    search = providers.Singleton(  # HybridSearch + learnt ranking (agent/retrieval)
-        lambda s, store, emb: RelatedSearch(store, emb, max_documents=s.related_search_max_documents),
+    accounts = providers.Resource(accounts_resource, settings)
+    access_policy = providers.Singleton(AccessPolicy, accounts.provider)
+    reader_store = providers.Singleton(ScopedStore, store, access_policy)  # every read made for a person
+    demo_users = providers.Singleton(demo_users, settings)
+    oidc = providers.Singleton(build_oidc, settings)
+    permission_sync = providers.Singleton(
+        lambda s, loaders, accounts, policy, masker: PermissionSync(
+            loaders, accounts, policy, interval_seconds=s.permission_sync_minutes * 60, redact=masker.text
+        ),
         settings,
+        loaders.provider,
+        accounts.provider,
+        access_policy.provider,
+        secret_masker,
+    )
+
+    search = providers.Singleton(  # HybridSearch + learnt ranking (agent/retrieval), scoped to the reader
+        lambda s, reader_store, store, emb, policy: RelatedSearch(
+            reader_store,
+            emb,
+            max_documents=s.related_search_max_documents,
+            snapshot_store=store,
+            policy=policy,
+        ),
+        settings,
+        reader_store,
         store,
         embedder,
+        access_policy,
     )
     project_keys = providers.Singleton(lambda store: lambda: known_project_keys(store), store)
-    toolbox = providers.Singleton(Toolbox, store, search, project_keys)
+    toolbox = providers.Singleton(Toolbox, reader_store, search, project_keys)
     planner = providers.Singleton(Planner, toolbox, project_keys)
     llm = providers.Singleton(LlmProvider, settings)
     llm_status = providers.Singleton(lambda llm: llm.status, llm)
@@ -298,7 +375,7 @@ class Container(containers.DeclarativeContainer):
     # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
     # are this container's singletons, created on first use (devkb/mcp)
     mcp_parts = providers.Factory(
-        McpParts, settings, store.provider, toolbox.provider, ask.provider, runs.provider
+        McpParts, settings, reader_store.provider, toolbox.provider, ask.provider, runs.provider
     )
     mcp_server = providers.Factory(build_mcp_server, mcp_parts)
 

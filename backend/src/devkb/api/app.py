@@ -14,11 +14,24 @@ from starlette.routing import Route
 
 from devkb import __version__
 from devkb.api import openapi_errors, security
+from devkb.api.authentication import ReaderMiddleware
 from devkb.api.blas_threads import limit_blas_threads
-from devkb.api.routers import ask, chat, conversations, documents, feedback, graph, health, sources, stats
+from devkb.api.routers import (
+    admin,
+    ask,
+    auth,
+    chat,
+    conversations,
+    documents,
+    feedback,
+    graph,
+    health,
+    sources,
+    stats,
+)
 from devkb.api.sessions import SessionMiddleware
 from devkb.api.spa import BrowserNavigation, mount_spa
-from devkb.container import Container, prepare_store, shutdown
+from devkb.container import Container, ensure_demo_users, prepare_store, shutdown
 from devkb.errors import (
     ConfigurationError,
     DevkbError,
@@ -64,9 +77,12 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
     everything closed at the end."""
     limit_blas_threads(container.settings().blas_threads)  # request threads, not BLAS pools
     prepare_store(container)
+    ensure_demo_users(container)
     starters = getattr(container, "background_start", None)
     if start_background and starters is not None:
         starters()()
+    if start_background:  # permissions are mirrored on a schedule of their own
+        container.permission_sync().start()
     if start_background:  # the retrieval snapshot, so the first question does not build it
         warm_up = getattr(container.search(), "start_warm_up", None)
         if warm_up is not None:
@@ -77,6 +93,8 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
         stoppers = getattr(container, "background_stop", None)
         if stoppers is not None:
             stoppers()()
+        if start_background:
+            container.permission_sync().stop()
         shutdown(container)
 
 
@@ -129,7 +147,7 @@ def create_app(container: Container | None = None, start_background: bool = True
     app.state.container = container
     _api_docs(app)
     _errors(app)
-    for module in (health, ask, chat, conversations, documents, feedback, graph, stats, sources):
+    for module in (health, auth, admin, ask, chat, conversations, documents, feedback, graph, stats, sources):
         app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))
     app.add_middleware(
         SessionMiddleware,
@@ -142,4 +160,11 @@ def create_app(container: Container | None = None, start_background: bool = True
     app.router.routes.append(Route(MCP_PATH, endpoint=McpAuthGate(mcp_endpoint, container.settings())))
     mount_spa(app)  # last: the web app's catch-all must not shadow any API route
     app.add_middleware(BrowserNavigation)  # a browser opening /graph, /sources, … gets the app
+    # outermost: who is calling, for everything below (routers, sessions, MCP) — access/readers.py
+    app.add_middleware(
+        ReaderMiddleware,
+        policy=container.access_policy,
+        accounts=container.accounts,
+        settings=container.settings,
+    )
     return app

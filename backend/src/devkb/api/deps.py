@@ -20,7 +20,8 @@ def get_container(request: Request) -> Container:
 
 
 def get_store(request: Request) -> GraphStore:
-    value: GraphStore = get_container(request).store()
+    """The store as the signed-in reader may see it (``access/scoped_store.py``)."""
+    value: GraphStore = get_container(request).reader_store()
     return value
 
 

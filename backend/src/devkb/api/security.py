@@ -62,8 +62,31 @@ def _unauthorized() -> HTTPException:
     )
 
 
+SIGN_IN = (
+    "sign in first: POST /auth/login (the web app's sign-in page), or send an API token as "
+    "'Authorization: Bearer <token>' (devkb token create, or the web app's API tokens)"
+)
+
+
+def _accounts_state(request: Request) -> tuple[bool, Any, bool]:
+    """(accounts exist, the signed-in user or None, the operator's API key was sent) —
+    set by ``api/authentication.ReaderMiddleware``."""
+    state = request.state
+    return (
+        bool(getattr(state, "accounts", False)),
+        getattr(state, "user", None),
+        bool(getattr(state, "operator", False)),
+    )
+
+
 def require_api_key(request: Request, key: Annotated[str | None, Security(api_key_header)] = None) -> None:
-    """Passes when no key is configured or the request carries the configured one."""
+    """With accounts: a signed-in user (or the operator's key). Without: passes when no key is
+    configured or the request carries the configured one."""
+    accounts, user, operator = _accounts_state(request)
+    if accounts:
+        if user is None and not operator:
+            raise HTTPException(401, SIGN_IN, headers={"WWW-Authenticate": "Bearer"})
+        return
     settings = _settings(request)
     if settings.api_key is not None and not key_matches(key, settings):
         raise _unauthorized()
@@ -89,8 +112,21 @@ def is_cross_site(request: Request, allowed_origins: Iterable[str]) -> bool:
 
 
 def require_admin(request: Request, key: Annotated[str | None, Security(api_key_header)] = None) -> None:
-    """Admin actions: the API key when one is configured, else a same-site request from loopback."""
+    """Admin actions. With accounts: an admin (or the operator's key), from the web app's own
+    origin when signed in by cookie. Without: the API key when one is configured, else a
+    same-site request from loopback."""
     settings = _settings(request)
+    accounts, user, operator = _accounts_state(request)
+    if accounts:
+        if operator:
+            return
+        if user is None:
+            raise HTTPException(401, SIGN_IN, headers={"WWW-Authenticate": "Bearer"})
+        if user.role != "admin":
+            raise HTTPException(403, f"admins only: {user.email} is a {user.role}")
+        if is_cross_site(request, settings.cors_origins):
+            raise HTTPException(403, "cross-site admin request refused: call from the web app's own origin")
+        return
     if settings.api_key is not None:
         if not key_matches(key, settings):
             raise _unauthorized()
@@ -112,7 +148,7 @@ ApiKeyDep = Depends(require_api_key)
 AdminDep = Depends(require_admin)
 
 
-OPEN_ROUTERS = frozenset({"health"})
+OPEN_ROUTERS = frozenset({"health", "auth"})
 
 
 def router_dependencies(module_name: str) -> list[Any]:
@@ -189,6 +225,6 @@ def install(app: FastAPI, settings: Settings, masker: SecretMasker) -> None:
             allow_origins=list(settings.cors_origins),
             allow_credentials=True,
             allow_methods=["GET", "POST"],
-            allow_headers=["Content-Type", API_KEY_HEADER, "X-Session-ID"],
+            allow_headers=["Content-Type", API_KEY_HEADER, "X-Session-ID", "Authorization"],
             expose_headers=["X-Session-ID"],
         )

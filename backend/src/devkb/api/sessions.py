@@ -173,6 +173,7 @@ class SessionMiddleware:
         self.memory = memory
         self.secure = secure
         self.paths = paths
+        self._owners: dict[str, str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith(self.paths):
@@ -180,6 +181,14 @@ class SessionMiddleware:
             return
         memory = self.memory(scope)
         sid = self._known(scope, memory) or memory.create()
+        user = scope.get("state", {}).get("user")
+        if user is not None:  # with accounts a chat session belongs to the person who started it
+            owner = self._owners.setdefault(sid, user.email)
+            if owner != user.email:
+                sid = memory.create()
+                self._owners[sid] = user.email
+            if len(self._owners) > 200_000:
+                self._owners.clear()
         scope.setdefault("state", {})["session_id"] = sid
         cookie = f"{COOKIE}={sid}; Path=/; Max-Age={COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax"
         if self.secure(scope):

@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 
+from devkb.access.readers import EVERYTHING, current_reader
 from devkb.api.sessions import StoredMessage
 from devkb.store.shared_state import SharedState
 
@@ -33,10 +34,16 @@ class StoreChatMemory:
         self.history_limit = history_limit
         self.max_messages = max(max_messages, history_limit)
         self.retention_seconds = retention_days * 86400.0
-        self.owner = owner
+        self.default_owner = owner
         self.clock = clock
         self._last_expiry = float("-inf")
         self._expiry_lock = threading.Lock()
+
+    @property
+    def owner(self) -> str:
+        """Whose conversations these are: the signed-in reader, else the single local user."""
+        reader = current_reader(EVERYTHING)
+        return reader.email or self.default_owner
 
     def create(self) -> str:
         sid = str(uuid.uuid4())
@@ -46,6 +53,9 @@ class StoreChatMemory:
         return sid
 
     def touch(self, sid: str) -> bool:
+        found = self.state.conversation(sid)
+        if found is None or found.owner != self.owner:  # another person's conversation is not yours
+            return False
         return self.state.touch_conversation(sid, self.clock())
 
     def append(self, sid: str, message: StoredMessage) -> None:

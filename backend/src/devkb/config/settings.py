@@ -94,6 +94,28 @@ class Settings(BaseSettings):
     history_limit: int = Field(50, ge=1, le=1000)
     scheduler_enabled: bool = True
 
+    # -- people and permissions (docs/security.md) ----------------------------------------------
+    accounts_db: Path | None = Field(
+        None,
+        description="The accounts file (users, sessions, tokens, mirrored permissions); default <data dir>/accounts.db.",
+    )
+    demo_users: bool = Field(
+        False,
+        description="Demo workspace only: create the demo's users (shown on the sign-in page) and mirror "
+        "the demo sources' permissions, so the demo runs with accounts (make run sets it).",
+    )
+    session_days: float = Field(14, gt=0, le=365, description="A sign-in session lasts this many days.")
+    permission_sync_minutes: float = Field(
+        10, gt=0, description="How often the sources' permissions are mirrored (independently of content)."
+    )
+    oidc_issuer: str | None = Field(None, description="OpenID Connect issuer URL; enables single sign-on.")
+    oidc_client_id: str | None = None
+    oidc_client_secret: SecretStr | None = None
+    oidc_name: str = Field("single sign-on", description="The sign-in button's label, e.g. 'Okta'.")
+    oidc_default_role: Literal["admin", "member"] = Field(
+        "member", description="Role of a user created by their first single sign-on."
+    )
+
     # -- conversations and replicas (docs/deployment.md) ----------------------------------------
     chat_memory: Literal["memory", "store"] = Field(
         "memory",
@@ -137,6 +159,10 @@ class Settings(BaseSettings):
             raise ValueError("DEVKB_STORE=neo4j needs DEVKB_NEO4J_URI (e.g. bolt://localhost:7687)")
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("DEVKB_CHUNK_OVERLAP must be smaller than DEVKB_CHUNK_SIZE")
+        if self.oidc_issuer and not self.oidc_client_id:
+            raise ValueError(
+                "DEVKB_OIDC_ISSUER needs DEVKB_OIDC_CLIENT_ID (the client registered at the provider)"
+            )
         if self.sources_file is not None and not self.sources_file.exists():
             raise ValueError(f"DEVKB_SOURCES_FILE {self.sources_file} does not exist")
         return self
@@ -144,3 +170,7 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "graph.sqlite"
+
+    @property
+    def accounts_path(self) -> Path:
+        return self.accounts_db if self.accounts_db is not None else self.data_dir / "accounts.db"

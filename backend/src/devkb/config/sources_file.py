@@ -16,6 +16,8 @@
         type: github
         repos: [acme/payments-service]
         include: ["**/*.md", "**/*.py"]
+        people:                    # permission sync: account id / user name / login → e-mail
+          octocat: octo@example.com
 
 Unknown keys are errors, so a typo never silently disables a setting.
 """
@@ -85,6 +87,10 @@ class SourceConfig(BaseModel):
         description="Documentation sites built from a repo: [{prefix, repo, path}] with {page} in path.",
     )
     page_size: int = Field(100, ge=1, le=1000)
+    people: dict[str, str] = Field(
+        default_factory=dict,
+        description="Permission sync: source account id, user name or login → e-mail (overrides the source's).",
+    )
 
     @field_validator("name")
     @classmethod

@@ -12,8 +12,16 @@ answers. The container's ``mcp_server`` factory builds one; each part is created
 
 from __future__ import annotations
 
-from mcp.server.fastmcp import FastMCP
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from mcp.server.fastmcp import FastMCP
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.types import ContentBlock
+from pydantic import AnyUrl
+from starlette.requests import Request
+
+from devkb.access.readers import Reader, reading_as
 from devkb.mcp.http import MCP_PATH
 from devkb.mcp.parts import McpParts
 from devkb.mcp.resources import register_resources
@@ -29,11 +37,38 @@ INSTRUCTIONS = (
 )
 
 
+class ReaderScopedMCP(FastMCP):
+    """FastMCP whose tools and resources run as the HTTP caller's reader. The SDK runs them in a
+    task of its own, which does not carry the request's context, so the reader the API's
+    ``ReaderMiddleware`` resolved is taken from the request it hands over. Over stdio there is
+    no request: the local user, who runs the server, reads as the server's default."""
+
+    def _reader(self) -> Reader | None:
+        try:
+            request = self.get_context().request_context.request
+        except (LookupError, ValueError, AttributeError):
+            return None
+        if isinstance(request, Request):
+            reader: Reader | None = getattr(request.state, "reader", None)
+            return reader
+        return None
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any]
+    ) -> Sequence[ContentBlock] | dict[str, Any]:
+        with reading_as(self._reader()):
+            return await super().call_tool(name, arguments)
+
+    async def read_resource(self, uri: AnyUrl | str) -> Iterable[ReadResourceContents]:
+        with reading_as(self._reader()):
+            return await super().read_resource(uri)
+
+
 def build_mcp_server(parts: McpParts) -> FastMCP:
     """A fresh MCP server over ``parts``. Stateless over HTTP: every request stands alone, so any
     replica behind a load balancer can serve it. ``host`` tunes the SDK's DNS-rebinding guard (on
     for loopback, where no API key may protect the server)."""
-    mcp = FastMCP(
+    mcp = ReaderScopedMCP(
         "devkb",
         instructions=INSTRUCTIONS,
         host=parts.settings.host,

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from devkb.access.policy import AccessPolicy
 from devkb.agent.hybrid_search import DocumentHit, HybridSearch
 from devkb.agent.retrieval.features import anchor_features, dense_features, lexical_features, prf_features
 from devkb.agent.retrieval.snapshot import CorpusSnapshot, SnapshotLoader
@@ -68,15 +69,22 @@ class RelatedSearch(HybridSearch):
         cocitation_limit: int = 1000,
         prf: int = 0,
         max_documents: int | None = 100_000,
+        snapshot_store: GraphStore | None = None,
+        policy: AccessPolicy | None = None,
     ) -> None:
         """``rerank_depth``: documents the lexical (and anchor) features select for the dense
         features and the final score. ``dense_scan``: also add the best documents of a dense scan
         of every chunk vector — by default 100 without an anchor (a short question may share no
         word with its answer), 0 with one (the anchor features select well, the scan is the
         slowest step). ``prf``: pseudo-relevance feedback from the first stage's best ``prf``
-        documents (features ``bm25_prf``, ``dense_prf``; 0 = off)."""
+        documents (features ``bm25_prf``, ``dense_prf``; 0 = off). ``snapshot_store``: the
+        unscoped store the snapshot is built from (default ``store``); ``policy``: who may read
+        what — every ranking is restricted to the current reader's documents (``access/``)."""
         super().__init__(store, embedder, candidates)
-        self.loader = SnapshotLoader(store, embedder.dimension)
+        self.snapshot_store = snapshot_store or store
+        self.policy = policy
+        self.loader = SnapshotLoader(self.snapshot_store, embedder.dimension)
+        self._masks: dict[tuple[int, str], np.ndarray] = {}
         self.refresh_seconds = refresh_seconds
         self.weights = {k: dict(v) for k, v in (weights or load_weights()).items()}
         self.rerank_depth = rerank_depth
@@ -117,7 +125,7 @@ class RelatedSearch(HybridSearch):
             return True
         now = time.monotonic()
         if now - self._size_checked >= self.refresh_seconds:
-            store = self.store  # counted cheaply where the backend can
+            store = self.snapshot_store  # counted cheaply where the backend can
             count = store.document_count() if isinstance(store, CountingStore) else len(store.document_ids())
             within = count <= self.max_documents
             if not within and (self._within_limit or self._snapshot is not None):
@@ -162,17 +170,41 @@ class RelatedSearch(HybridSearch):
                 self._checked = time.monotonic()
                 self._refreshing = False
 
+    # -- who reads -------------------------------------------------------------------------
+    def readable_mask(self, snapshot: CorpusSnapshot) -> np.ndarray:
+        """Which snapshot documents the current reader may read (all for an unrestricted one)."""
+        if self.policy is None:
+            return np.ones(snapshot.n, dtype=bool)
+        reader = self.policy.reader()
+        if reader.unrestricted:
+            return np.ones(snapshot.n, dtype=bool)
+        key = (id(snapshot), f"{reader.cache_key}\x01{self.policy.version()}")
+        with self._lock:
+            mask = self._masks.get(key)
+        if mask is None:
+            policy = self.policy
+            mask = np.fromiter((policy.may_read(reader, d) for d in snapshot.documents), bool, snapshot.n)
+            with self._lock:
+                if len(self._masks) > 256 or any(k[0] != id(snapshot) for k in self._masks):
+                    self._masks = {k: v for k, v in self._masks.items() if k[0] == id(snapshot)}
+                    if len(self._masks) > 256:
+                        self._masks.clear()
+                self._masks[key] = mask
+        return mask.copy()
+
     # -- features -------------------------------------------------------------------------
     def resolve_anchor(self, snapshot: CorpusSnapshot, anchor: str | None) -> int | None:
-        """The snapshot position of ``anchor`` (a document id, or a bare Jira key)."""
+        """The snapshot position of ``anchor`` (a document id, or a bare Jira key) — only a
+        document the reader may read: a hidden one must not steer the ranking."""
         if not anchor:
             return None
         anchor = anchor.strip()
-        if anchor in snapshot.position:
-            return snapshot.position[anchor]
-        if _ISSUE_KEY.match(anchor.upper()):
-            return snapshot.position.get(f"jira:{anchor.upper()}")
-        return None
+        found = snapshot.position.get(anchor)
+        if found is None and _ISSUE_KEY.match(anchor.upper()):
+            found = snapshot.position.get(f"jira:{anchor.upper()}")
+        if found is None or not self.readable_mask(snapshot)[found]:
+            return None
+        return found
 
     def cocited(self, anchor_id: str) -> Counter[str]:
         """Documents sharing a REFERENCES neighbour (other than through issue links) with the
@@ -223,7 +255,7 @@ class RelatedSearch(HybridSearch):
         feats = lexical_features(snapshot, query)
         if a is not None:
             feats.update(anchor_features(snapshot, a, self.cocited(snapshot.ids[a])))
-        allowed = snapshot.type_mask(types)
+        allowed = snapshot.type_mask(types) & self.readable_mask(snapshot)
         if document_ids is not None:
             wanted = [snapshot.position[i] for i in document_ids if i in snapshot.position]
             only = np.zeros(snapshot.n, dtype=bool)

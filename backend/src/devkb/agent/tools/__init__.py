@@ -15,6 +15,7 @@ from typing import Any
 
 from haystack.tools.tool import Tool
 
+from devkb.access.readers import bound_to_current_reader
 from devkb.agent.evidence import Scope
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.tools.fetch_neighbors import FetchNeighbors
@@ -49,7 +50,8 @@ class Toolbox:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="devkb-tool")
 
     def bind(self, scope: Scope) -> list[Tool]:
-        """The four tools as Haystack tools, bound to ``scope``."""
+        """The four tools as Haystack tools, bound to ``scope`` and to the current reader (the
+        Agent calls them on threads of its own, which do not carry the request's reader)."""
         tools = [
             t.as_tool(scope)
             for t in (self.rag_search, self.graph_query, self.fetch_neighbors, self.filter_docs)
@@ -58,8 +60,9 @@ class Toolbox:
 
     def _on_pool(self, function: Callable[..., Any] | None) -> Callable[..., Any]:
         assert function is not None
+        as_reader = bound_to_current_reader(function)
 
         def run(**kwargs: Any) -> Any:
-            return self._pool.submit(function, **kwargs).result()
+            return self._pool.submit(as_reader, **kwargs).result()
 
         return run
