@@ -201,3 +201,39 @@ def test_single_sign_on_through_the_app_against_a_real_provider(app_client, tmp_
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_one_call_gives_a_script_a_token(app_client):
+    c = app_client()
+    r = c.post("/auth/token", json={"email": "bob@acme.example", "password": PASSWORDS["bob@acme.example"]})
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    c.cookies.clear()
+    assert (
+        c.get("/auth/me", headers={"Authorization": f"Bearer {token}"}).json()["email"] == "bob@acme.example"
+    )
+    wrong = c.post("/auth/token", json={"email": "bob@acme.example", "password": "nope-nope"})
+    assert wrong.status_code == 401
+
+
+def test_the_cli_adds_users_and_prints_tokens(demo_workspace, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from devkb.cli.main import app
+
+    monkeypatch.setenv("DEVKB_DATA_DIR", str(demo_workspace.copy_data(tmp_path / "d")))
+    monkeypatch.setenv("DEVKB_SOURCES_FILE", str(demo_workspace.sources_file))
+    run = CliRunner().invoke
+    added = run(
+        app,
+        ["users", "add", "ops@acme.example", "--role", "admin", "--password-stdin"],
+        input="ops-pass-1234\n",
+    )
+    assert added.exit_code == 0, added.output
+    assert "ops@acme.example\tadmin" in run(app, ["users", "list"]).output
+    token = run(app, ["token", "create", "ops@acme.example", "--name", "ci"])
+    assert token.exit_code == 0 and token.output.strip().startswith("dkb_")
+    missing = run(app, ["token", "create", "nobody@acme.example"])
+    assert missing.exit_code == 2 and "no user" in missing.output
+    dup = run(app, ["users", "add", "ops@acme.example", "--password-stdin"], input="ops-pass-1234\n")
+    assert dup.exit_code == 2 and "exists" in dup.output

@@ -55,6 +55,10 @@ class LoginIn(BaseModel):
     password: str = Field(min_length=1, max_length=1024)
 
 
+class TokenLoginIn(LoginIn):
+    name: str = Field("script", min_length=1, max_length=100, description="What the token is for.")
+
+
 class LoginOut(BaseModel):
     user: UserOut
 

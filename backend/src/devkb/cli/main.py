@@ -13,6 +13,7 @@ from typing import Annotated, NoReturn
 import typer
 from tqdm import tqdm
 
+from devkb.access.readers import EVERYTHING, Reader, reading_as
 from devkb.container import Container, is_demo, prepare_store, shutdown
 from devkb.errors import ConfigurationError, DevkbError, SchemaMismatchError, SyncInProgressError
 from devkb.indexing.run_status import RunStatus
@@ -40,6 +41,19 @@ def _container() -> Container:
     except Exception as e:  # pydantic ValidationError and ConfigurationError
         _fail(f"invalid configuration: {e}")
         raise
+
+
+def _reader(c: Container, email: str | None) -> Reader:
+    """Whom a local command reads as: everything (the operator, who holds the data files), or the
+    user ``--as`` names, with exactly that user's permissions."""
+    if not email:
+        return EVERYTHING
+    user = c.accounts().user(email)
+    if user is None:
+        _fail(f"no user {email!r} (devkb users list)")
+    if user.disabled:
+        _fail(f"{user.email} is disabled")
+    return c.access_policy().reader_for(user)
 
 
 def _sync(container: Container, names: list[str], full: bool, allow_mass_delete: bool = False) -> bool:
@@ -152,6 +166,9 @@ def ask(
         list[str] | None, typer.Option("--source", "-s", help="jira, confluence or github; repeatable.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole response as JSON.")] = False,
+    as_user: Annotated[
+        str | None, typer.Option("--as", help="Answer from what this user may read (default: everything).")
+    ] = None,
 ) -> None:
     """Ask a question and print the answer with its sources."""
     if not question.strip():
@@ -164,7 +181,8 @@ def ask(
         return
     try:
         prepare_store(c)
-        answer = c.ask().ask(question.strip(), types)
+        with reading_as(_reader(c, as_user)):
+            answer = c.ask().ask(question.strip(), types)
     except (ConfigurationError, SchemaMismatchError) as e:
         _fail(str(e))
         return
@@ -247,12 +265,17 @@ def serve(
 
 
 @app.command("mcp")
-def mcp_stdio() -> None:
+def mcp_stdio(
+    as_user: Annotated[
+        str | None, typer.Option("--as", help="Serve what this user may read (default: everything).")
+    ] = None,
+) -> None:
     """Serve devkb to a coding agent over MCP on stdin/stdout (docs/mcp.md)."""
     c = _container()  # logs go to stderr: stdout carries the protocol
     try:
         prepare_store(c)
-        c.mcp_server().run("stdio")
+        with reading_as(_reader(c, as_user)):
+            c.mcp_server().run("stdio")
     except DevkbError as e:
         _fail(str(e), 1)
     finally:
@@ -334,3 +357,98 @@ def main() -> None:  # pragma: no cover
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+# -- people and permissions (docs/security.md) ------------------------------------------------------
+users_app = typer.Typer(help="Users of a server with accounts (the accounts file, DEVKB_ACCOUNTS_DB).")
+app.add_typer(users_app, name="users")
+token_app = typer.Typer(help="API tokens for scripts and MCP clients.")
+app.add_typer(token_app, name="token")
+
+
+def _password(from_stdin: bool) -> str | None:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    return typer.prompt("password", hide_input=True, confirmation_prompt=True) if sys.stdin.isatty() else None
+
+
+@users_app.command("add")
+def users_add(
+    email: Annotated[str, typer.Argument(help="The user's e-mail (their sign-in name).")],
+    role: Annotated[str, typer.Option(help="admin or member.")] = "member",
+    name: Annotated[str, typer.Option(help="Display name.")] = "",
+    password_stdin: Annotated[
+        bool,
+        typer.Option("--password-stdin", help="Read the password from stdin (else prompt; none: SSO only)."),
+    ] = False,
+) -> None:
+    """Add a user. The first user turns accounts on: anonymous access ends."""
+    c = _container()
+    try:
+        user = c.accounts().create_user(email, name, role, _password(password_stdin))
+    except DevkbError as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+    typer.echo(f"added {user.email} ({user.role})")
+
+
+@users_app.command("list")
+def users_list() -> None:
+    """List the users."""
+    c = _container()
+    try:
+        for u in c.accounts().users():
+            flags = " disabled" if u.disabled else ""
+            typer.echo(f"{u.email}\t{u.role}\t{u.name}{flags}")
+    finally:
+        shutdown(c)
+
+
+@users_app.command("disable")
+def users_disable(email: Annotated[str, typer.Argument(help="The user's e-mail.")]) -> None:
+    """Disable a user: their sessions and tokens stop working at once."""
+    c = _container()
+    try:
+        c.accounts().update_user(email, disabled=True)
+    except LookupError:
+        _fail(f"no user {email!r}")
+    finally:
+        shutdown(c)
+    typer.echo(f"disabled {email}")
+
+
+@token_app.command("create")
+def token_create(
+    email: Annotated[str, typer.Argument(help="Whose token: it reads what this user may read.")],
+    name: Annotated[str, typer.Option(help="What the token is for.")] = "script",
+) -> None:
+    """Print a new API token (send it as 'Authorization: Bearer <token>')."""
+    c = _container()
+    try:
+        secret, _ = c.accounts().create_token(email.strip().lower(), name)
+    except LookupError:
+        _fail(f"no user {email!r} (devkb users list)")
+    except DevkbError as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+    typer.echo(secret)
+
+
+@app.command("permissions")
+def permissions_sync() -> None:
+    """Mirror the sources' permissions now (the server also does it on its own schedule)."""
+    c = _container()
+    try:
+        statuses = c.permission_sync().run_once()
+    finally:
+        shutdown(c)
+    failed = False
+    for st in statuses.values():
+        typer.echo(f"{st.source}\t{st.state}\t{st.pairs} pairs\t{st.error or ''}")
+        failed = failed or st.state != "ok"
+    if not statuses:
+        typer.echo("no source reports permissions")
+    if failed:
+        raise typer.Exit(1)

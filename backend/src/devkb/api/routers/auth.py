@@ -25,6 +25,7 @@ from devkb.api.account_schemas import (
     SessionOut,
     TokenCreated,
     TokenIn,
+    TokenLoginIn,
     TokenOut,
     UserOut,
 )
@@ -111,6 +112,27 @@ def login(
     secret, _ = accounts.create_session(user.email, "password")
     _set_session_cookie(response, secret, int(accounts.session_seconds), settings.cookie_secure)
     return LoginOut(user=UserOut.of(user))
+
+
+@router.post(
+    "/token",
+    response_model=TokenCreated,
+    status_code=201,
+    operation_id="tokenByPassword",
+    responses={401: {}, 429: {}},
+)
+def token_by_password(body: TokenLoginIn, request: Request, accounts: AccountsDep) -> TokenCreated:
+    """A new API token for a script, in one call with e-mail and password (no cookie):
+    ``curl -s -H 'Content-Type: application/json' -d '{"email":…,"password":…}' <server>/auth/token``."""
+    client = request.client.host if request.client else "?"
+    key = f"{body.email.strip().lower()}|{client}"
+    _throttle(key)
+    user = accounts.check_password(body.email, body.password)
+    if user is None:
+        _failed(key)
+        raise HTTPException(401, "wrong e-mail or password (or the account is disabled)")
+    secret, info = accounts.create_token(user.email, body.name)
+    return TokenCreated(**TokenOut.of(info).model_dump(), token=secret)
 
 
 @router.post("/logout", status_code=204, operation_id="logout")

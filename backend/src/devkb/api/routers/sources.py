@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 
 from devkb.api.deps import ContainerDep, RunsDep, StoreDep
 from devkb.api.routers.convert import run_out
@@ -14,8 +14,14 @@ router = APIRouter(prefix="/sources", tags=["sources"])
 
 
 @router.get("", response_model=list[SourceOut], operation_id="listSources")
-def list_sources(container: ContainerDep, store: StoreDep, runs: RunsDep) -> list[SourceOut]:
-    """Every configured source with its status, last and next run, counts and last error."""
+def list_sources(
+    request: Request, container: ContainerDep, store: StoreDep, runs: RunsDep
+) -> list[SourceOut]:
+    """Every configured source with its status, last and next run, counts and last error. With
+    accounts, members see each source's name, type, status and schedule only: counts, runs,
+    errors and configuration describe every document, not only the ones they may read."""
+    user = getattr(request.state, "user", None)
+    restricted = bool(getattr(request.state, "accounts", False)) and user is not None and user.role != "admin"
     scheduler = getattr(container, "scheduler", None)
     next_runs: dict[str, str | None] = scheduler().next_runs() if scheduler is not None else {}
     out = []
@@ -33,6 +39,23 @@ def list_sources(container: ContainerDep, store: StoreDep, runs: RunsDep) -> lis
             status = "never-synced"
         else:
             status = "idle"
+        if restricted:
+            out.append(
+                SourceOut(
+                    name=cfg.name,
+                    type=cfg.type,
+                    status=status,
+                    schedule=cfg.schedule,
+                    last_success=state.last_success if state else None,
+                    last_error=None,
+                    next_run=next_runs.get(cfg.name),
+                    counts={},
+                    current_run=None,
+                    last_run=None,
+                    config={},
+                )
+            )
+            continue
         out.append(
             SourceOut(
                 name=cfg.name,
@@ -76,8 +99,11 @@ def sync_source(name: str, runs: RunsDep, full: bool = False) -> SyncStarted:
     operation_id="getRun",
     responses={404: {"model": ErrorResponse}},
 )
-def get_run(name: str, run_id: str, runs: RunsDep) -> RunOut:
-    """Progress of one run: phase, items done/total, errors."""
+def get_run(request: Request, name: str, run_id: str, runs: RunsDep) -> RunOut:
+    """Progress of one run: phase, items done/total, errors (with accounts: admins only)."""
+    user = getattr(request.state, "user", None)
+    if getattr(request.state, "accounts", False) and user is not None and user.role != "admin":
+        raise HTTPException(403, "sync runs are shown to admins only")
     run = runs.get_run(name, run_id)
     if run is None:
         raise HTTPException(404, f"no run {run_id!r} of source {name!r}")
