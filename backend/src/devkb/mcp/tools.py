@@ -18,6 +18,7 @@ from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field
 
+from devkb.access.readers import EVERYTHING, current_reader
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.tools.content import rebuild_content
 from devkb.agent.tools.rag_search import MAX_TOP_K
@@ -286,6 +287,9 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
     def list_sources() -> dict[str, Any]:
         runs = parts.runs()
         states = {s.source: s for s in parts.store().list_sync_states()}
+        reader = current_reader(EVERYTHING)
+        if reader.role == "member":  # counts and errors describe every document, not only theirs
+            return {"sources": [{"name": n, "type": str(runs.loaders[n].type)} for n in runs.ordered_names()]}
         out = []
         for name in runs.ordered_names():
             state = states.get(name)
