@@ -288,3 +288,46 @@ class GraphStoreContract:
         }
         with pytest.raises(ValueError):
             store.write_documents([(a, [])], references=[Reference("a", "b", "k", "", "jira:OTHER")])
+
+
+class ScopedReadsContract:
+    """Permission enforcement (``access/scoped_store.py``) over this backend: the same code runs
+    on both stores and leans on each backend's ``document_ids`` filter, so it is held to it here."""
+
+    def test_a_reader_sees_only_what_the_gates_let_them(self, store, tmp_path):
+        from devkb.access.accounts import AccountStore
+        from devkb.access.policy import AccessPolicy
+        from devkb.access.readers import reading_as
+        from devkb.access.scoped_store import ScopedStore
+
+        store.ensure_schema("test-model", DIM)
+        open_doc = doc(
+            "jira:WEB-1", project="WEB", acl=[["scope:jira:jira:project:WEB"]], title="Open login bug"
+        )
+        secret = doc(
+            "jira:PAY-9", project="PAY", acl=[["scope:jira:jira:project:PAY"]], title="Secret ledger"
+        )
+        store.write_documents(
+            [
+                (open_doc, chunks(open_doc, ("ledger login timeout", [1, 0, 0, 0]))),
+                (secret, chunks(secret, ("ledger balance secret", [1, 0, 0, 0]))),
+            ],
+            [Reference("jira:WEB-1", "jira:PAY-9", "jira-issuelink", "blocks", "jira:WEB-1")],
+        )
+        accounts = AccountStore(tmp_path / "accounts.db")
+        accounts.create_user("web@x.example", password="password-1")
+        accounts.replace_memberships("jira", [("scope:jira:jira:project:WEB", "web@x.example")])
+        policy = AccessPolicy(lambda: accounts, cache_seconds=0)
+        scoped = ScopedStore(store, policy, catalog_seconds=0)
+        user = accounts.user("web@x.example")
+        assert user is not None
+        with reading_as(policy.reader_for(user)):
+            assert {h.document.id for h in scoped.vector_search([1, 0, 0, 0], 10)} == {"jira:WEB-1"}
+            assert {h.document.id for h in scoped.keyword_search("ledger", 10)} == {"jira:WEB-1"}
+            assert scoped.get_document("jira:PAY-9") is None
+            assert scoped.neighbors(["jira:WEB-1"]) == []
+            page = scoped.graph_page()
+            assert [d.id for d in page.nodes] == ["jira:WEB-1"] and page.edges == []
+            assert [d.id for d in scoped.find_documents(title_contains="e")] == ["jira:WEB-1"]
+            assert scoped.stats().documents == 1 and scoped.stats().references == 0
+        accounts.close()

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from devkb.store.sqlite import SQLiteGraphStore
-from tests.contract.store_contract import DIM, GraphStoreContract, chunks, doc, seed
+from tests.contract.store_contract import DIM, GraphStoreContract, ScopedReadsContract, chunks, doc, seed
 
 
 @pytest.fixture
@@ -18,7 +18,7 @@ def store(tmp_path):
     s.close()
 
 
-class TestSQLiteGraphStore(GraphStoreContract):
+class TestSQLiteGraphStore(GraphStoreContract, ScopedReadsContract):
     pass
 
 
