@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# the demo runs with its people (shown on the sign-in page); a configured server is unaffected
+export DEVKB_DEMO_USERS=${DEVKB_DEMO_USERS:-true}
 exec .venv/bin/devkb serve --index
