@@ -85,7 +85,11 @@ class PermissionSync:
             return
         self._stop.clear()
 
+        fresh = any(st.last_success for st in self.status.values())  # just mirrored (serve --index)
+
         def loop() -> None:
+            if fresh:
+                self._stop.wait(self.interval_seconds)
             while not self._stop.is_set():
                 try:
                     self.run_once()

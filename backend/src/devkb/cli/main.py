@@ -252,6 +252,7 @@ def serve(
         try:
             prepare_store(c)
             _sync(c, c.runs().ordered_names(), full=False)
+            c.permission_sync().run_once()  # who may read what, before the first person asks
         except (ConfigurationError, SchemaMismatchError) as e:
             shutdown(c)
             _fail(str(e))
