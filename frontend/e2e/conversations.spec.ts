@@ -4,7 +4,8 @@ import { ask, expect, test } from './fixtures';
 /**
  * The persistent mode (`DEVKB_CHAT_MEMORY=store`) in the browser: conversations are listed, reopened
  * after the page is reloaded and a new one started, renamed and deleted. Its own server (the suite's
- * runs the default, in-memory mode).
+ * runs the default, in-memory mode), without accounts: the app is the one-user app it was before
+ * accounts — no sign-in page, no user menu.
  */
 let server: { url: string; stop: () => Promise<void> };
 
@@ -18,7 +19,11 @@ test.afterAll(async () => {
 });
 
 test('lists past conversations and reopens, renames and deletes them', async ({ page }) => {
+  await page.context().clearCookies(); // the suite's sign-in is for the other server (same host)
   await page.goto(server.url + '/');
+  await expect(page).toHaveURL(server.url + '/');
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  await expect(page.getByTestId('account')).toHaveCount(0);
   await ask(page, 'What is PAY-12 about?');
   await page.getByRole('button', { name: 'New conversation' }).click();
   await expect(page.locator('app-chat-turn')).toHaveCount(0);

@@ -102,10 +102,14 @@ export async function startDevkb(
   return { url, stop };
 }
 
-/** Starts the backend (indexing the demo workspace) and returns the teardown. */
+/**
+ * Starts the backend (indexing the demo workspace, with the demo's people: `DEVKB_DEMO_USERS`, so
+ * every API route needs a signed-in user — e2e/fixtures.ts signs each test in as the admin) and
+ * returns the teardown.
+ */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   if (process.env['DEVKB_E2E_URL']) return async () => undefined;
-  const { url, stop } = await startDevkb();
+  const { url, stop } = await startDevkb({ DEVKB_DEMO_USERS: 'true' });
   process.env['DEVKB_E2E_URL'] = url;
   return stop;
 }

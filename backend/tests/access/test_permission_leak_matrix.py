@@ -243,7 +243,14 @@ def test_permission_leak_matrix(world, email):
     for q in QUESTIONS:
         body = sc.response(f"ask {q}", client.post("/ask", json={"question": q}))
         assert {s["document_id"] for s in body["sources"]} <= visible
-    sc.response("ask/stream", client.post("/ask/stream", json={"question": QUESTIONS[0]}))
+    streamed = client.post("/ask/stream", json={"question": QUESTIONS[0]})
+    sc.response("ask/stream", streamed)
+    # and no less: whoever may read the incident postmortem gets it, on every path (a path that
+    # lost the reader would read nothing — closed, but wrong)
+    first = client.post("/ask", json={"question": QUESTIONS[0]}).json()
+    cited = {s["document_id"] for s in first["sources"]}
+    assert ("jira:PAY-90" in cited) == ("jira:PAY-90" in visible), (email, cited)
+    assert ("jira:PAY-90" in streamed.text) == ("jira:PAY-90" in visible), email
     sc.response("chat history", client.get("/chat/history"))
 
     # MCP with the user's own token
@@ -263,6 +270,8 @@ def test_permission_leak_matrix(world, email):
     for name, args in calls:
         r = mcp(client, token, "tools/call", {"name": name, "arguments": args})
         assert r.status_code == 200, (name, r.status_code, r.text[:300])
+        if name in ("search", "ask") and "exposure" in str(args):
+            assert ("jira:PAY-90" in r.text) == ("jira:PAY-90" in visible), (email, name)
         sc.response(f"mcp {name} {args}", r, asked=str(args.get("document_id", "")))
     for doc_id in sorted(hidden)[:10]:
         r = mcp(client, token, "resources/read", {"uri": f"devkb://document/{doc_id}"})

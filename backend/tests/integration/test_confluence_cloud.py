@@ -36,7 +36,7 @@ def graph_of(url: str, tmp_path, page_size: int = 4) -> dict[str, object]:
                     f.document.id,
                     f.document.title,
                     f.document.updated_at,
-                    repr({k: v for k, v in f.document.metadata.items() if k != "url_paths"}),
+                    repr({k: v for k, v in f.document.metadata.items() if k not in ("url_paths", "acl")}),
                 )
                 for f in full
             ),

@@ -1,6 +1,8 @@
 import { inject } from '@angular/core';
 import { Router, Routes, UrlSegment, type UrlMatchResult } from '@angular/router';
 
+import { signInPageGuard, signedInGuard } from './core/auth/auth-guard';
+
 /** `/graph/<id>` and `/documents/<id>`: ids hold "/" (github:owner/repo:file:path), so the rest of the URL. */
 function documentUrl(prefix: string) {
   return (segments: UrlSegment[]): UrlMatchResult | null =>
@@ -26,24 +28,40 @@ const focusDocument = ({ params }: { params: Record<string, string> }) =>
 
 /**
  * Client routes. They avoid the API's first path segments (/graph, /sources, /chat, …) so a
- * reload of any page reaches the SPA fallback rather than a JSON endpoint.
+ * reload of any page reaches the SPA fallback rather than a JSON endpoint. On a server with
+ * accounts every page but /signin needs a signed-in user (`signedInGuard`).
  */
 export const routes: Routes = [
   {
     path: '',
     pathMatch: 'full',
     title: 'Chat · devkb',
+    canActivate: [signedInGuard],
     loadComponent: () => import('./features/chat/chat-page').then((m) => m.ChatPage),
   },
   {
     path: 'explore',
     title: 'Graph · devkb',
+    canActivate: [signedInGuard],
     loadComponent: () => import('./features/graph/graph-page').then((m) => m.GraphPage),
   },
   {
     path: 'sync',
     title: 'Sources · devkb',
+    canActivate: [signedInGuard],
     loadComponent: () => import('./features/sources/sources-page').then((m) => m.SourcesPage),
+  },
+  {
+    path: 'signin',
+    title: 'Sign in · devkb',
+    canActivate: [signInPageGuard],
+    loadComponent: () => import('./features/signin/signin-page').then((m) => m.SignInPage),
+  },
+  {
+    path: 'tokens',
+    title: 'API tokens · devkb',
+    canActivate: [signedInGuard],
+    loadComponent: () => import('./features/tokens/tokens-page').then((m) => m.TokensPage),
   },
   // The API's paths, opened in a browser (the server sends the app for a navigation): their pages
   { path: 'graph', pathMatch: 'full', redirectTo: 'explore' },
@@ -55,6 +73,7 @@ export const routes: Routes = [
   {
     path: '**',
     title: 'Not found · devkb',
+    canActivate: [signedInGuard],
     loadComponent: () => import('./features/not-found/not-found-page').then((m) => m.NotFoundPage),
   },
 ];

@@ -1,10 +1,18 @@
-import { ChangeDetectionStrategy, Component, computed, inject } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  computed,
+  effect,
+  inject,
+  untracked,
+} from '@angular/core';
 import { RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 
 import { ApiKeyStore } from './core/api/api-key';
+import { AuthStore } from './core/auth/auth-store';
 import { ServerStatus } from './core/server-status';
 
-/** The shell: brand, navigation, server status, and the routed page. */
+/** The shell: brand, navigation, server status, the signed-in user, and the routed page. */
 @Component({
   selector: 'app-root',
   imports: [RouterOutlet, RouterLink, RouterLinkActive],
@@ -15,6 +23,7 @@ import { ServerStatus } from './core/server-status';
 export class App {
   protected readonly status = inject(ServerStatus);
   protected readonly keys = inject(ApiKeyStore);
+  protected readonly auth = inject(AuthStore);
   protected readonly summary = computed(() => {
     const h = this.status.health();
     if (!h) return null;
@@ -25,7 +34,10 @@ export class App {
   });
 
   constructor() {
-    void this.status.refresh();
+    // The server's state once the pages may load (at once on a server without accounts).
+    effect(() => {
+      if (this.auth.open()) untracked(() => void this.status.refresh());
+    });
   }
 
   protected saveKey(input: HTMLInputElement): void {

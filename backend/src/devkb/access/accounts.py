@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -126,12 +127,12 @@ class AccountStore:
                 raise
             self._db.execute("COMMIT")
 
-    def _one(self, sql: str, args: tuple[object, ...] = ()) -> tuple[object, ...] | None:
+    def _one(self, sql: str, args: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
         with self._lock:
-            row: tuple[object, ...] | None = self._db.execute(sql, args).fetchone()
+            row: tuple[Any, ...] | None = self._db.execute(sql, args).fetchone()
             return row
 
-    def _all(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    def _all(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             return list(self._db.execute(sql, args).fetchall())
 
@@ -143,7 +144,7 @@ class AccountStore:
         if now - checked < 1.0:
             return count
         row = self._one("SELECT count(*) FROM users")
-        count = int(row[0]) if row else 0  # type: ignore[call-overload]
+        count = int(row[0]) if row else 0
         self._users_cached = (now, count)
         return count
 
@@ -151,13 +152,13 @@ class AccountStore:
         self._users_cached = (-1.0, 0)
 
     @staticmethod
-    def _user(row: tuple[object, ...]) -> User:
+    def _user(row: tuple[Any, ...]) -> User:
         email, name, role, pw, subject, created, disabled = row
         return User(
             email=str(email),
             name=str(name),
             role=str(role),
-            created_at=float(created),  # type: ignore[arg-type]
+            created_at=float(created),
             disabled=bool(disabled),
             has_password=pw is not None,
             oidc_subject=None if subject is None else str(subject),
@@ -280,7 +281,7 @@ class AccountStore:
         return secret, info
 
     @staticmethod
-    def _session(row: tuple[object, ...]) -> SessionInfo:
+    def _session(row: tuple[Any, ...]) -> SessionInfo:
         sid, email, method, created, expires, seen, revoked = row
         return SessionInfo(
             str(sid),
@@ -289,7 +290,7 @@ class AccountStore:
             float(created),
             float(expires),
             float(seen),
-            bool(revoked),  # type: ignore[arg-type]
+            bool(revoked),
         )
 
     _SESSION_COLS = "id, email, method, created_at, expires_at, last_seen, revoked"
@@ -359,7 +360,7 @@ class AccountStore:
         return secret, info
 
     @staticmethod
-    def _token(row: tuple[object, ...]) -> TokenInfo:
+    def _token(row: tuple[Any, ...]) -> TokenInfo:
         tid, email, name, created, used, revoked = row
         return TokenInfo(
             str(tid),
@@ -367,7 +368,7 @@ class AccountStore:
             str(name),
             float(created),
             None if used is None else float(used),
-            bool(revoked),  # type: ignore[arg-type]
+            bool(revoked),
         )
 
     _TOKEN_COLS = "id, email, name, created_at, last_used, revoked"
@@ -455,7 +456,7 @@ class AccountStore:
     def membership_counts(self) -> dict[str, int]:
         return {
             str(s): int(n) for s, n in self._all("SELECT source, count(*) FROM memberships GROUP BY source")
-        }  # type: ignore[call-overload]
+        }
 
     # -- shared with everyone -----------------------------------------------------------------
     def set_shared(self, document_ids: Iterable[str], shared: bool, by: str) -> int:

@@ -24,7 +24,18 @@ from fastapi import FastAPI
 
 from devkb.api.schemas import ErrorResponse
 
-ADMIN_OPERATIONS = frozenset({"syncSource"})
+ADMIN_OPERATIONS = frozenset(
+    {
+        "syncSource",
+        "listUsers",
+        "createUser",
+        "updateUser",
+        "listShared",
+        "setShared",
+        "permissionSyncStatus",
+        "syncPermissions",
+    }
+)
 _REF = "#/components/schemas/ErrorResponse"
 _FASTAPI_ERROR_SCHEMAS = ("HTTPValidationError", "ValidationError")
 _METHODS = ("get", "put", "post", "delete", "patch", "head", "options")

@@ -18,7 +18,7 @@ from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from devkb.access.readers import EVERYTHING, current_reader
+from devkb.access.readers import EVERYTHING, bound_to_current_reader, current_reader
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.tools.content import rebuild_content
 from devkb.agent.tools.rag_search import MAX_TOP_K
@@ -131,7 +131,9 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
                 anyio.from_thread.run(ctx.report_progress, steps, None, str(message))
 
         answer = await anyio.to_thread.run_sync(
-            lambda: _checked(lambda: parts.ask().ask(question, _types(sources), on_event=on_event))
+            bound_to_current_reader(
+                lambda: _checked(lambda: parts.ask().ask(question, _types(sources), on_event=on_event))
+            )
         )
         cited = [
             {"n": i, "id": c.document_id, "title": c.title, "type": c.type, "url": c.url}

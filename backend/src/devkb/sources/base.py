@@ -99,3 +99,13 @@ class LinkHinting(Protocol):
     """A loader that tells the reference rules what its source names (project keys, repos, URLs)."""
 
     def link_hints(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class PermissionSource(Protocol):
+    """A loader that says who holds the principals its documents' gates name (``metadata["acl"]``,
+    see :mod:`devkb.access.acl`): ``(principal, email)`` pairs, the e-mail lower-cased, ``"*"``
+    meaning every signed-in member (a public repository). Accounts without an e-mail (none in the
+    source, none in the source's ``people`` mapping) are left out and counted in a warning."""
+
+    def fetch_permissions(self) -> list[tuple[str, str]]: ...

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from devkb.config.sources_file import SourceConfig
 from devkb.errors import ConfigurationError
-from devkb.sources.base import LinkHinting, Refetching, RetryReporting, SourceLoader
+from devkb.sources.base import LinkHinting, PermissionSource, Refetching, RetryReporting, SourceLoader
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 
 if TYPE_CHECKING:  # the optional capabilities each loader claims: mypy fails when one drifts
@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the optional capabilities each loader claims: mypy fails wh
     _RETRY_REPORTING: tuple[type[RetryReporting], ...] = (JiraLoader, ConfluenceLoader, GitHubLoader)
     _LINK_HINTING: tuple[type[LinkHinting], ...] = (JiraLoader, ConfluenceLoader, GitHubLoader)
     _REFETCHING: tuple[type[Refetching], ...] = (JiraLoader,)
+    _PERMISSIONS: tuple[type[PermissionSource], ...] = (JiraLoader, ConfluenceLoader, GitHubLoader)
 
 
 def build_loader(cfg: SourceConfig) -> SourceLoader:
@@ -35,6 +36,7 @@ def build_loader(cfg: SourceConfig) -> SourceLoader:
                 browse_url=cfg.browse_url,
                 page_size=cfg.page_size,
                 deployment=cfg.deployment,
+                people=dict(cfg.people),
             )
         )
     builders = _extra_builders()

@@ -37,6 +37,7 @@ from .builder.github import (
     file_content,
 )
 from .builder.jira import build_jira
+from .builder.permissions import confluence_permissions, jira_permissions, repo_permissions
 from .builder.readme import readme
 from .builder.validate import validate
 from .content import repo_history
@@ -101,13 +102,16 @@ def build() -> dict[str, bytes]:
     out: dict[str, bytes] = {
         "data/jira/projects.json": pretty(projects),
         "data/jira/issues.jsonl": jsonl(issues),
+        "data/jira/permissions.json": pretty(jira_permissions()),
         "data/confluence/space.json": pretty(space),
         "data/confluence/pages.jsonl": jsonl(pages),
+        "data/confluence/permissions.json": pretty(confluence_permissions()),
         f"data/{REPO_DIR}/repo.json": pretty(build_repo_json(commits)),
         f"data/{REPO_DIR}/tree.json": pretty(build_tree_json(files, trees[head])),
         f"data/{REPO_DIR}/commits.jsonl": jsonl(commits),
         f"data/{REPO_DIR}/pulls.jsonl": jsonl(pulls),
         f"data/{REPO_DIR}/issues.jsonl": jsonl(build_issues()),
+        f"data/{REPO_DIR}/permissions.json": pretty(repo_permissions()),
         "data/expected_edges.jsonl": jsonl(edges),
         "data/questions.jsonl": jsonl(questions),
         "data/manifest.json": pretty(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from devkb.config.sources_file import SourceConfig
+from devkb.demo.content.permissions import ACCOUNTS
 from devkb.emulators import Dataset, EmulatorSuite
 from devkb.sources.registry import available_types
 
@@ -23,6 +24,8 @@ def demo_sources(suite: EmulatorSuite) -> list[SourceConfig]:
             browse_url=WIKI_PUBLIC_URL,
             spaces=["PAY"],
             schedule="30m",
+            # Confluence Data Center's REST API shows no e-mails: the permission sync maps user names
+            people={a.name: a.email for a in ACCOUNTS.values()},
         ),
         SourceConfig(
             name="code", type="github", url=suite.github_url, repos=["acme/payments-service"], schedule="30m"

@@ -12,6 +12,12 @@ Routes::
     GET /rest/api/content/{id}/child[/{type}]    start, limit, expand
     GET /rest/api/content/{id}/descendant/{type} start, limit, expand
     GET /rest/api/content/{id}/label             prefix, start, limit
+    GET /rest/api/content/{id}/restriction/byOperation/read
+    GET /rest/api/space/{key}/permissions        (Confluence 9.1+) every permission of the space
+    GET /rest/api/user                           username | key   (no e-mail: Server hides it)
+    GET /rest/api/group/{name}/member            start, limit
+
+The last three serve the dataset's permissions (:mod:`devkb.emulators.permissions`).
 
 These cover atlassian-python-api 5.0.5's ``Confluence(url)`` (Server): ``get_all_spaces``,
 ``get_space``, ``get_space_content``, ``get_all_pages_from_space[_raw|_as_generator]``,
@@ -31,6 +37,7 @@ Children and listings are in page-id order. CQL support is described in :mod:`.c
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -80,6 +87,9 @@ class ConfluenceEmulator(EmulatorApp):
         router.add(
             "GET", rf"{API}/content/(?P<page_id>\d+)/restriction/byOperation/read", self.read_restriction
         )
+        router.add("GET", rf"{API}/space/(?P<key>[^/]+)/permissions", self.space_permissions)
+        router.add("GET", rf"{API}/user", self.v1_user)
+        router.add("GET", rf"{API}/group/(?P<name>[^/]+)/member", self.group_members)
 
     def error_response(self, request: Request, status: int, message: str) -> Response:
         return json_response(
@@ -395,6 +405,63 @@ class ConfluenceEmulator(EmulatorApp):
             raise HttpError(404, f"No content found with id: ContentId{{id={page_id}}}")
         return page
 
+    # ------------------------------------------------------------------ permissions
+
+    def space_permissions(self, request: Request, key: str) -> Response:
+        """Data Center 9.1+: every permission of the space as ``[{operation, subject, spaceKey, spaceId}]``
+        (users by ``userKey``, groups by ``name``); the dataset records ``read`` (view space)."""
+        space = self._require_space(key)
+        grant = self.dataset.confluence_permissions().read(space["key"])
+        subjects = [{"type": "user", "userKey": user_key(u)} for u in grant.users]
+        subjects += [{"type": "group", "name": g} for g in grant.groups]
+        return json_response(
+            [
+                {
+                    "operation": {"targetType": "space", "operationKey": "read"},
+                    "subject": subject,
+                    "spaceKey": space["key"],
+                    "spaceId": space["id"],
+                }
+                for subject in subjects
+            ]
+        )
+
+    def restriction_groups(self) -> set[str]:
+        """Groups the pages' read restrictions name (they exist even when nobody is in them)."""
+        return {
+            str(g.get("name"))
+            for p in self.dataset.pages()
+            for g in ((p.get("_restrictions") or {}).get("groups") or [])
+            if isinstance(g, dict) and g.get("name")
+        }
+
+    def user_json(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A Server user: name, key and display name (its REST API shows no e-mail)."""
+        name = str(record["username"])
+        return {
+            "type": "known",
+            "username": name,
+            "userKey": user_key(name),
+            "displayName": record.get("displayName") or name,
+        }
+
+    def v1_user(self, request: Request) -> Response:
+        """One user by ``username`` or ``key``."""
+        wanted = request.param("username") or request.param("key") or ""
+        users = self.dataset.confluence_permissions().directory.users
+        for name, record in users.items():
+            if wanted in (name, user_key(name)):
+                return json_response(self.user_json(record))
+        raise HttpError(404, f"No user found with username or key {wanted}")
+
+    def group_members(self, request: Request, name: str) -> Response:
+        """A group's members, paged like every v1 list."""
+        directory = self.dataset.confluence_permissions().directory
+        if name not in directory.groups and name not in self.restriction_groups():
+            raise HttpError(404, f"No group found with name {name}")
+        members = [directory.users[n] for n in directory.groups.get(name, []) if n in directory.users]
+        return self._paged(request, members, self.user_json)
+
     def _require_space(self, key: str) -> dict[str, Any]:
         space = self.dataset.space(key)
         if space is None:
@@ -416,6 +483,11 @@ def read_restrictions(page: Page) -> dict[str, Any]:
             "group": {"results": groups, "start": 0, "limit": 200, "size": len(groups)},
         },
     }
+
+
+def user_key(username: str) -> str:
+    """A stable Server user key (32 hex digits) for a user name."""
+    return hashlib.sha1(username.encode("utf-8")).hexdigest()[:32]
 
 
 def _expansions(request: Request) -> set[str]:

@@ -8,7 +8,10 @@ Routes::
     GET /wiki/api/v2/spaces/{id}/pages         body-format, sort, limit, cursor
     GET /wiki/api/v2/pages/{id}                body-format
     GET /wiki/api/v2/pages/{id}/labels         limit, cursor
+    GET /wiki/api/v2/spaces/{id}/permissions   limit, cursor (who may read the space, and more)
     GET /wiki/rest/api/user                    accountId                   (v1: v2 has no users)
+    GET /wiki/rest/api/group/by-id             id → the group's name        (v1)
+    GET /wiki/rest/api/group/member            name, start, limit           (v1)
     GET /wiki/rest/api/...                     the Data Center emulator's v1 routes (CQL search)
 
 Cloud shapes: page ``version`` has ``createdAt`` and ``authorId`` (an account id, no name); pages
@@ -27,6 +30,7 @@ from typing import Any
 from urllib.parse import quote_plus, urlencode
 
 from devkb.emulators.confluence import ConfluenceEmulator, read_restrictions
+from devkb.emulators.permissions import group_id
 from devkb.emulators.routing import HttpError, Request, Response, Router, json_response
 
 WIKI = "/wiki"
@@ -53,6 +57,9 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
             "GET", rf"{V2}/(?:pages|blogposts)/(?P<page_id>\d+)/footer-comments", self.v2_footer_comments
         )
         router.add("GET", r"/rest/api/user", self.v1_user)
+        router.add("GET", rf"{V2}/spaces/(?P<space_id>\d+)/permissions", self.v2_space_permissions)
+        router.add("GET", r"/rest/api/group/by-id", self.v1_group_by_id)
+        router.add("GET", r"/rest/api/group/member", self.v1_group_member)
 
     def handle(self, request: Request) -> Response:
         """A Cloud site serves Confluence under ``/wiki``; nothing answers outside it."""
@@ -158,10 +165,60 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
             }
             for u in users
         ]
+        groups = body["restrictions"]["group"]["results"]
+        body["restrictions"]["group"]["results"] = [
+            {"type": "group", "name": g.get("name"), "id": group_id(str(g.get("name")))} for g in groups
+        ]
         return json_response(body)
+
+    def v2_space_permissions(self, request: Request, space_id: str) -> Response:
+        """The space's permission assignments: users by account id, groups by group id."""
+        space = next((s for s in self.dataset.spaces() if str(s["id"]) == space_id), None)
+        if space is None:
+            raise HttpError(404, f"Space {space_id} not found")
+        grant = self.dataset.confluence_permissions().read(space["key"])
+        principals = [("user", account_id({"username": u})) for u in grant.users]
+        principals += [("group", group_id(g)) for g in grant.groups]
+        results = [
+            {
+                "id": str(int(hashlib.sha1(f"{space_id}:{kind}:{pid}".encode()).hexdigest()[:8], 16)),
+                "principal": {"type": kind, "id": pid},
+                "operation": {"key": "read", "targetType": "space"},
+            }
+            for kind, pid in principals
+        ]
+        return self._v2_page(request, results)
+
+    def user_json(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A Cloud user (v1): account id, names and the e-mail its privacy setting shows."""
+        out: dict[str, Any] = {
+            "type": "known",
+            "accountId": account_id({"username": record["username"]}),
+            "accountType": "atlassian",
+            "displayName": record.get("displayName") or record["username"],
+            "publicName": record.get("displayName") or record["username"],
+        }
+        if record.get("email"):
+            out["email"] = record["email"]
+        return out
+
+    def v1_group_by_id(self, request: Request) -> Response:
+        wanted = request.param("id") or ""
+        names = [*self.dataset.confluence_permissions().directory.groups, *sorted(self.restriction_groups())]
+        for name in names:
+            if group_id(name) == wanted:
+                return json_response({"type": "group", "name": name, "id": wanted})
+        raise HttpError(404, f"No group found with id {wanted}")
+
+    def v1_group_member(self, request: Request) -> Response:
+        name = request.param("name") or ""
+        return self.group_members(request, name)
 
     def v1_user(self, request: Request) -> Response:
         account = request.param("accountId") or ""
+        for record in self.dataset.confluence_permissions().directory.users.values():
+            if account_id({"username": record["username"]}) == account:
+                return json_response(self.user_json(record))
         authors = [
             (p.get("version") or {}).get("by") or {}
             for page in self.dataset.pages()

@@ -8,6 +8,9 @@ every part is optional)::
     confluence/space.json         GET /rest/api/space/{key} (an object, or a list of them)
     confluence/pages.jsonl        one GET /rest/api/content/{id}?expand=body.storage,version,ancestors,space
     github/<name>/repo.json ...   one directory per repository, see :mod:`.git_repository`
+    jira/permissions.json         who may browse projects and security levels (:mod:`.permissions`)
+    confluence/permissions.json   who may read spaces, users and groups (:mod:`.permissions`)
+    github/<name>/permissions.json  the repository's collaborators (:mod:`.permissions`)
     manifest.json                 optional; ``sources.github.commit`` names HEAD of that repository
 
 Thread safety: one re-entrant lock guards every collection. Records are copy-on-write — a
@@ -27,6 +30,16 @@ from urllib.parse import quote_plus
 
 from devkb.emulators.git_repository import GitRepository
 from devkb.emulators.jsonl import read_json, read_jsonl
+from devkb.emulators.permissions import (
+    ConfluencePermissions,
+    JiraPermissions,
+    RepoPermissions,
+    default_confluence,
+    default_jira,
+    load_confluence,
+    load_jira,
+    load_repo,
+)
 from devkb.emulators.timestamps import format_confluence, format_jira
 from devkb.emulators.url_rewriting import origin_of
 
@@ -65,6 +78,9 @@ class Dataset:
         repos: list[GitRepository] | None = None,
         lock: threading.RLock | None = None,
         root: Path | None = None,
+        jira_permissions: JiraPermissions | None = None,
+        confluence_permissions: ConfluencePermissions | None = None,
+        repo_permissions: dict[str, RepoPermissions] | None = None,
     ) -> None:
         self.lock = lock or threading.RLock()
         self.root = root
@@ -76,6 +92,10 @@ class Dataset:
         self._repos: dict[str, GitRepository] = {r.full_name.lower(): r for r in repos or []}
         self._link_index: dict[str, frozenset[str]] | None = None
         self._revision = 0
+        # None = the defaults of :mod:`.permissions`, computed from the records when asked
+        self._jira_permissions = jira_permissions
+        self._confluence_permissions = confluence_permissions
+        self._repo_permissions = {k.lower(): v for k, v in (repo_permissions or {}).items()}
 
     @property
     def revision(self) -> int:
@@ -100,10 +120,14 @@ class Dataset:
             spaces = loaded if isinstance(loaded, list) else [loaded]
         head_hints = _head_hints(root)
         repos = []
+        repo_permissions: dict[str, RepoPermissions] = {}
         if github_dir.is_dir():
             for directory in sorted(p for p in github_dir.iterdir() if (p / "repo.json").is_file()):
                 full_name = read_json(directory / "repo.json")["full_name"]
                 repos.append(GitRepository.load(directory, lock, head_hints.get(full_name.lower())))
+                found = load_repo(directory)
+                if found is not None:
+                    repo_permissions[full_name.lower()] = found
         return cls(
             projects=projects,
             issues=read_jsonl(jira_dir, "issues"),
@@ -112,6 +136,9 @@ class Dataset:
             repos=repos,
             lock=lock,
             root=root,
+            jira_permissions=load_jira(jira_dir / "permissions.json"),
+            confluence_permissions=load_confluence(confluence_dir / "permissions.json"),
+            repo_permissions=repo_permissions,
         )
 
     def clone(self) -> Dataset:
@@ -124,7 +151,47 @@ class Dataset:
             twin._spaces = dict(self._spaces)
             twin._pages = dict(self._pages)
             twin._repos = {name: repo.clone(twin.lock) for name, repo in self._repos.items()}
+            twin._jira_permissions = self._jira_permissions
+            twin._confluence_permissions = self._confluence_permissions
+            twin._repo_permissions = dict(self._repo_permissions)
             return twin
+
+    # ------------------------------------------------------------------ permissions
+
+    def jira_permissions(self) -> JiraPermissions:
+        """Who may browse each project and who holds each security level (recorded or default)."""
+        with self.lock:
+            if self._jira_permissions is not None:
+                return self._jira_permissions
+            return default_jira(self.projects(), self.issues())
+
+    def confluence_permissions(self) -> ConfluencePermissions:
+        """Who may read each space; the users and groups restrictions name (recorded or default)."""
+        with self.lock:
+            if self._confluence_permissions is not None:
+                return self._confluence_permissions
+            return default_confluence(self.spaces(), self.pages())
+
+    def repo_permissions(self, full_name: str) -> RepoPermissions:
+        """A repository's collaborators (none recorded: none)."""
+        with self.lock:
+            return self._repo_permissions.get(full_name.lower()) or RepoPermissions()
+
+    def set_permissions(
+        self,
+        *,
+        jira: JiraPermissions | None = None,
+        confluence: ConfluencePermissions | None = None,
+        repo: tuple[str, RepoPermissions] | None = None,
+    ) -> None:
+        """Replace recorded permissions (tests)."""
+        with self.lock:
+            if jira is not None:
+                self._jira_permissions = jira
+            if confluence is not None:
+                self._confluence_permissions = confluence
+            if repo is not None:
+                self._repo_permissions[repo[0].lower()] = repo[1]
 
     # ------------------------------------------------------------------ Jira reads
 

@@ -15,6 +15,8 @@ Routes (``{o}/{r}`` is any repository of the dataset, case-insensitive)::
     GET /repos/{o}/{r}/pulls                          state (open), sort (created), direction, base, head
     GET /repos/{o}/{r}/pulls/{n}[/comments|/commits]
     GET /repos/{o}/{r}/issues[/{n}[/comments]]        issues from issues.jsonl only (none recorded)
+    GET /repos/{o}/{r}/collaborators                  affiliation; the dataset's permissions.json
+    GET /users/{login}                                a collaborator (name, public e-mail)
 
 Lists paginate with ``page``/``per_page`` (30 by default, at most 100) and a ``Link`` header
 (``next``/``last``/``first``/``prev``, absolute URLs on the emulator) — the way PyGithub's
@@ -107,6 +109,8 @@ class GitHubEmulator(EmulatorApp):
         router.add("GET", rf"{REPO}/issues", self.list_issues)
         router.add("GET", rf"{REPO}/issues/(?P<number>\d+)", self.get_issue)
         router.add("GET", rf"{REPO}/issues/(?P<number>\d+)/comments", self.issue_comments)
+        router.add("GET", rf"{REPO}/collaborators", self.list_collaborators)
+        router.add("GET", r"/users/(?P<login>[^/]+)", self.get_user)
 
     # ------------------------------------------------------------------ rate limit and errors
 
@@ -523,6 +527,65 @@ class GitHubEmulator(EmulatorApp):
         repo = self._repo(owner, name)
         record = repo.issue(int(number)) or self._pull_or_404(repo, number)
         return self._paginated(request, list(record.get("_comments") or []))
+
+    # ------------------------------------------------------------------ permissions
+
+    def list_collaborators(self, request: Request, owner: str, name: str) -> Response:
+        """The repository's collaborators (``permissions.json``), paged like every list."""
+        repo = self._repo(owner, name)
+        affiliation = request.param("affiliation") or "all"
+        if affiliation not in ("outside", "direct", "all"):
+            raise HttpError(422, f"Validation Failed: affiliation '{affiliation}' is not supported")
+        people = self.dataset.repo_permissions(repo.full_name).collaborators
+        return self._paginated(request, people, lambda c: self._collaborator(request, c))
+
+    def get_user(self, request: Request, login: str) -> Response:
+        """A user the permission records know (collaborators of any repository)."""
+        for repo in self.dataset.repos():
+            found = self.dataset.repo_permissions(repo.full_name).user(login)
+            if found is not None:
+                return self._json(
+                    request,
+                    {
+                        **self._user_ref(request, found),
+                        "name": found.get("name"),
+                        "email": found.get("email"),
+                        "company": None,
+                        "blog": None,
+                        "location": None,
+                        "hireable": None,
+                        "bio": None,
+                        "public_repos": 0,
+                        "public_gists": 0,
+                        "followers": 0,
+                        "following": 0,
+                        "created_at": "2026-01-05T09:00:00Z",
+                        "updated_at": "2026-01-05T09:00:00Z",
+                    },
+                )
+        raise HttpError(404, "Not Found")
+
+    @staticmethod
+    def _user_ref(request: Request, person: dict[str, Any]) -> dict[str, Any]:
+        login = str(person["login"])
+        return {
+            "login": login,
+            "id": int(person.get("id") or 7_000_000 + int.from_bytes(login.encode()[:3], "big")),
+            "type": "User",
+            "site_admin": False,
+            "url": f"{request.base_url}/users/{login}",
+            "html_url": f"https://github.com/{login}",
+        }
+
+    def _collaborator(self, request: Request, person: dict[str, Any]) -> dict[str, Any]:
+        permission = str(person.get("permission") or "write")
+        levels = ["pull", "triage", "push", "maintain", "admin"]
+        rank = {"read": 0, "triage": 1, "write": 2, "maintain": 3, "admin": 4}.get(permission, 2)
+        return {
+            **self._user_ref(request, person),
+            "permissions": {level: i <= rank for i, level in enumerate(levels)},
+            "role_name": permission,
+        }
 
     # ------------------------------------------------------------------ helpers
 

@@ -10,6 +10,15 @@ Routes (``2`` may also be written ``latest``, as on a real server)::
     POST /rest/api/2/search                     the same as a JSON body
     GET  /rest/api/2/issue/{idOrKey}            fields, expand
     GET  /rest/api/2/issue/{idOrKey}/comment    startAt, maxResults, orderBy
+    GET  /rest/api/2/user                       username | key | accountId
+    GET  /rest/api/2/user/permission/search     permissions=BROWSE_PROJECTS, projectKey, startAt, maxResults
+    GET  /rest/api/2/issuesecurityschemes/level/member   levelId, startAt, maxResults
+    GET  /rest/api/2/group/member               groupname, startAt, maxResults
+
+The last four serve the dataset's permissions (:mod:`devkb.emulators.permissions`). Data Center
+has ``user`` and ``user/permission/search`` under v2; the security level and group member
+endpoints are Cloud's, served here under v2 in Cloud's shapes (devkb's loader reads both
+deployments the same way; see docs/permission-sync.md).
 
 These are exactly the requests of atlassian-python-api's ``Jira(url, cloud=False)``:
 ``get_server_info``, ``projects``, ``get_project``, ``jql`` / ``jql_get_list_of_tickets``
@@ -104,6 +113,13 @@ class JiraEmulator(EmulatorApp):
         router.add("POST", rf"{API}/search", self.search_post)
         router.add("GET", rf"{API}/issue/(?P<key>[^/]+)", self.get_issue)
         router.add("GET", rf"{API}/issue/(?P<key>[^/]+)/comment", self.get_comments)
+        self.register_permission_routes(router, API)
+
+    def register_permission_routes(self, router: Router, api: str) -> None:
+        router.add("GET", rf"{api}/user", self.get_user)
+        router.add("GET", rf"{api}/user/permission/search", self.permission_search)
+        router.add("GET", rf"{api}/issuesecurityschemes/level/member", self.level_members)
+        router.add("GET", rf"{api}/group/member", self.group_members)
 
     def error_response(self, request: Request, status: int, message: str) -> Response:
         return json_response({"errorMessages": [message], "errors": {}}, status)
@@ -210,6 +226,113 @@ class JiraEmulator(EmulatorApp):
         return json_response(
             {"startAt": start_at, "maxResults": max_results, "total": len(comments), "comments": page}
         )
+
+    # ------------------------------------------------------------------ permissions
+
+    def user_json(self, request: Request, record: dict[str, Any]) -> dict[str, Any]:
+        """A user of the permission records as this deployment shows one."""
+        name = str(record["name"])
+        out: dict[str, Any] = {
+            "self": f"{request.base_url}/rest/api/2/user?username={name}",
+            "key": name,
+            "name": name,
+            "displayName": record.get("displayName") or name,
+            "active": True,
+        }
+        if record.get("emailAddress"):
+            out["emailAddress"] = record["emailAddress"]
+        return out
+
+    def user_ref(self, name: str) -> str:
+        """How a security level member names a user (``holder.value``)."""
+        return name
+
+    def _find_user(self, request: Request) -> dict[str, Any] | None:
+        users = self.dataset.jira_permissions().directory.users
+        wanted = request.param("username") or request.param("key") or request.param("accountId") or ""
+        return next((u for n, u in users.items() if wanted in (n, self.user_ref(n))), None)
+
+    def get_user(self, request: Request) -> Response:
+        """One user of the permission records."""
+        found = self._find_user(request)
+        if found is None:
+            raise HttpError(404, "The user does not exist.")
+        return json_response(self.user_json(request, found))
+
+    def permission_search(self, request: Request) -> Response:
+        """Users holding Browse Projects in ``projectKey`` (a JSON array, paged by startAt/maxResults)."""
+        wanted = {p for v in request.query.get("permissions", []) for p in v.split(",") if p}
+        if not wanted:
+            raise HttpError(400, "The permissions parameter is required.")
+        key = request.param("projectKey")
+        if not key or self.dataset.project(key) is None:
+            raise HttpError(404, f"No project could be found with key '{key}'.")
+        perms = self.dataset.jira_permissions()
+        names = perms.directory.members(perms.browse(key)) if wanted <= {"BROWSE_PROJECTS", "BROWSE"} else []
+        start, size = self._window(request)
+        users = [self.user_json(request, perms.directory.users[n]) for n in names[start : start + size]]
+        return json_response(users)
+
+    def level_members(self, request: Request) -> Response:
+        """The members (user and group holders) of the requested issue security levels."""
+        perms = self.dataset.jira_permissions()
+        ids = [i for v in request.query.get("levelId", []) for i in v.split(",") if i]
+        levels = [lv for lv in perms.levels if not ids or lv.id in ids]
+        rows: list[dict[str, Any]] = []
+        for lv in levels:
+            for name in lv.grant.users:
+                holder = {"type": "user", "parameter": self.user_ref(name), "value": self.user_ref(name)}
+                rows.append({"lv": lv, "holder": holder})
+            for group_name in lv.grant.groups:
+                holder = {"type": "group", "parameter": group_name, "value": self.group_ref(group_name)}
+                rows.append({"lv": lv, "holder": holder})
+        values = [
+            {
+                "id": str(10000 + n),
+                "issueSecurityLevelId": row["lv"].id,
+                "issueSecuritySchemeId": row["lv"].scheme_id,
+                "holder": row["holder"],
+            }
+            for n, row in enumerate(rows)
+        ]
+        return json_response(self._page_bean(request, values))
+
+    def group_ref(self, name: str) -> str:
+        return name
+
+    def group_members(self, request: Request) -> Response:
+        """The users of a group, paged (``values``, ``isLast``)."""
+        perms = self.dataset.jira_permissions()
+        name = request.param("groupname") or ""
+        if not name:
+            gid = request.param("groupId") or ""
+            name = next((g for g in perms.directory.groups if self.group_ref(g) == gid), "")
+        if name not in perms.directory.groups:
+            raise HttpError(404, f"Group {name!r} does not exist.")
+        users = [perms.directory.users[n] for n in perms.directory.groups[name] if n in perms.directory.users]
+        return json_response(self._page_bean(request, [self.user_json(request, u) for u in users]))
+
+    def _window(self, request: Request) -> tuple[int, int]:
+        start = max(request.int_param("startAt", 0), 0)
+        size = min(max(request.int_param("maxResults", self.default_max_results), 1), self.max_results)
+        return start, size
+
+    def _page_bean(self, request: Request, values: list[dict[str, Any]]) -> dict[str, Any]:
+        start, size = self._window(request)
+        page = values[start : start + size]
+        last = start + size >= len(values)
+        body: dict[str, Any] = {
+            "self": request.url_with(request.path, request.query),
+            "startAt": start,
+            "maxResults": size,
+            "total": len(values),
+            "isLast": last,
+            "values": page,
+        }
+        if not last:
+            params = {**request.query, "startAt": [str(start + size)], "maxResults": [str(size)]}
+            body["nextPage"] = request.url_with(request.path, params)
+        return body
 
     # ------------------------------------------------------------------ search and presentation
 

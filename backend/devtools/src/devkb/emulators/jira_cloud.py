@@ -11,6 +11,8 @@ Routes (v2 and v3 share ``serverInfo``, ``myself``, ``project``, ``issue``; bodi
     POST /rest/api/3/search/jql               the same as a JSON body
     GET  /rest/api/{2,3}/issue/{key}          fields, expand
     *    /rest/api/{2,3}/search               410 Gone (removed, Atlassian change log CHANGE-2046)
+    GET  /rest/api/{2,3}/user, user/permission/search, issuesecurityschemes/level/member, group/member
+                                              the dataset's permissions (users as Cloud users)
 
 What Cloud does differently, and the emulator with it: v3 returns ``description``,
 ``environment`` and comment bodies as Atlassian Document Format (:mod:`adf_writer`); users carry
@@ -32,6 +34,7 @@ from devkb.emulators.adf_writer import text_to_adf
 from devkb.emulators.dataset import Dataset
 from devkb.emulators.faults import FaultSwitches
 from devkb.emulators.jira import FIELD_NAMES, JiraEmulator, _split
+from devkb.emulators.permissions import group_id
 from devkb.emulators.routing import HttpError, Request, Response, Router, json_response
 from devkb.emulators.timestamps import format_jira
 
@@ -80,6 +83,7 @@ class JiraCloudEmulator(JiraEmulator):
             router.add(method, rf"{API}/search", self.search_removed)
         router.add("GET", rf"{API}/issue/(?P<key>[^/]+)", self.get_issue)
         router.add("GET", rf"{API3}/issue/(?P<key>[^/]+)/changelog", self.get_changelog)
+        self.register_permission_routes(router, API)
 
     # ------------------------------------------------------------------ handlers
 
@@ -231,6 +235,26 @@ class JiraCloudEmulator(JiraEmulator):
             present = {k for i in issues for k in (i.get("fields") or {})}
             body["names"] = {k: FIELD_NAMES.get(k, k) for k in sorted(present)}
         return json_response(body)
+
+    # ------------------------------------------------------------------ permissions (Cloud shapes)
+
+    def user_json(self, request: Request, record: dict[str, Any]) -> dict[str, Any]:
+        """A Cloud user: account id, no name or key; the e-mail as its privacy setting allows."""
+        out: dict[str, Any] = {
+            "accountId": _account_id(str(record["name"])),
+            "accountType": "atlassian",
+            "displayName": record.get("displayName") or record["name"],
+            "active": True,
+        }
+        if record.get("emailAddress"):
+            out["emailAddress"] = record["emailAddress"]
+        return out
+
+    def user_ref(self, name: str) -> str:
+        return _account_id(name)
+
+    def group_ref(self, name: str) -> str:
+        return group_id(name)
 
     # ------------------------------------------------------------------ Cloud shapes
 

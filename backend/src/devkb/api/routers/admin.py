@@ -17,6 +17,7 @@ from devkb.api.account_schemas import (
 )
 from devkb.api.authentication import request_user
 from devkb.api.deps import ContainerDep, SettingsDep
+from devkb.api.schemas import ErrorResponse
 from devkb.api.security import AdminDep
 
 router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[AdminDep])
@@ -40,7 +41,12 @@ def create_user(body: UserIn, container: ContainerDep) -> UserOut:
     return UserOut.of(user)
 
 
-@router.patch("/users/{email}", response_model=UserOut, operation_id="updateUser")
+@router.patch(
+    "/users/{email}",
+    response_model=UserOut,
+    operation_id="updateUser",
+    responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}},
+)
 def update_user(email: str, body: UserPatch, request: Request, container: ContainerDep) -> UserOut:
     """Change a user's name, role, password, or disable them (which signs them out everywhere)."""
     accounts = _accounts(container)
@@ -63,7 +69,9 @@ def list_shared(container: ContainerDep) -> SharedOut:
     return SharedOut(changed=0, shared=sorted(_accounts(container).shared_ids()))
 
 
-@router.post("/shared", response_model=SharedOut, operation_id="setShared")
+@router.post(
+    "/shared", response_model=SharedOut, operation_id="setShared", responses={404: {"model": ErrorResponse}}
+)
 def set_shared(body: SharedIn, request: Request, container: ContainerDep) -> SharedOut:
     """Share documents with every member (``shared: false`` takes it back). Unknown ids are refused."""
     store = container.store()

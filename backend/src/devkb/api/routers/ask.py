@@ -25,6 +25,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import StreamingResponse
 
+from devkb.access.readers import bound_to_current_reader
 from devkb.agent.answer import Answer, HistoryTurn
 from devkb.api.deps import AskDep, MemoryDep, SessionDep, SettingsDep
 from devkb.api.schemas import AskRequest, AskResponse, ErrorResponse, SourceCitation, ToolCallOut
@@ -125,7 +126,7 @@ async def ask_stream(
             emit(_END, {})
 
     async def events() -> AsyncIterator[bytes]:
-        worker = loop.run_in_executor(None, work)
+        worker = loop.run_in_executor(None, bound_to_current_reader(work))  # as the request's reader
         while True:
             kind, payload = await queue.get()
             if kind == _END:

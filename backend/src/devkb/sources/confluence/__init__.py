@@ -23,6 +23,7 @@ def build_confluence_loader(cfg: SourceConfig) -> ConfluenceLoader:
             url_aliases=dict(cfg.url_aliases),
             page_size=min(cfg.page_size, 100),
             deployment=cfg.deployment,
+            people=dict(cfg.people),
         )
     )
 

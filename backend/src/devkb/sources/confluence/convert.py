@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote_plus, urlsplit
 
+from devkb.access.acl import account, group, scope
 from devkb.sources.base import SourceDocument
 from devkb.sources.confluence.storage_format import PageLink, storage_to_text
 from devkb.sources.timestamps import to_utc_iso
@@ -69,15 +70,40 @@ def read_restriction(restrictions: Any) -> dict[str, list[str]] | None:
     return {"users": users, "groups": groups} if users or groups else None
 
 
+def restriction_gate(restrictions: Any, source: str) -> list[str] | None:
+    """The gate (:mod:`devkb.access.acl`) of a ``read`` restriction object: an ``account`` principal
+    per user (Cloud ``accountId``, Data Center ``username`` or ``userKey``) and a ``group`` principal
+    per group; None when it names nobody."""
+    if not isinstance(restrictions, dict):
+        return None
+    inner = restrictions.get("restrictions") or {}
+    gate = [
+        account(source, str(u.get("accountId") or u.get("username") or u.get("userKey")))
+        for u in ((inner.get("user") or {}).get("results") or [])
+        if isinstance(u, dict) and (u.get("accountId") or u.get("username") or u.get("userKey"))
+    ]
+    gate += [
+        group(source, str(g["name"]))
+        for g in ((inner.get("group") or {}).get("results") or [])
+        if isinstance(g, dict) and g.get("name")
+    ]
+    return gate or None
+
+
 def page_to_document(
     page: dict[str, Any],
     base_url: str,
     resolve: PageResolver | None = None,
     aliases: Iterable[str] = (),
     inherited: Iterable[tuple[str, dict[str, list[str]]]] = (),
+    source: str | None = None,
+    inherited_gates: Iterable[list[str]] = (),
 ) -> SourceDocument:
     """``inherited``: (ancestor id, its read restriction) for the ancestors that have one — Confluence
-    applies every ancestor's view restriction to the page as well as its own."""
+    applies every ancestor's view restriction to the page as well as its own. ``source`` (the
+    configured source name): the document carries its gates (``acl``): the space, its own read
+    restriction and ``inherited_gates`` (those of the restricted ancestors, see
+    :func:`restriction_gate`)."""
     page_id = str(page["id"])
     doc_id = page_doc_id(page_id)
     title = (page.get("title") or "").strip()
@@ -109,6 +135,12 @@ def page_to_document(
     applying += [{"page_id": str(pid), **r} for pid, r in inherited]
     if applying:
         meta["read_restrictions"] = applying
+    if source is not None:
+        gates = [[scope(source, "space", space_key)]]
+        own_gate = restriction_gate((page.get("restrictions") or {}).get("read"), source)
+        gates += [own_gate] if own_gate else []
+        gates += [list(g) for g in inherited_gates if g and list(g) not in gates]
+        meta["acl"] = gates
 
     references: list[Reference] = []
     if ancestors:

@@ -25,6 +25,7 @@ def build_github_loader(cfg: SourceConfig) -> GitHubLoader:
             branches=list(cfg.branches),
             doc_sites=[dict(s) for s in cfg.doc_sites],
             html_url=cfg.browse_url,
+            people=dict(cfg.people),
         )
     )
 

@@ -33,6 +33,7 @@ from github import Auth, Github, GithubException
 from github.Repository import Repository
 from pydantic import SecretStr
 
+from devkb.access.acl import scope
 from devkb.errors import ConfigurationError, PermanentSourceError, TransientSourceError
 from devkb.sources.base import LoadBatch, SourceDocument
 from devkb.sources.github.convert import (
@@ -45,6 +46,7 @@ from devkb.sources.github.convert import (
 from devkb.sources.github.cursor import GitHubCursor, RepoCursor
 from devkb.sources.github.paths import PathFilter
 from devkb.sources.github.rate_limit import RateLimitGuard, make_retry
+from devkb.sources.permissions import PermissionPairs
 from devkb.sources.timestamps import to_utc_iso
 from devkb.store.models import SourceType
 
@@ -74,6 +76,7 @@ class GitHubLoaderConfig:
     # Pause between requests (PyGithub's courtesy throttle against secondary rate limits);
     # None = PyGithub's 0.25 s for remote hosts, none for a server on loopback (emulators, proxies).
     request_interval: float | None = None
+    people: dict[str, str] = field(default_factory=dict)  # login → e-mail (permission sync)
 
 
 @dataclass
@@ -374,7 +377,11 @@ class GitHubLoader:
     def load(self, since: str | None) -> Iterator[LoadBatch]:
         cursor = GitHubCursor.parse(since)
         for name in self.config.repos:
-            yield from self._load_repo(name, cursor, cursor.repo(name))
+            gates = [[scope(self.name, "repo", name)]]
+            for batch in self._load_repo(name, cursor, cursor.repo(name)):
+                for doc in batch.documents:
+                    doc.metadata["acl"] = [list(g) for g in gates]
+                yield batch
 
     def _load_repo(self, name: str, cursor: GitHubCursor, st: RepoCursor) -> Iterator[LoadBatch]:
         head = self._head(name)
@@ -487,3 +494,34 @@ class GitHubLoader:
                     if "pull_request" not in issue.raw:
                         ids.add(doc_id(name, "issue", int(issue.raw["number"])))
         return ids
+
+    # -- permission sync ----------------------------------------------------------------------
+    def fetch_permissions(self) -> list[tuple[str, str]]:
+        """Who may read each repository: everyone (``"*"``) when it is not private, else its
+        collaborators (``GET /repos/{o}/{r}/collaborators?affiliation=all``, paged by ``Link``),
+        each with the e-mail ``people`` maps the login to or its public one (``GET /users/{login}``)."""
+        out = PermissionPairs(self.name, self.config.people)
+        for name in self.config.repos:
+            principal = [scope(self.name, "repo", name)]
+            repo = self._repo(name)
+            raw = self._raw(repo, "private")
+            if not raw.get("private"):
+                out.add(principal, "*")
+                continue
+            collaborators = self._call(
+                f"{name} collaborators",
+                functools.partial(
+                    self._raws, functools.partial(repo.get_collaborators, affiliation="all"), "login"
+                ),
+            )
+            for person in collaborators:
+                login = str(person["login"])
+                email = out.email([login]) if login in out.people else None
+                if email is None:
+                    user = self._call(f"GitHub user {login}", functools.partial(self._user_raw, login))
+                    email = out.email([login], user.get("email"))
+                out.add(principal, email)
+        return out.result()
+
+    def _user_raw(self, login: str) -> dict[str, Any]:
+        return self._raw(self.gh.get_user(login), "login")

@@ -10,6 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from devkb.access.acl import scope
 from devkb.sources.base import SourceDocument
 from devkb.sources.jira.adf import adf_to_text, is_adf
 from devkb.store.models import Reference, SourceType
@@ -142,7 +143,21 @@ def history(issue: dict[str, Any]) -> list[dict[str, str]]:
     return sorted(rows, key=lambda r: r["at"])
 
 
-def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument:
+def issue_gates(issue: dict[str, Any], source: str) -> list[list[str]]:
+    """Who may read the issue (:mod:`devkb.access.acl`): Browse on its project and, when it has
+    one, membership of its security level."""
+    f = issue.get("fields") or {}
+    project = (f.get("project") or {}).get("key") or str(issue["key"]).rpartition("-")[0]
+    gates = [[scope(source, "project", str(project))]]
+    security = f.get("security")
+    if isinstance(security, dict) and security.get("id"):
+        gates.append([scope(source, "security", str(security["id"]))])
+    return gates
+
+
+def issue_to_document(issue: dict[str, Any], browse_base: str, source: str = "jira") -> SourceDocument:
+    """``source``: the configured source name its gates (``metadata["acl"]``) name — the loader
+    passes its own; ``jira``, the usual name, when a caller converts an issue on its own."""
     key = issue["key"]
     f = issue.get("fields") or {}
     doc_id = jira_doc_id(key)
@@ -182,6 +197,10 @@ def issue_to_document(issue: dict[str, Any], browse_base: str) -> SourceDocument
         "history": changes,
     }
     meta = {k: v for k, v in meta.items() if v not in (None, "", [])}
+    security = f.get("security")
+    if isinstance(security, dict) and security.get("name"):
+        meta["security_level"] = str(security["name"])
+    meta["acl"] = issue_gates(issue, source)
 
     head = [f"{key}: {summary}"]
     facts = [

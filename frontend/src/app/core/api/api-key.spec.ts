@@ -3,6 +3,7 @@ import { HttpTestingController, provideHttpClientTesting } from '@angular/common
 import { TestBed } from '@angular/core/testing';
 import { firstValueFrom } from 'rxjs';
 
+import { authInterceptor } from '../auth/auth-guard';
 import { ApiKeyStore, apiKeyInterceptor } from './api-key';
 
 describe('apiKeyInterceptor', () => {
@@ -10,7 +11,7 @@ describe('apiKeyInterceptor', () => {
     localStorage.clear();
     TestBed.configureTestingModule({
       providers: [
-        provideHttpClient(withInterceptors([apiKeyInterceptor])),
+        provideHttpClient(withInterceptors([authInterceptor, apiKeyInterceptor])),
         provideHttpClientTesting(),
       ],
     });
@@ -28,7 +29,10 @@ describe('apiKeyInterceptor', () => {
       { status: 401, statusText: 'Unauthorized' },
     );
     await done;
-    expect(keys.needed()).toBe(true);
+    ctl
+      .expectOne('/auth/status')
+      .flush({ accounts: false, user: null, oidc: null, demo_users: [] });
+    await vi.waitFor(() => expect(keys.needed()).toBe(true));
   });
 
   it('sends the saved key', async () => {

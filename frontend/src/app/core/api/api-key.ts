@@ -1,6 +1,5 @@
-import { HttpErrorResponse, HttpInterceptorFn } from '@angular/common/http';
+import { HttpInterceptorFn } from '@angular/common/http';
 import { Injectable, inject, signal } from '@angular/core';
-import { tap } from 'rxjs';
 
 const STORAGE_KEY = 'devkb.apiKey';
 export const API_KEY_HEADER = 'X-API-Key';
@@ -15,7 +14,8 @@ function read(): string | null {
 
 /**
  * The API key for servers that require one (DEVKB_API_KEY): kept in this browser's local
- * storage, sent as X-API-Key. `needed` turns on when the server answers 401.
+ * storage, sent as X-API-Key. `needed` turns on when the server answers 401 and has no accounts
+ * (`authInterceptor`).
  */
 @Injectable({ providedIn: 'root' })
 export class ApiKeyStore {
@@ -40,14 +40,8 @@ export class ApiKeyStore {
   }
 }
 
-/** Adds the stored API key to every request and notes when the server asks for one. */
+/** Adds the stored API key to every request. */
 export const apiKeyInterceptor: HttpInterceptorFn = (req, next) => {
-  const keys = inject(ApiKeyStore);
-  const headers = keys.headers();
-  return next(Object.keys(headers).length ? req.clone({ setHeaders: headers }) : req).pipe(
-    tap({
-      error: (e: unknown) =>
-        e instanceof HttpErrorResponse && e.status === 401 && keys.needed.set(true),
-    }),
-  );
+  const headers = inject(ApiKeyStore).headers();
+  return next(Object.keys(headers).length ? req.clone({ setHeaders: headers }) : req);
 };

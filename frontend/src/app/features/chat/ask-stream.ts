@@ -2,6 +2,7 @@ import { Injectable, inject } from '@angular/core';
 
 import { ApiError, detailOf, toApiError } from '../../core/api/api-error';
 import { ApiKeyStore } from '../../core/api/api-key';
+import { AuthStore } from '../../core/auth/auth-store';
 import type { AskRequest, AskResponse, SourceCitation, ToolCall } from '../../core/api/models';
 import { OPERATIONS } from '../../core/api/operations';
 import { readSse } from '../../core/sse';
@@ -50,6 +51,7 @@ export function toAskEvent(event: string, data: string): AskEvent | null {
 @Injectable({ providedIn: 'root' })
 export class AskStream {
   private readonly keys = inject(ApiKeyStore);
+  private readonly auth = inject(AuthStore);
 
   async *ask(request: AskRequest, signal?: AbortSignal): AsyncGenerator<AskEvent> {
     let response: Response;
@@ -77,7 +79,7 @@ export class AskStream {
       } catch {
         /* keep the text */
       }
-      if (response.status === 401) this.keys.needed.set(true);
+      if (response.status === 401) this.auth.unauthorized();
       throw new ApiError(response.status, detailOf(body, response.status));
     }
     try {

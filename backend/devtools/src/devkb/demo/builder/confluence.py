@@ -20,6 +20,7 @@ from ..content.common import (
     pr_url,
     quote_title,
 )
+from ..content.permissions import ACCOUNTS
 
 
 def page_ref(slug: str) -> dict[str, Any]:
@@ -154,7 +155,14 @@ def restrictions_of(slug: str) -> dict[str, Any]:
     users, groups = found
     return {
         "_restrictions": {
-            "users": [{"type": "known", "username": u, "displayName": PEOPLE[u].display} for u in users],
+            "users": [
+                {
+                    "type": "known",
+                    "username": u,
+                    "displayName": PEOPLE[u].display if u in PEOPLE else ACCOUNTS[u].display,
+                }
+                for u in users
+            ],
             "groups": [{"type": "group", "name": g} for g in groups],
         }
     }

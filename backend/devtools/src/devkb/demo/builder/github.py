@@ -7,6 +7,7 @@ from typing import Any
 
 from ..content import repo_files, repo_history
 from ..content.common import EMAIL, GITHUB_API, GITHUB_HTML, GITHUB_REPO, PEOPLE, page_url, pr_url, render
+from ..content.permissions import REPO_PRIVATE
 from .gitobjects import Files, _name, _parent, blob_sha, build_trees, commit_object
 
 
@@ -356,7 +357,7 @@ def build_repo_json(commits: list[dict[str, Any]]) -> dict[str, Any]:
         "id": 900000001,
         "name": name,
         "full_name": GITHUB_REPO,
-        "private": False,
+        "private": REPO_PRIVATE,
         "owner": {
             "login": owner,
             "type": "Organization",

@@ -7,6 +7,8 @@ from typing import Any
 
 from ..content import jira_issues
 from ..content.common import GITHUB_HTML, JIRA_BASE, PEOPLE, blob_url, page_url, pr_url
+from ..content.permissions import SECURE_ISSUES
+from .permissions import security_field
 
 JIRA_EXPAND = "renderedFields,names,schema,operations,editmeta,changelog,versionedRepresentations"
 MIME_TYPES = {"png": "image/png", "csv": "text/csv", "txt": "text/plain", "json": "application/json"}
@@ -193,6 +195,8 @@ def build_jira(
             structure[EPIC_LINK_FIELD] = jira_issues.EPIC_OF[s.key]
         if sprints_of(s.key):
             structure[SPRINT_FIELD] = sprints_of(s.key)
+        if s.key in SECURE_ISSUES:
+            structure["security"] = security_field()
         history = changelog_of(s.key, iid)
         issues.append(
             {

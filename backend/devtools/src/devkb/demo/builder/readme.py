@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..content import confluence_pages, jira_issues, repo_history
+from ..content import permissions as perms
 from ..content.common import (
     EMAIL,
     GH,
@@ -26,6 +27,21 @@ def readme(issues, link_rows, pages, commits, pulls, files, edges, questions) ->
     kinds = Counter(e["kind"] for e in edges)
     n_comments = sum(len(i["fields"]["comment"]["comments"]) for i in issues)
     people = "\n".join(f"| {p.display} | `{p.name}` | `{p.login}` | {p.role} |" for p in PEOPLE.values())
+    accounts = "\n".join(
+        f"| {a.display} | `{a.email}` | `{a.name}` | `{a.login}` | {a.role} |"
+        for a in perms.ACCOUNTS.values()
+    )
+
+    def names(members: tuple[str, ...]) -> str:
+        return ", ".join(perms.ACCOUNTS[m].display.split()[0] for m in members)
+
+    jira_groups = "; ".join(f"`{g}` = {names(m)}" for g, m in perms.JIRA_GROUPS.items())
+    wiki_groups = "; ".join(f"`{g}` = {names(m)}" for g, m in perms.CONFLUENCE_GROUPS.items())
+    restricted = "; ".join(
+        f'"{PAGE_TITLES[slug]}": users {", ".join(f"`{u}`" for u in users) or "none"}, '
+        f"groups {', '.join(f'`{g}`' for g in groups) or 'none'}"
+        for slug, (users, groups) in perms_restrictions().items()
+    )
     kind_rows = "\n".join(f"| `{k}` | {n} |" for k, n in sorted(kinds.items()))
     tree_rows = "\n".join(f"- `{p}`" for p in files)
     page_titles = {p["id"]: p["title"] for p in pages}
@@ -94,6 +110,32 @@ handles webhooks. January to October 2026 in brief:
 | --- | --- | --- | --- |
 {people}
 
+## Users and permissions
+
+Four accounts sign in to devkb (by e-mail) and hold permissions in the sources (`content/permissions.py`;
+the emulators serve them from the `permissions.json` files, see docs/permission-sync.md):
+
+| account | e-mail | Jira / Confluence user | GitHub login | role |
+| --- | --- | --- | --- | --- |
+{accounts}
+
+- Jira: project PAY is browsable by group `payments`, WEB by group `jira-users`. Groups: {jira_groups}.
+  Security level "{perms.SECURITY_LEVEL["name"]}" (id {perms.SECURITY_LEVEL["id"]}): user `{perms.DAVE}` and group
+  `security`; it is set on {", ".join(perms.SECURE_ISSUES)}.
+- Confluence: space PAY is readable by group `payments`. Groups: {wiki_groups}. Read restrictions:
+  {restricted}; "{PAGE_TITLES["fraud-log"]}" inherits the restriction of its parent. Team members named in
+  restrictions (`priya.raman`, `aisha.khan`) have no devkb account: the permission sync skips them.
+- GitHub: `{GITHUB_REPO}` is private; collaborators {names(tuple(n for n, _ in perms.COLLABORATORS))}.
+
+PAY-90 ("Card data exposure incident postmortem") exists for this: its words appear in no other record,
+so a question about it shows whether a reader without the security level can see it. The demo's `wiki`
+source is Confluence Data Center, whose REST API shows no e-mails: `workspace.py` maps the user names
+to e-mails with `people:`.
+
+So Carol sees only the WEB issues; Bob sees PAY, WEB, the wiki and the code except the
+"{perms.SECURITY_LEVEL["name"]}" issues and the restricted pages; Dave sees everything; Alice is the
+devkb admin.
+
 ## Files (`data/`)
 
 Same layout and JSON shapes as `../shared/data/fluid` (see its README), uncompressed JSONL:
@@ -102,12 +144,15 @@ Same layout and JSON shapes as `../shared/data/fluid` (see its README), uncompre
 | --- | --- |
 | `jira/projects.json` | 2 projects (PAY, WEB) |
 | `jira/issues.jsonl` | {len(issues)} issues, {len(link_rows)} issue links, {n_comments} comments |
+| `jira/permissions.json` | users, groups, Browse per project, the security level |
 | `confluence/space.json` | space `PAY`, homepage {PAGE_IDS["home"]} |
 | `confluence/pages.jsonl` | {len(pages)} pages (ids {PAGE_IDS[PAGE_ORDER[0]]}-{PAGE_IDS[PAGE_ORDER[-1]]}) |
+| `confluence/permissions.json` | users, groups, read per space |
 | `github/payments-service/repo.json` | `{GITHUB_REPO}`, default branch `main` |
 | `github/payments-service/commits.jsonl` | {len(commits)} commits, newest first |
 | `github/payments-service/pulls.jsonl` | {len(pulls)} pull requests |
 | `github/payments-service/tree.json` + `tree/` | {len(files)} files at the head of `main` |
+| `github/payments-service/permissions.json` | collaborators (the repository is private) |
 | `expected_edges.jsonl` | {len(edges)} expected cross-reference edges |
 | `questions.jsonl` | {len(questions)} demo questions with gold document ids |
 | `manifest.json` | sources (`sources.github.commit` = HEAD of `main`, read by the emulators) and counts |
@@ -176,3 +221,7 @@ and links to `{JIRA_BASE}/browse/<KEY>`).
 `conceptual`, `cross-source`. `expected_tools` names the kind of tool a good answer needs (`search`,
 `get_document`, `find_documents`, `neighbors`); `gold` lists the documents an answer should cite.
 """
+
+
+def perms_restrictions() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    return dict(confluence_pages.READ_RESTRICTIONS)

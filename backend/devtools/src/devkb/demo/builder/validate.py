@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import unquote_plus
 
 from ..content.common import EMAIL, GH, REPO_DIR, SPACE_KEY
+from ..content.permissions import ACCOUNTS
 from .gitobjects import blob_sha, build_trees
 
 MAX_DATA_BYTES = 320_000
@@ -132,8 +133,9 @@ def validate(out: dict[str, bytes]) -> list[str]:
             errors.append(f"date outside 2026-01..2026-10: {m.group(0)}")
             break
     for m in re.finditer(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]+\b", all_text):
-        if m.group(0) != EMAIL and not m.group(0).startswith("git@github.com"):
-            errors.append(f"e-mail address other than {EMAIL}: {m.group(0)}")
+        accounts = {a.email for a in ACCOUNTS.values()}
+        if m.group(0) != EMAIL and m.group(0) not in accounts and not m.group(0).startswith("git@github.com"):
+            errors.append(f"e-mail address other than {EMAIL} and the accounts': {m.group(0)}")
     total = sum(len(v) for k, v in out.items() if k.startswith("data/"))
     if total > MAX_DATA_BYTES:
         errors.append(f"data/ is {total} bytes (> 320 KB)")

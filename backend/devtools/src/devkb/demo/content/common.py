@@ -55,6 +55,8 @@ PAGE_TITLES: dict[str, str] = {
     "release": "Payments Release Process",
     "pci": "PCI Compliance Notes",
     "onboarding": "Engineer Onboarding Guide",
+    "fraud": "Fraud rule thresholds (restricted)",
+    "fraud-log": "Fraud rule tuning log",
 }
 PAGE_ORDER = list(PAGE_TITLES)
 PAGE_IDS: dict[str, str] = {slug: str(2000001 + i) for i, slug in enumerate(PAGE_ORDER)}

@@ -424,6 +424,32 @@ PAGES: list[PageSpec] = [
         "<h2>First tasks</h2>\n<p>Pick a ticket labelled <code>good-first-issue</code>, for example "
         "WEB-10, and pair with Hannah Weber or Daniel Okafor.</p>",
     ),
+    PageSpec(
+        "fraud",
+        "home",
+        2,
+        "2026-09-15T11:00:00",
+        "aisha.khan",
+        "<p>The velocity and amount limits the fraud screen applies before a payment reaches Meridian. "
+        "Restricted: knowing the exact limits helps fraudsters stay just below them.</p>\n"
+        "<h2>Current limits</h2>\n<table>\n<tbody>\n"
+        "<tr><th>Rule</th><th>Limit</th></tr>\n"
+        "<tr><td>cards per device per hour</td><td>3</td></tr>\n"
+        "<tr><td>declines per card per day</td><td>5</td></tr>\n"
+        "<tr><td>first payment of a new merchant</td><td>2,500 EUR</td></tr>\n"
+        "</tbody>\n</table>\n"
+        "<p>Changes are recorded in the tuning log below.</p>",
+    ),
+    PageSpec(
+        "fraud-log",
+        "fraud",
+        1,
+        "2026-09-22T15:30:00",
+        "aisha.khan",
+        "<p>Every change of a fraud limit, newest first.</p>\n<ul>\n"
+        "<li>2026-09-22: declines per card per day lowered from 8 to 5 after a card-testing burst.</li>\n"
+        "<li>2026-09-15: first limits written down.</li>\n</ul>",
+    ),
 ]
 
 
@@ -460,4 +486,5 @@ BLOG_POSTS: list[tuple[str, str, str, str, str]] = [
 READ_RESTRICTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pci": (("aisha.khan",), ("payments-security",)),
     "postmortem": (("priya.raman",), ("payments-team",)),
+    "fraud": (("dave.security",), ()),  # its child "fraud-log" inherits it
 }

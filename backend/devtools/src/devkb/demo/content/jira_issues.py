@@ -1007,6 +1007,31 @@ ISSUES: list[IssueSpec] = [
             ("hannah.weber", "2026-08-20T16:00", "Card fields are now excluded from analytics auto-capture."),
         ),
     ),
+    IssueSpec(
+        "PAY-90",
+        "Task",
+        "In Progress",
+        None,
+        "Critical",
+        "2026-08-06T10:00",
+        "2026-08-12T17:00",
+        "sofia.alvarez",
+        "aisha.khan",
+        "Card data exposure incident postmortem",
+        "Postmortem of the card data exposure found on 2026-08-04: for twenty minutes the production "
+        "debug level let the Meridian client write raw card numbers into request logs. Timeline, blast "
+        "radius (which log sinks, which retention), the forensic copy kept for the acquirer, and the "
+        "notification decision. Restricted to the incident responders until the acquirer has signed off.",
+        components=("security",),
+        labels=("incident", "pci"),
+        comments=(
+            (
+                "aisha.khan",
+                "2026-08-12T17:00",
+                "Exposure window confirmed from the sink offsets; the acquirer has the forensic copy.",
+            ),
+        ),
+    ),
 ]
 
 # (issue holding ``outwardIssue``, the other issue, link type name)
