@@ -63,6 +63,13 @@ export const routes: Routes = [
     canActivate: [signedInGuard],
     loadComponent: () => import('./features/tokens/tokens-page').then((m) => m.TokensPage),
   },
+  {
+    // admins only: a member signed in sees a note that the page is for admins (and no data)
+    path: 'admin',
+    title: 'People · devkb',
+    canActivate: [signedInGuard],
+    loadComponent: () => import('./features/admin/admin-page').then((m) => m.AdminPage),
+  },
   // The API's paths, opened in a browser (the server sends the app for a navigation): their pages
   { path: 'graph', pathMatch: 'full', redirectTo: 'explore' },
   { matcher: documentUrl('graph'), redirectTo: focusDocument },
