@@ -120,8 +120,8 @@ def test_roles_admins_manage_users_members_do_not(app_client):
     )
     assert new.status_code == 201
     dup = c.post("/admin/users", json={"email": "erin@acme.example", "password": "erin-pass-123"})
-    assert dup.status_code == 400 and "exists" in dup.json()["detail"]
-    assert c.post("/admin/users", json={"email": "not-an-email", "password": "x" * 9}).status_code == 400
+    assert dup.status_code == 409 and "exists" in dup.json()["detail"]
+    assert c.post("/admin/users", json={"email": "not-an-email", "password": "x" * 9}).status_code == 422
     assert (
         c.post("/admin/users", json={"email": "short@acme.example", "password": "short"}).status_code == 422
     )

@@ -24,7 +24,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from devkb.errors import InvalidQueryError
+from devkb.errors import DevkbError, InvalidQueryError
 
 ROLES = ("admin", "member")
 TOKEN_PREFIX = "dkb_"
@@ -53,7 +53,11 @@ CREATE TABLE IF NOT EXISTS shared (document_id TEXT PRIMARY KEY, shared_by TEXT 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
-EVERY_MEMBER = "*"  # a membership row's e-mail when the source grants a scope to everybody
+EVERY_MEMBER = "*"
+
+
+class UserExistsError(DevkbError):
+    """A user with that e-mail exists already."""  # a membership row's e-mail when the source grants a scope to everybody
 
 
 @dataclass(frozen=True)
@@ -182,7 +186,7 @@ class AccountStore:
         hashed = self._hash(password) if password is not None else None
         with self._tx() as db:
             if db.execute("SELECT 1 FROM users WHERE email = ?", (email,)).fetchone():
-                raise InvalidQueryError(f"a user {email} exists already")
+                raise UserExistsError(f"a user {email} exists already")
             db.execute(
                 "INSERT INTO users (email, name, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
                 (email, name.strip() or email.split("@", 1)[0], role, hashed, time.time()),

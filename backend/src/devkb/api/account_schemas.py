@@ -102,8 +102,11 @@ class TokenCreated(TokenOut):
     token: str = Field(description="The secret: shown once, send it as 'Authorization: Bearer <token>'.")
 
 
+EMAIL_PATTERN = r"^[^@ \t\r\n]+@[^@ \t\r\n]+$"  # ASCII whitespace only: JSON Schema and Python differ on \s
+
+
 class UserIn(BaseModel):
-    email: str = Field(min_length=3, max_length=254)
+    email: str = Field(min_length=3, max_length=254, pattern=EMAIL_PATTERN)
     name: str = Field("", max_length=200)
     role: Literal["admin", "member"] = "member"
     password: str | None = Field(None, min_length=8, max_length=1024)

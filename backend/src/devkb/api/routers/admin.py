@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request
 
-from devkb.access.accounts import AccountStore
+from devkb.access.accounts import AccountStore, UserExistsError
 from devkb.api.account_schemas import (
     PermissionSourceOut,
     PermissionsOut,
@@ -33,10 +33,19 @@ def list_users(container: ContainerDep) -> list[UserOut]:
     return [UserOut.of(u) for u in _accounts(container).users()]
 
 
-@router.post("/users", response_model=UserOut, status_code=201, operation_id="createUser")
+@router.post(
+    "/users",
+    response_model=UserOut,
+    status_code=201,
+    operation_id="createUser",
+    responses={409: {"model": ErrorResponse, "description": "A user with that e-mail exists."}},
+)
 def create_user(body: UserIn, container: ContainerDep) -> UserOut:
     """Create a user (a password for local sign-in; without one the user signs in by SSO)."""
-    user = _accounts(container).create_user(body.email, body.name, body.role, body.password)
+    try:
+        user = _accounts(container).create_user(body.email, body.name, body.role, body.password)
+    except UserExistsError as e:
+        raise HTTPException(409, str(e)) from e
     container.access_policy().forget()
     return UserOut.of(user)
 
