@@ -278,4 +278,7 @@ def test_permission_leak_matrix(world, email):
         sc.response(f"mcp resource {doc_id}", r, asked=doc_id)
 
     assert sc.checked > len(all_ids)
+    print(
+        f"{email}: {len(visible)}/{len(all_ids)} documents readable, {sc.checked} responses scanned, {len(sc.leaks)} leaks"
+    )
     assert not sc.leaks, "\n".join(sc.leaks[:40])
