@@ -26,9 +26,14 @@ import random
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from devkb.access.acl import gates_of
+from devkb.access.policy import AccessPolicy
+from devkb.access.readers import Reader, reading_as
+from devkb.access.scoped_store import ScopedStore
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.retrieval import RelatedSearch
 from devkb.api.blas_threads import limit_blas_threads
@@ -118,9 +123,20 @@ def retrieval_side_by_side(
         t = time.perf_counter()
         baseline = HaystackBaseline(db_path, embedder, top_k=TOP_K)
         baseline_load_s = time.perf_counter() - t
+        # the same searches as a signed-in member who may read every document: what enforcing the
+        # sources' permissions costs (the reader store's id filter, the snapshot's readable mask)
+        reader, policy = member_reading_everything(store)
+        scoped = ScopedStore(store, policy)
+        hybrid_member = HybridSearch(scoped, embedder, candidates=TOP_K)
+        related_member = RelatedSearch(
+            scoped, embedder, candidates=TOP_K, snapshot_store=store, policy=policy
+        )
+        related_member.warm_up()
         systems = {
             "devkb hybrid": lambda q: hybrid.search(q),
             "devkb related": lambda q: related.search(q),
+            "devkb hybrid, as a member": as_reader(reader, hybrid_member.search),
+            "devkb related, as a member": as_reader(reader, related_member.search),
             "devkb dense": lambda q: store.vector_search(embedder.embed([q])[0], TOP_K),
             "haystack": baseline.search,
         }
@@ -153,6 +169,18 @@ def retrieval_side_by_side(
                 }
                 for level in opts.client_levels
             }
+        permission_overhead = {
+            kind: {
+                str(level): Summary.of(
+                    [
+                        m[str(level)]["throughput_per_s"] / a[str(level)]["throughput_per_s"]
+                        for m, a in zip(per_system[f"{kind}, as a member"], per_system[kind], strict=True)
+                    ]
+                ).to_json()
+                for level in opts.client_levels
+            }
+            for kind in ("devkb hybrid", "devkb related")
+        }
         # the vector search alone, on precomputed query vectors, one client
         vectors = [v.tolist() for v in embedder.embed(qs)]
         vector_only: dict[str, list[float]] = {
@@ -171,6 +199,7 @@ def retrieval_side_by_side(
             "haystack_load_seconds": baseline_load_s,
             "systems": {name: summarise(runs, opts.client_levels) for name, runs in per_system.items()},
             "ratios": ratios,
+            "permission_overhead_throughput_member_over_admin": permission_overhead,
             "vector_search_only_p50_ms": {
                 "devkb store.vector_search": Summary.of(
                     vector_only["devkb store.vector_search"], "ms"
@@ -181,6 +210,27 @@ def retrieval_side_by_side(
         }
     finally:
         store.close()
+
+
+def member_reading_everything(store: SQLiteGraphStore) -> tuple[Reader, AccessPolicy]:
+    """A member holding every principal the documents' gates name (so every result is the same as
+    an admin's), and a policy without an accounts file: only the cost of enforcement differs."""
+    ids = sorted(store.document_ids())
+    held = {"everyone"}
+    for i in range(0, len(ids), 500):
+        for d in store.get_documents(ids[i : i + 500]):
+            held.update(p for gate in gates_of(d.metadata) or [] for p in gate)
+    return Reader(email="bench@example.invalid", role="member", principals=frozenset(held)), AccessPolicy(
+        None
+    )
+
+
+def as_reader(reader: Reader, fn: Callable[[str], Any]) -> Callable[[str], Any]:
+    def run(q: str) -> Any:
+        with reading_as(reader):
+            return fn(q)
+
+    return run
 
 
 def run(opts: BenchOptions, ws: Workspace, embedder: TextEmbedder) -> dict[str, Any]:

@@ -350,6 +350,22 @@ def query_section(d: dict[str, Any] | None) -> list[str]:
                 f"| {name} | {level} | {fmt(v['throughput_devkb_over_haystack'], 2)} | "
                 f"{fmt(v['p95_haystack_over_devkb'], 2)} |"
             )
+    overhead = ret.get("permission_overhead_throughput_member_over_admin")
+    if overhead:
+        lines += [
+            "",
+            (
+                "**What enforcing permissions costs**: the same searches as a signed-in member who may "
+                "read every document (so the results are the admin's) — the reader store's id filter and "
+                "the snapshot's readable mask (`docs/security.md`). Throughput member ÷ admin:"
+            ),
+            "",
+            "| search | clients | throughput member ÷ admin |",
+            "| --- | ---: | ---: |",
+        ]
+        for name, per_level in overhead.items():
+            for level, v in per_level.items():
+                lines.append(f"| {name} | {level} | {fmt(v, 2)} |")
     vo = ret["vector_search_only_p50_ms"]
     lines += [
         "",
