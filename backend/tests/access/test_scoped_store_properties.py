@@ -163,3 +163,30 @@ def test_membership_changes_apply_on_the_next_read(tmp_path, email):
     assert after == w.visible(email)
     assert after <= before | w.shared
     random.Random(0)  # determinism of the world is by seed
+
+
+@SETTINGS
+@given(seed=seeds, email=readers, query=queries, k=limits)
+def test_large_readable_sets_are_over_fetched_and_still_complete(seed, email, query, k):
+    """Above ``PUSH_DOWN_IDS`` readable documents the ids are not pushed into the store's filter;
+    hits are over-fetched and checked — the same results as the exact filter."""
+    from devkb.access import scoped_store
+
+    w = world(seed)
+    visible = w.visible(email)
+    saved = scoped_store.PUSH_DOWN_IDS
+    scoped_store.PUSH_DOWN_IDS = 2
+    try:
+        with _as(w, email):
+            vec = EMBEDDER.embed([query])[0]
+            hits = w.scoped.vector_search(vec, k)
+            kw = w.scoped.keyword_search(query, k)
+    finally:
+        scoped_store.PUSH_DOWN_IDS = saved
+    ids = sorted(visible)
+    expected = w.store.vector_search(vec, k, document_ids=ids) if ids else []
+    # the same scores in the same order (equal scores may come in another order)
+    assert [round(h.score, 5) for h in hits] == [round(h.score, 5) for h in expected]
+    expected_kw = w.store.keyword_search(query, k, document_ids=ids) if ids else []
+    assert [round(h.score, 5) for h in kw] == [round(h.score, 5) for h in expected_kw]
+    assert {h.document.id for h in hits + kw} <= visible

@@ -43,6 +43,7 @@ from devkb.store.protocol import Direction, GraphStore
 
 T = TypeVar("T")
 _BATCH = 500
+PUSH_DOWN_IDS = 800  # readable sets up to this size go into the store's own id filter
 MAX_GROWTH = 64  # a page is fetched at most at limit × 64 before the store's whole answer is read
 
 
@@ -57,25 +58,36 @@ class ScopedStore:
         self._catalog: tuple[float, dict[str, Document]] = (-float("inf"), {})
         self._allowed: dict[str, tuple[float, frozenset[str]]] = {}
         self._chunk_counts: dict[tuple[str, str], int] = {}
+        self._refreshing = False
 
     # -- who reads ----------------------------------------------------------------------------
     def reader(self) -> Reader:
         return self.policy.reader()
 
     def _catalog_documents(self) -> dict[str, Document]:
-        """Every document's metadata (refreshed every ``catalog_seconds``): what the reader's
-        allowed set is computed from. Stale entries only cost recall: every result is checked
-        again against its own, current metadata."""
+        """Every document's metadata (refreshed every ``catalog_seconds``, one thread at a time,
+        re-reading only documents whose content hash changed — gates are part of it): what the
+        reader's allowed set is computed from. A stale entry only costs recall: every result is
+        checked again against its own, current metadata."""
         now = time.monotonic()
         with self._lock:
             checked, docs = self._catalog
-            if now - checked < self.catalog_seconds:
+            if now - checked < self.catalog_seconds or (self._refreshing and docs):
                 return docs
-        ids = sorted(self.inner.document_ids())
-        fresh: dict[str, Document] = {}
-        for i in range(0, len(ids), _BATCH):
-            for d in self.inner.get_documents(ids[i : i + _BATCH]):
-                fresh[d.id] = d
+            self._refreshing = True
+        try:
+            ids = sorted(self.inner.document_ids())
+            hashes: dict[str, str] = {}
+            for i in range(0, len(ids), _BATCH):
+                hashes.update(self.inner.content_hashes(ids[i : i + _BATCH]))
+            fresh = {i: docs[i] for i in ids if i in docs and docs[i].content_hash == hashes.get(i)}
+            changed = [i for i in ids if i not in fresh]
+            for i in range(0, len(changed), _BATCH):
+                for d in self.inner.get_documents(changed[i : i + _BATCH]):
+                    fresh[d.id] = d
+        finally:
+            with self._lock:
+                self._refreshing = False
         with self._lock:
             self._catalog = (now, fresh)
             self._allowed.clear()
@@ -169,13 +181,22 @@ class ScopedStore:
             )
         return checked
 
-    def _search_ids(self, document_ids: Sequence[str] | None) -> tuple[bool, list[str] | None]:
-        """Whether to search at all, and the ``document_ids`` filter (None: no restriction)."""
+    def _search_ids(self, document_ids: Sequence[str] | None) -> tuple[bool, list[str] | None, bool]:
+        """How to search: (at all, the ``document_ids`` filter to pass, whether to over-fetch and
+        filter instead). A reader who may read every document searches unfiltered; a small
+        readable set is pushed into the store's filter (exact); a large one is not (a filter of
+        thousands of ids is slow, and backends cap it), hits are over-fetched and checked."""
         allowed = self.allowed_ids()
         if allowed is None:
-            return True, list(document_ids) if document_ids is not None else None
+            return True, list(document_ids) if document_ids is not None else None, False
+        if document_ids is None and len(allowed) >= len(self._catalog[1]):
+            return True, None, False  # reads everything there is: every hit is checked anyway
         ids = sorted(allowed if document_ids is None else allowed.intersection(document_ids))
-        return bool(ids), ids
+        if not ids:
+            return False, ids, False
+        if len(ids) <= PUSH_DOWN_IDS:
+            return True, ids, False
+        return True, list(document_ids) if document_ids is not None else None, True
 
     def vector_search(
         self,
@@ -184,10 +205,16 @@ class ScopedStore:
         types: Sequence[SourceType] | None = None,
         document_ids: Sequence[str] | None = None,
     ) -> list[ChunkHit]:
-        search, ids = self._search_ids(document_ids)
+        search, ids, fill = self._search_ids(document_ids)
         if not search:
             return []
         reader = self.reader()
+        if fill:
+            return self._fill(
+                lambda n: self.inner.vector_search(embedding, n, types=types, document_ids=ids),
+                lambda h: self._ok(reader, h.document),
+                top_k,
+            )
         hits = self.inner.vector_search(embedding, top_k, types=types, document_ids=ids)
         return [h for h in hits if self._ok(reader, h.document)]
 
@@ -198,10 +225,16 @@ class ScopedStore:
         types: Sequence[SourceType] | None = None,
         document_ids: Sequence[str] | None = None,
     ) -> list[ChunkHit]:
-        search, ids = self._search_ids(document_ids)
+        search, ids, fill = self._search_ids(document_ids)
         if not search:
             return []
         reader = self.reader()
+        if fill:
+            return self._fill(
+                lambda n: self.inner.keyword_search(query, n, types=types, document_ids=ids),
+                lambda h: self._ok(reader, h.document),
+                top_k,
+            )
         hits = self.inner.keyword_search(query, top_k, types=types, document_ids=ids)
         return [h for h in hits if self._ok(reader, h.document)]
 
