@@ -4,7 +4,6 @@ they may read. Random worlds (``permission_world.py``), random readers, random c
 
 from __future__ import annotations
 
-import random
 import re
 import tempfile
 from pathlib import Path
@@ -162,7 +161,6 @@ def test_membership_changes_apply_on_the_next_read(tmp_path, email):
         after = w.scoped.document_ids()
     assert after == w.visible(email)
     assert after <= before | w.shared
-    random.Random(0)  # determinism of the world is by seed
 
 
 @SETTINGS

@@ -198,6 +198,22 @@ class ScopedStore:
             return True, ids, False
         return True, list(document_ids) if document_ids is not None else None, True
 
+    def _search(
+        self,
+        run: Callable[[int, list[str] | None], list[ChunkHit]],
+        top_k: int,
+        document_ids: Sequence[str] | None,
+    ) -> list[ChunkHit]:
+        """A chunk search ``run(k, document_ids)`` as the reader: filtered in the store, or
+        over-fetched and checked (``_search_ids``)."""
+        search, ids, fill = self._search_ids(document_ids)
+        if not search:
+            return []
+        reader = self.reader()
+        if fill:
+            return self._fill(lambda n: run(n, ids), lambda h: self._ok(reader, h.document), top_k)
+        return [h for h in run(top_k, ids) if self._ok(reader, h.document)]
+
     def vector_search(
         self,
         embedding: Sequence[float],
@@ -205,18 +221,11 @@ class ScopedStore:
         types: Sequence[SourceType] | None = None,
         document_ids: Sequence[str] | None = None,
     ) -> list[ChunkHit]:
-        search, ids, fill = self._search_ids(document_ids)
-        if not search:
-            return []
-        reader = self.reader()
-        if fill:
-            return self._fill(
-                lambda n: self.inner.vector_search(embedding, n, types=types, document_ids=ids),
-                lambda h: self._ok(reader, h.document),
-                top_k,
-            )
-        hits = self.inner.vector_search(embedding, top_k, types=types, document_ids=ids)
-        return [h for h in hits if self._ok(reader, h.document)]
+        return self._search(
+            lambda k, ids: self.inner.vector_search(embedding, k, types=types, document_ids=ids),
+            top_k,
+            document_ids,
+        )
 
     def keyword_search(
         self,
@@ -225,18 +234,11 @@ class ScopedStore:
         types: Sequence[SourceType] | None = None,
         document_ids: Sequence[str] | None = None,
     ) -> list[ChunkHit]:
-        search, ids, fill = self._search_ids(document_ids)
-        if not search:
-            return []
-        reader = self.reader()
-        if fill:
-            return self._fill(
-                lambda n: self.inner.keyword_search(query, n, types=types, document_ids=ids),
-                lambda h: self._ok(reader, h.document),
-                top_k,
-            )
-        hits = self.inner.keyword_search(query, top_k, types=types, document_ids=ids)
-        return [h for h in hits if self._ok(reader, h.document)]
+        return self._search(
+            lambda k, ids: self.inner.keyword_search(query, k, types=types, document_ids=ids),
+            top_k,
+            document_ids,
+        )
 
     def neighbors(
         self,
