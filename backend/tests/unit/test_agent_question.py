@@ -9,8 +9,9 @@ import pytest
 
 from devkb.agent.ask_service import AskService
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import compose_extractive, relation_list
-from devkb.agent.planner import Planner, neighbour_filter
+from devkb.agent.extractive import compose_extractive
+from devkb.agent.kinds.relation import neighbour_filter, relation_list
+from devkb.agent.planner import Planner
 from devkb.agent.question import Relation, expand_ellipsis, is_follow_up, parse_question
 from devkb.store.models import Document, Neighbor, SourceType
 

@@ -24,6 +24,7 @@ from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.answer import Answer, Citation, HistoryTurn, ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
+from devkb.agent.kinds.lookup import missing_keys
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
 from devkb.agent.question import expand_ellipsis
@@ -86,26 +87,16 @@ class AskService:
     ) -> Answer:
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
         previous = next((t.content for t in reversed(history) if t.role == "user"), "")
-        question = expand_ellipsis(question, previous, self.planner.project_keys())
-        outcome = self.planner.execute(scope, question, carried=last_documents(history))
-        if outcome.listed is not None:
-            # a relation's answer cites its list first, then the anchors it was asked about
-            order = outcome.listed + [a for a in outcome.anchors if a not in outcome.listed]
-            docs = order[: self.max_sources]
-        elif outcome.not_found and not outcome.anchors:
-            docs = []  # never another document's data for an identifier that does not exist
-        else:
-            docs = scope.selection[: self.max_sources]
+        carried = last_documents(history)
+        parsed = self.planner.parse(question, carried)
+        expanded = expand_ellipsis(parsed, previous, self.planner.project_keys())
+        if expanded != question:
+            question = expanded
+            parsed = self.planner.parse(question, carried)
+        outcome = self.planner.execute(scope, parsed, carried=carried)
+        docs = outcome.sources(scope.selection, self.max_sources)
         events.status("generating")
-        text = compose_answer(
-            outcome.parsed,
-            docs,
-            outcome.not_found,
-            outcome.anchors,
-            outcome.listed,
-            dated=outcome.dated,
-            list_kind=outcome.list_kind,
-        )
+        text = outcome.compose(docs)
         for piece in _PIECE.split(text):
             events.token(piece + " ")
         return Answer(text, self._citations(docs, question), scope.calls, "extractive", question, "none")
@@ -140,10 +131,11 @@ class AskService:
         if not parsed.issue_keys or not parsed.lookups.kinds <= {"issue"}:
             return None
         scope = Scope.for_sources(sources)
-        found = self.planner.toolbox.graph_query.run(scope, question)
+        toolbox = self.planner.toolbox
+        found = toolbox.graph_query.run(scope, lookups=parsed.lookups.lookups)
         if found:
             return None
-        return compose_answer(parsed, [], self.planner.missing_keys(parsed, found, scope))
+        return compose_answer(parsed, [], missing_keys(toolbox, parsed, found, scope))
 
     # -- citations --------------------------------------------------------------------------
     def _renumber(self, scope: Scope, text: str) -> tuple[str, list[EvidenceDoc]]:

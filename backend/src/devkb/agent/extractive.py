@@ -287,117 +287,7 @@ def description(doc: EvidenceDoc, number: int, max_sentences: int = 3) -> str | 
     return " ".join(sentences[:max_sentences]) + f" [{number}]"
 
 
-_LIST_SHOWN = 25
-
-
-def relation_list(
-    parsed: ParsedQuestion,
-    anchors: Sequence[EvidenceDoc],
-    listed: Sequence[EvidenceDoc],
-    numbers: Mapping[str, int],
-) -> str:
-    """ "FLUID-1179 depends on 4 issues: FLUID-1177: … [1]; …" with the count, the link type and
-    the direction kept; documents beyond the sources are named without a citation."""
-    relation = parsed.relation
-    anchor = ", ".join(identifier(a) for a in anchors) or "the documents found"
-    kind = parsed.wanted if parsed.wanted in ("commit", "pull", "page", "file") else None
-    if relation is not None and relation.name == "worked_on" and kind is None:
-        kind = "commit or pull request"
-    noun = {"commit": "commit", "pull": "pull request", "page": "page", "file": "file"}.get(
-        kind or "", kind or "issue"
-    )
-    n = len(listed)
-    plural = noun if n == 1 else (noun + "s" if not noun.endswith("request") else noun + "s")
-    name, direction = (relation.name, relation.direction) if relation is not None else ("related", "both")
-    if name == "depends" and direction == "out":
-        head = f"{anchor} depends on {n} {plural}"
-        none = f"{anchor} depends on no {noun} in the knowledge base."
-    elif name == "depends":
-        head = f"{n} {plural} {'depends' if n == 1 else 'depend'} on {anchor}"
-        none = f"No {noun} depends on {anchor} in the knowledge base."
-    elif name in ("worked_on", "mentions") or kind in ("commit", "pull", "page", "file"):
-        verb = "references" if n == 1 else "reference"
-        head = f"{n} {plural} {verb} {anchor}"
-        none = f"No {noun} referencing {anchor} was found in the knowledge base."
-    elif name in ("duplicates", "supersedes", "subtask"):
-        head = f"{anchor}: {n} {plural} linked as {name}"
-        none = f"{anchor} has no {name} links in the knowledge base."
-    else:
-        head = f"{anchor} is linked to {n} {plural}"
-        none = f"{anchor} is linked to no {noun} in the knowledge base."
-    if not listed:
-        return none
-    shown = sum(1 for d in listed if d.id in numbers)
-    if shown < n:
-        head += f" ({shown} shown as sources)"
-    items = []
-    for d in listed[:_LIST_SHOWN]:
-        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
-        link = _link_type(d, anchors) if noun == "issue" else ""
-        author = d.document.metadata.get("author")
-        by = f" (by {author})" if author and parsed.qtype == "who" else ""
-        items.append(f"{d.document.title}{link}{by}{cite}")
-    more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
-    return f"{head}: " + "; ".join(items) + more + "."
-
-
-_LINK = re.compile(r"\b([A-Za-z][A-Za-z0-9]*-\d+) ([a-z][a-z ]+?) ([A-Za-z][A-Za-z0-9]*-\d+)\b")
-
-
-def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
-    """ " (relates to)" — the issue link between ``doc`` and an anchor, seen from the anchor."""
-    keys = {identifier(a) for a in anchors}
-    for m in _LINK.finditer(doc.relation):
-        a, phrase, b = m.groups()
-        if a in keys:
-            return f" ({phrase})"
-        if b in keys:
-            return f" ({phrase} it)" if phrase != "relates to" else " (relates to)"
-    return ""
-
-
-def blocked_list(listed: Sequence[EvidenceDoc], numbers: Mapping[str, int]) -> str:
-    """ "3 issues are blocked: PAY-1: … — depends on PAY-12 (unresolved) [1]; …" """
-    if not listed:
-        return "No unresolved issue depends on another unresolved issue in the knowledge base."
-    n = len(listed)
-    items = []
-    for d in listed[:_LIST_SHOWN]:
-        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
-        items.append(f"{d.document.title} — {d.relation}{cite}")
-    more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
-    verb = "issue is" if n == 1 else "issues are"
-    return f"{n} {verb} blocked: " + "; ".join(items) + more + "."
-
-
-def resolved_list(parsed: ParsedQuestion, listed: Sequence[EvidenceDoc], numbers: Mapping[str, int]) -> str:
-    """ "6 issues were resolved from 2010-05-01 to 2010-05-31 in FLUID: FLUID-2430: … [1]; …" """
-    span = f"from {(parsed.time_from or '…')[:10]} to {(parsed.time_to or '…')[:10]}"
-    projects = [p for lk in parsed.lookups.lookups for p in lk.filters.get("project", ())]
-    where = f" in {', '.join(projects)}" if projects else ""
-    if not listed:
-        return f"No issue{where} was resolved {span} in the knowledge base."
-    n = len(listed)
-    items = []
-    for d in listed[:_LIST_SHOWN]:
-        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
-        resolved = str(d.document.metadata.get("resolved") or "")[:10]
-        how = d.document.metadata.get("resolution")
-        detail = ", ".join(str(x) for x in (how, resolved) if x)
-        items.append(f"{d.document.title}" + (f" ({detail})" if detail else "") + cite)
-    more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
-    verb = "issue was" if n == 1 else "issues were"
-    return f"{n} {verb} resolved {span}{where}: " + "; ".join(items) + more + "."
-
-
-def period_list(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc]) -> str:
-    """ "Updated 2026-10-01 to 2026-10-31: 3 documents — PAY-21: … (2026-10-06) [1]; …" """
-    span = f"{(parsed.time_from or '…')[:10]} to {(parsed.time_to or '…')[:10]}"
-    if not docs:
-        return f"Nothing in the knowledge base was updated from {span}."
-    items = [f"{d.document.title} ({d.document.updated_at[:10]}) [{i}]" for i, d in enumerate(docs, 1)]
-    noun = "document" if len(docs) == 1 else "documents"
-    return f"Updated from {span}: {len(docs)} {noun} — " + "; ".join(items) + "."
+LIST_SHOWN = 25  # items a list answer names before "and N more"
 
 
 def _page_named(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequence[EvidenceDoc]) -> str:
@@ -412,45 +302,48 @@ def _page_named(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequ
     return f"The {kind} “{top.document.title}” [1]: "
 
 
+def preamble(
+    parsed: ParsedQuestion,
+    docs: Sequence[EvidenceDoc],
+    not_found: Mapping[str, Sequence[str]] | None = None,
+    anchors: Sequence[EvidenceDoc] = (),
+) -> list[str]:
+    """What every answer starts with: the identifiers not found (with close matches), then the
+    fields asked about for the named documents among ``docs``."""
+    lines: list[str] = []
+    for key, close in (not_found or {}).items():
+        hint = f" Close matches: {', '.join(close)}." if close else ""
+        lines.append(f"{key} was not found in the knowledge base.{hint}")
+    numbers = {d.id: i for i, d in enumerate(docs, 1)}
+    for doc in (a for a in anchors if a.id in numbers):
+        if parsed.fields or parsed.qtype == "who":
+            fact = field_facts(parsed, numbers[doc.id], doc)
+            if fact:
+                lines.append(fact)
+    return lines
+
+
 def compose_answer(
     parsed: ParsedQuestion,
     docs: Sequence[EvidenceDoc],
     not_found: Mapping[str, Sequence[str]] | None = None,
     anchors: Sequence[EvidenceDoc] = (),
-    listed: Sequence[EvidenceDoc] | None = None,
     max_sentences: int = 3,
-    dated: Sequence[EvidenceDoc] | None = None,
-    list_kind: str = "relation",
+    lead: str | None = None,
 ) -> str:
     """The extractive answer for a parsed question over ``docs`` (the sources, cited by position):
-    identifiers not found; the fields asked about for the named documents; a relation's complete
-    list with its count, direction and link type; what a named document is about; otherwise (or
-    for why / when / what changed) the sentences that answer the question's type."""
-    lines: list[str] = []
-    for key, close in (not_found or {}).items():
-        hint = f" Close matches: {', '.join(close)}." if close else ""
-        lines.append(f"{key} was not found in the knowledge base.{hint}")
-    if not docs and listed is None:
+    identifiers not found; the fields asked about for the named documents; what a named document
+    is about; otherwise (or for why / when / what changed) the sentences that answer the
+    question's type. ``lead``: a line a kind puts before the quoted sentences (a period's list)."""
+    if not docs:
+        lines = preamble(parsed, docs, not_found, anchors)
         return " ".join(lines) if lines else NO_ANSWER
+    lines = preamble(parsed, docs, not_found, anchors)
     numbers = {d.id: i for i, d in enumerate(docs, 1)}
     named = [a for a in anchors if a.id in numbers]
-    for doc in named:
-        if parsed.fields or parsed.qtype == "who":
-            fact = field_facts(parsed, numbers[doc.id], doc)
-            if fact:
-                lines.append(fact)
-    if listed is not None and list_kind == "resolved":
-        lines.append(resolved_list(parsed, listed, numbers))
-        return " ".join(lines)
-    if listed is not None and not anchors:
-        lines.append(blocked_list(listed, numbers))
-        return " ".join(lines)
-    if listed is not None:
-        lines.append(relation_list(parsed, anchors, listed, numbers))
-        return " ".join(lines)
-    if dated is not None and not anchors:
-        lines.append(period_list(parsed, docs))
-    answered = bool(lines) and parsed.qtype in ("fact", "who") and dated is None
+    if lead is not None:
+        lines.append(lead)
+    answered = bool(lines) and parsed.qtype in ("fact", "who") and lead is None
     if named and not lines and parsed.qtype in ("about", "fact"):
         for doc in named[:2]:
             text = description(doc, numbers[doc.id])

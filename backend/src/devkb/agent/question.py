@@ -44,6 +44,7 @@ class ParsedQuestion:
     fields: tuple[str, ...]  # status | resolution | assignee | reporter | priority | fix_version | …
     qtype: str  # why | who | when | changed | about | list | fact
     follow_up: bool
+    words: tuple[str, ...] = ()  # the question's words, lower-cased, in order (kinds match phrases on them)
 
     @property
     def anchored(self) -> bool:
@@ -53,58 +54,78 @@ class ParsedQuestion:
     def issue_keys(self) -> tuple[str, ...]:
         return tuple(v for lk in self.lookups.lookups for v in lk.filters.get("key", ()))
 
+    @property
+    def projects(self) -> tuple[str, ...]:
+        return tuple(p for lk in self.lookups.lookups for p in lk.filters.get("project", ()))
 
-_WANTED: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(?:pull[\s-]*requests?|PRs?|merge requests?)\b", re.IGNORECASE), "pull"),
-    (re.compile(r"\b(?:commits?|committed|changesets?|git log)\b", re.IGNORECASE), "commit"),
-    (re.compile(r"\b(?:pages?|wiki|handbook|confluence)\b", re.IGNORECASE), "page"),
-    (re.compile(r"\b(?:files?|docs? file|markdown)\b", re.IGNORECASE), "file"),
-    (re.compile(r"\b(?:who|whom|whose|person|people)\b", re.IGNORECASE), "person"),
-    (re.compile(r"\b(?:issues?|tickets?|bugs?|tasks?|jiras?)\b", re.IGNORECASE), "issue"),
+    def has(self, *phrases: tuple[str, ...]) -> bool:
+        return has_phrase(self.words, phrases)
+
+
+def words_of(text: str) -> tuple[str, ...]:
+    return tuple(_WORDS.findall(text.lower()))
+
+
+def has_phrase(words: tuple[str, ...], phrases: Iterable[tuple[str, ...]]) -> bool:
+    """Whether one of ``phrases`` (each a sequence of words) occurs in ``words``."""
+    for phrase in phrases:
+        n = len(phrase)
+        if any(words[i : i + n] == phrase for i in range(len(words) - n + 1)):
+            return True
+    return False
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _table(*rows: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Patterns as data: (pattern, what it means) rows, compiled here, case-insensitive."""
+    return tuple((re.compile(pattern, re.IGNORECASE), meaning) for pattern, meaning in rows)
+
+
+_WANTED = _table(
+    (r"\b(?:pull[\s-]*requests?|PRs?|merge requests?)\b", "pull"),
+    (r"\b(?:commits?|committed|changesets?|git log)\b", "commit"),
+    (r"\b(?:pages?|wiki|handbook|confluence)\b", "page"),
+    (r"\b(?:files?|docs? file|markdown)\b", "file"),
+    (r"\b(?:who|whom|whose|person|people)\b", "person"),
+    (r"\b(?:issues?|tickets?|bugs?|tasks?|jiras?)\b", "issue"),
 )
 
 # relation patterns → (name, direction seen from the anchor). Order matters: first match wins.
 _DEPEND_OUT = ("depends on", "is blocked by")
 _DEPEND_IN = ("is depended on by", "blocks")
-_RELATIONS: tuple[tuple[re.Pattern[str], str, Direction], ...] = (
+# templates: {A} is replaced by the anchor's names before compiling (see _relation)
+_RELATIONS: tuple[tuple[str, str, Direction], ...] = (
     # "what does X depend on", "X depends on which", "what is X waiting on", "what's blocking X",
     # "what needs to land before X", "X is blocked by"
     (
-        re.compile(
-            r"\b(?:does|do|did)\s+{A}\s+(?:depend|rely)\b|{A}\s+(?:depends|relies)\s+on\b|"
-            r"\bdependencies\s+of\s+{A}|{A}(?:'s)?\s+dependencies|{A}\s+(?:is\s+)?waiting\s+(?:on|for)\b|"
-            r"\bblock(?:ing|s)?\s+{A}|{A}\s+(?:is\s+)?blocked\s+by\b|\bbefore\s+{A}|"
-            r"\bwhat\s+(?:is|was)\s+{A}\s+waiting",
-            re.IGNORECASE,
-        ),
+        r"\b(?:does|do|did)\s+{A}\s+(?:depend|rely)\b|{A}\s+(?:depends|relies)\s+on\b|"
+        r"\bdependencies\s+of\s+{A}|{A}(?:'s)?\s+dependencies|{A}\s+(?:is\s+)?waiting\s+(?:on|for)\b|"
+        r"\bblock(?:ing|s)?\s+{A}|{A}\s+(?:is\s+)?blocked\s+by\b|\bbefore\s+{A}|"
+        r"\bwhat\s+(?:is|was)\s+{A}\s+waiting",
         "depends",
         "out",
     ),
     # "what depends on X", "what is X blocking", "what is waiting on X", "X blocks what"
     (
-        re.compile(
-            r"\b(?:depends?|depending|depended|relies|rely)\s+(?:up)?on\s+{A}|{A}\s+(?:is\s+)?blocking\b|"
-            r"{A}\s+blocks\b|\bwaiting\s+(?:on|for)\s+{A}|\bblocked\s+by\s+{A}|\bdependents\s+of\s+{A}",
-            re.IGNORECASE,
-        ),
+        r"\b(?:depends?|depending|depended|relies|rely)\s+(?:up)?on\s+{A}|{A}\s+(?:is\s+)?blocking\b|"
+        r"{A}\s+blocks\b|\bwaiting\s+(?:on|for)\s+{A}|\bblocked\s+by\s+{A}|\bdependents\s+of\s+{A}",
         "depends",
         "in",
     ),
-    (re.compile(r"\bduplicat\w*", re.IGNORECASE), "duplicates", "both"),
-    (re.compile(r"\bsub-?tasks?\b|\bchild(?:ren)?\b|\bparent\b", re.IGNORECASE), "subtask", "both"),
-    (re.compile(r"\bsupersed\w*", re.IGNORECASE), "supersedes", "both"),
+    (r"\bduplicat\w*", "duplicates", "both"),
+    (r"\bsub-?tasks?\b|\bchild(?:ren)?\b|\bparent\b", "subtask", "both"),
+    (r"\bsupersed\w*", "supersedes", "both"),
     (
-        re.compile(r"\bworked\s+on|\bwork(?:ing)?\s+(?:on|for)\b|\bimplement\w*|\btouch\w*", re.IGNORECASE),
+        r"\bworked\s+on|\bwork(?:ing)?\s+(?:on|for)\b|\bimplement\w*|\btouch\w*",
         "worked_on",
         "both",
     ),
-    (re.compile(r"\bmention\w*|\breferenc\w*|\bcit(?:es|ed|ing)\b", re.IGNORECASE), "mentions", "both"),
+    (r"\bmention\w*|\breferenc\w*|\bcit(?:es|ed|ing)\b", "mentions", "both"),
     (
-        re.compile(
-            r"\brelat(?:ed|es|e|ion|ionship)s?\b|\blink(?:ed|s)?\b|\bconnected\b|\bassociated\b|\bwhat\s+else\b|"
-            r"\bdepend\w*|\bblock\w*",
-            re.IGNORECASE,
-        ),
+        r"\brelat(?:ed|es|e|ion|ionship)s?\b|\blink(?:ed|s)?\b|\bconnected\b|\bassociated\b|\bwhat\s+else\b|"
+        r"\bdepend\w*|\bblock\w*",
         "related",
         "both",
     ),
@@ -116,47 +137,38 @@ _PHRASES = {
     ("supersedes", "both"): ("supersedes", "is superseded by"),
 }
 
-_FIELDS: tuple[tuple[re.Pattern[str], str], ...] = (
+_FIELDS = _table(
     (
-        re.compile(
-            r"\bstatus\b|\bstate\b|\bstill\s+open\b|\bopen\b|\bclosed\b|\bdone\b|\bwhere\s+(?:are\s+we|does|do\s+we|is)\b|"
-            r"\bstand\b|\bprogress\b|\bresolved\b|\bfinished\b",
-            re.IGNORECASE,
-        ),
+        r"\bstatus\b|\bstate\b|\bstill\s+open\b|\bopen\b|\bclosed\b|\bdone\b|\bwhere\s+(?:are\s+we|does|do\s+we|is)\b|"
+        r"\bstand\b|\bprogress\b|\bresolved\b|\bfinished\b",
         "status",
     ),
-    (re.compile(r"\bresol(?:ution|ved)\b", re.IGNORECASE), "resolution"),
+    (r"\bresol(?:ution|ved)\b", "resolution"),
     (
-        re.compile(
-            r"\bas+ign\w*|\bwho(?:'s|\s+is|\s+was)?\s+(?:on|working|handling|looking|responsible)\b|\bowns?\b|\bowner\b|"
-            r"\bwho\s+has\b|\bwho\s+took\b",
-            re.IGNORECASE,
-        ),
+        r"\bas+ign\w*|\bwho(?:'s|\s+is|\s+was)?\s+(?:on|working|handling|looking|responsible)\b|\bowns?\b|\bowner\b|"
+        r"\bwho\s+has\b|\bwho\s+took\b",
         "assignee",
     ),
     (
-        re.compile(
-            r"\breport\w*|\bwho\s+(?:filed|opened|created|raised|logged|wrote|submitted)\b|\bfiled\s+by\b|\bopened\s+by\b|"
-            r"\bcreated\s+by\b",
-            re.IGNORECASE,
-        ),
+        r"\breport\w*|\bwho\s+(?:filed|opened|created|raised|logged|wrote|submitted)\b|\bfiled\s+by\b|\bopened\s+by\b|"
+        r"\bcreated\s+by\b",
         "reporter",
     ),
-    (re.compile(r"\bpriority\b|\burgent\b|\bseverity\b", re.IGNORECASE), "priority"),
-    (re.compile(r"\bfix\s*versions?\b|\brelease\b|\bfixed\s+in\b|\bshipped\b", re.IGNORECASE), "fix_version"),
-    (re.compile(r"\bcomponents?\b", re.IGNORECASE), "component"),
-    (re.compile(r"\b(?:issue\s+)?type\b|\bkind\s+of\s+issue\b", re.IGNORECASE), "issue_type"),
-    (re.compile(r"\bwhen\b|\bcreated\b|\bdate\b", re.IGNORECASE), "created"),
-    (re.compile(r"\bauthor|\bwho\s+(?:wrote|made|committed)\b", re.IGNORECASE), "author"),
+    (r"\bpriority\b|\burgent\b|\bseverity\b", "priority"),
+    (r"\bfix\s*versions?\b|\brelease\b|\bfixed\s+in\b|\bshipped\b", "fix_version"),
+    (r"\bcomponents?\b", "component"),
+    (r"\b(?:issue\s+)?type\b|\bkind\s+of\s+issue\b", "issue_type"),
+    (r"\bwhen\b|\bcreated\b|\bdate\b", "created"),
+    (r"\bauthor|\bwho\s+(?:wrote|made|committed)\b", "author"),
 )
 
-_QTYPE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bwhy\b|\bcause[sd]?\b|\broot\s+cause\b|\breason\b|\bhow\s+come\b", re.IGNORECASE), "why"),
-    (re.compile(r"\bwhat\s+changed\b|\bchanges?\b|\bchangelog\b|\bwhat's\s+new\b", re.IGNORECASE), "changed"),
-    (re.compile(r"\bwhen\b|\bwhat\s+date\b|\bhow\s+long\b", re.IGNORECASE), "when"),
-    (re.compile(r"\bwho\b|\bwhose\b|\bwhom\b", re.IGNORECASE), "who"),
+_QTYPE = _table(
+    (r"\bwhy\b|\bcause[sd]?\b|\broot\s+cause\b|\breason\b|\bhow\s+come\b", "why"),
+    (r"\bwhat\s+changed\b|\bchanges?\b|\bchangelog\b|\bwhat's\s+new\b", "changed"),
+    (r"\bwhen\b|\bwhat\s+date\b|\bhow\s+long\b", "when"),
+    (r"\bwho\b|\bwhose\b|\bwhom\b", "who"),
     (
-        re.compile(r"\babout\b|\bwhat\s+is\b|\bwhat's\b|\bdescribe\b|\bexplain\b|\bsummar", re.IGNORECASE),
+        r"\babout\b|\bwhat\s+is\b|\bwhat's\b|\bdescribe\b|\bexplain\b|\bsummar",
         "about",
     ),
 )
@@ -212,7 +224,9 @@ def parse_question(
     if time_from is None and time_to is None:
         time_from = lookups.lookups[0].updated_from if lookups.lookups else None
         time_to = lookups.lookups[0].updated_to if lookups.lookups else None
-    return ParsedQuestion(question, lookups, wanted, relation, time_from, time_to, fields, qtype, follow_up)
+    return ParsedQuestion(
+        question, lookups, wanted, relation, time_from, time_to, fields, qtype, follow_up, words_of(question)
+    )
 
 
 _NAMES_ANCHOR = re.compile(r"\s*(?:#?\s*\d|[0-9a-f]{7,40}\b|[\w.-]+/[\w./-]+)", re.IGNORECASE)
@@ -250,7 +264,7 @@ def _anchor_pattern(lookups: QuestionLookups) -> str:
 
 def _relation(question: str, anchor: str) -> Relation | None:
     for pattern, name, direction in _RELATIONS:
-        compiled = re.compile(pattern.pattern.replace("{A}", anchor), pattern.flags)
+        compiled = re.compile(pattern.replace("{A}", anchor), re.IGNORECASE)
         if compiled.search(question):
             return Relation(name, direction, _PHRASES.get((name, direction), ()))
     return None
@@ -291,13 +305,15 @@ def version_since(question: str) -> str | None:
     return m.group(1) if m else None
 
 
-def expand_ellipsis(question: str, previous: str, project_keys: Iterable[str] = ()) -> str:
+def expand_ellipsis(now: str | ParsedQuestion, previous: str, project_keys: Iterable[str] = ()) -> str:
     """ "and PAY-1?" / "what about PAY-1?" after "What does PAY-12 depend on?" → "What does PAY-1
-    depend on?": the previous question with its identifier replaced, when the new one brings an
-    identifier and nothing else to ask. Otherwise the question unchanged."""
+    depend on?": the previous question with its identifier replaced, when the new one (``now``,
+    already parsed) brings an identifier and nothing else to ask. Otherwise the question unchanged."""
+    question = now.text if isinstance(now, ParsedQuestion) else now
     if not previous or not _REFERS_BACK.search(question):
         return question
-    now = parse_question(question, project_keys)
+    if not isinstance(now, ParsedQuestion):
+        now = parse_question(question, project_keys)
     if not now.issue_keys or now.relation is not None or now.fields:
         return question
     before = parse_question(previous, project_keys)

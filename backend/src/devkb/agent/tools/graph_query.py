@@ -76,9 +76,18 @@ class GraphQuery:
         self.project_keys = project_keys or (lambda: ())
         self.limit = limit
 
-    def lookups_for(self, question: str = "", fields: Mapping[str, Any] | None = None) -> list[Lookup]:
-        """The structured finds a question and explicit fields ask for (deterministic)."""
-        found = list(read_lookups(question, self.project_keys()).lookups) if question else []
+    def lookups_for(
+        self,
+        question: str = "",
+        fields: Mapping[str, Any] | None = None,
+        lookups: Sequence[Lookup] | None = None,
+    ) -> list[Lookup]:
+        """The structured finds a question and explicit fields ask for (deterministic); ``lookups``
+        already read off the question (the planner's parse) are used as they are."""
+        if lookups is not None:
+            found = list(lookups)
+        else:
+            found = list(read_lookups(question, self.project_keys()).lookups) if question else []
         explicit = _explicit_lookup(fields or {})
         if explicit is not None:
             found.append(explicit)
@@ -92,9 +101,10 @@ class GraphQuery:
         document_ids: Sequence[str] | None = None,
         limit: int | None = None,
         label: str | None = None,
+        lookups: Sequence[Lookup] | None = None,
     ) -> list[EvidenceDoc]:
         k = max(1, min(int(limit or self.limit), MAX_LIMIT))
-        lookups = self.lookups_for(question, fields)
+        lookups = self.lookups_for(question, fields, lookups)
         ids = [i for i in dict.fromkeys(document_ids or []) if _DOC_ID.match(i)][:MAX_LIMIT]
         found: dict[str, Document] = {}
         if ids:

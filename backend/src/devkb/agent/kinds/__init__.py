@@ -1,0 +1,41 @@
+"""Question kinds, one module each, and the registry the planner walks in order: the first kind
+whose ``matches`` accepts the parsed question runs its tools and composes its answer.
+
+To add a kind: write ``kinds/<name>.py`` with a :class:`QuestionKind` subclass (``matches`` from the
+parsed question, ``plan`` and ``run`` for its tools, ``compose`` for its extractive answer), put an
+instance into ``KINDS`` before the kinds it must win over, and add its tests (docs/agent.md, "How to
+add a question kind"). The order is the precedence: specific kinds first, ``Search`` always last.
+"""
+
+from __future__ import annotations
+
+from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.blocked import Blocked
+from devkb.agent.kinds.carry_over import CarryOver
+from devkb.agent.kinds.lookup import Lookup
+from devkb.agent.kinds.period import Period
+from devkb.agent.kinds.relation import RelationKind
+from devkb.agent.kinds.resolved import ResolvedInPeriod
+from devkb.agent.kinds.search import Search
+from devkb.agent.question import ParsedQuestion
+
+KINDS: tuple[QuestionKind, ...] = (
+    ResolvedInPeriod(),  # a project with a period is a scope, not an anchor: before Lookup
+    Blocked(),
+    RelationKind(),  # its anchor comes from Lookup / CarryOver / a search
+    Lookup(),
+    CarryOver(),
+    Period(),
+    Search(),
+)
+
+
+def kind_of(parsed: ParsedQuestion, carried: bool, kinds: tuple[QuestionKind, ...] = KINDS) -> QuestionKind:
+    """The first kind in ``kinds`` that answers ``parsed``."""
+    for kind in kinds:
+        if kind.matches(parsed, carried):
+            return kind
+    raise LookupError("no question kind matched; the registry must end with Search")
+
+
+__all__ = ["KINDS", "Context", "Outcome", "QuestionKind", "Step", "kind_of"]

@@ -1,0 +1,94 @@
+"""What every question kind is: how it recognises itself from the parsed question, which tools it
+runs, and how its extractive answer is composed — and the outcome it hands to the answer.
+
+A kind sees the question only as a :class:`~devkb.agent.question.ParsedQuestion` (parsed once, by
+the planner); the tools it runs get the parsed lookups, never the raw text to parse again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.extractive import compose_answer
+from devkb.agent.question import ParsedQuestion
+from devkb.agent.tools import Toolbox
+
+
+@dataclass(frozen=True)
+class Step:
+    tool: str
+    reason: str
+
+
+@dataclass
+class Outcome:
+    """What a kind found, beyond the selection: identifiers that matched nothing (with close
+    matches), the anchors, and for a list question (relation, blocked, resolved) the whole list."""
+
+    parsed: ParsedQuestion
+    kind: QuestionKind
+    steps: list[Step] = field(default_factory=list)
+    not_found: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    anchors: list[EvidenceDoc] = field(default_factory=list)
+    listed: list[EvidenceDoc] | None = None  # None: not a list question
+    dated: list[EvidenceDoc] | None = None  # documents updated in the question's period
+
+    def sources(self, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
+        return self.kind.sources(self, selection, most)
+
+    def compose(self, docs: Sequence[EvidenceDoc]) -> str:
+        return self.kind.compose(self, docs)
+
+
+@dataclass
+class Context:
+    """One question's run: where the tools write (``scope``), the tools, the parse, and the
+    documents of the previous turn (for follow-ups)."""
+
+    scope: Scope
+    toolbox: Toolbox
+    parsed: ParsedQuestion
+    carried: tuple[str, ...]
+    outcome: Outcome
+
+    def took(self, step: Step) -> None:
+        self.outcome.steps.append(step)
+
+
+class QuestionKind:
+    """One kind of question. Subclasses set ``name`` and implement ``matches``, ``plan`` and
+    ``run``; ``sources`` and ``compose`` have the defaults most kinds want."""
+
+    name: ClassVar[str] = ""
+
+    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+        """Whether this kind answers ``parsed`` (``carried``: the previous turn left documents)."""
+        raise NotImplementedError
+
+    def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
+        """The tools it will run, before seeing any result (``FilterDocs`` is added by the planner)."""
+        raise NotImplementedError
+
+    def run(self, ctx: Context) -> None:
+        """Run the tools into ``ctx.scope`` and fill ``ctx.outcome``."""
+        raise NotImplementedError
+
+    def filtered(self, ctx: Context) -> None:
+        """After ``FilterDocs``: a last say over the selection (nothing by default)."""
+
+    def sources(self, out: Outcome, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
+        """The documents the answer cites, in order: a list first, then its anchors; nothing for
+        identifiers that do not exist; else the selection."""
+        if out.listed is not None:
+            order = out.listed + [a for a in out.anchors if a not in out.listed]
+            return order[:most]
+        if out.not_found and not out.anchors:
+            return []  # never another document's data for an identifier that does not exist
+        return list(selection[:most])
+
+    def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
+        """The extractive answer over ``docs`` (cited by position)."""
+        return compose_answer(out.parsed, docs, out.not_found, out.anchors)

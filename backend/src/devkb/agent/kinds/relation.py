@@ -1,0 +1,218 @@
+"""Relation: "what does X depend on", "what depends on X", "related to X", "which commits touched X",
+"any PR for X" → the anchor (named, carried over, or else found by a search) and ``FetchNeighbors``
+from it, keeping only the neighbours in the asked direction, of the asked link type and document
+type ("what depends on X" = issues whose "depends on" link points at X); the anchor itself is
+never its own neighbour. With an anchor the answer is the complete list with its count, direction
+and link type; without one, the connected documents and the sentences that match."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.extractive import LIST_SHOWN, compose_answer, identifier, preamble
+from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
+from devkb.agent.kinds.carry_over import carry_over
+from devkb.agent.kinds.lookup import Lookup, look_up
+from devkb.agent.question import ParsedQuestion, Relation
+from devkb.agent.tools import FetchNeighbors, RAGSearch
+from devkb.store.models import Neighbor
+
+EXPAND = Step(RAGSearch.name, "find documents to expand")
+_LOOKUP = Lookup()
+
+
+class RelationKind(QuestionKind):
+    name = "relation"
+
+    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+        return parsed.relation is not None
+
+    def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
+        assert parsed.relation is not None
+        return [
+            self._anchor_step(parsed, carried),
+            Step(FetchNeighbors.name, f"relation: {describe(parsed.relation)}"),
+        ]
+
+    @staticmethod
+    def _anchor_step(parsed: ParsedQuestion, carried: bool) -> Step:
+        if parsed.anchored:
+            return _LOOKUP.plan(parsed, carried)[0]
+        if carried and parsed.follow_up:
+            return CARRY_STEP
+        return EXPAND
+
+    def run(self, ctx: Context) -> None:
+        parsed, out = ctx.parsed, ctx.outcome
+        relation = parsed.relation
+        assert relation is not None
+        first, neighbours = self.plan(parsed, bool(ctx.carried))
+        if first is EXPAND:
+            ctx.toolbox.rag_search.run(ctx.scope, parsed.text)
+            ctx.took(EXPAND)
+        elif first is CARRY_STEP:
+            carry_over(ctx)
+        else:
+            look_up(ctx, first)
+        anchors = out.anchors
+        seeds = [a.id for a in anchors] or None
+        accept = neighbour_filter(relation, parsed.wanted, {a.id for a in anchors})
+        got = ctx.toolbox.fetch_neighbors.run(
+            ctx.scope, document_ids=seeds, limit=40, accept=accept, relation=describe(relation)
+        )
+        if anchors:
+            seed_ids = {a.id for a in anchors}
+            out.listed = [d for d in got if d.id not in seed_ids and d.relation]
+        ctx.took(neighbours)
+
+    def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
+        if out.listed is None:
+            return compose_answer(out.parsed, docs, out.not_found, out.anchors)
+        numbers = {d.id: i for i, d in enumerate(docs, 1)}
+        lines = preamble(out.parsed, docs, out.not_found, out.anchors)
+        return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers)])
+
+
+def describe(relation: Relation) -> str:
+    return f"{relation.name} ({relation.direction})"
+
+
+_KEY_IN = re.compile(r"[A-Za-z][A-Za-z0-9]*-\d+")
+# "FLUID-1 depends on FLUID-2": the link as stored on an issue-link edge
+_LINK = re.compile(r"\b([A-Za-z][A-Za-z0-9]*-\d+) ([a-z][a-z ]+?) ([A-Za-z][A-Za-z0-9]*-\d+)\b")
+
+
+def neighbour_filter(relation: Relation, wanted: str | None, anchors: set[str]) -> Callable[[Neighbor], bool]:
+    """Which neighbours answer the relation: never an anchor itself; for issue links the link
+    phrase and its direction; for "worked on" / "mentions" the wanted document type."""
+
+    def accept(n: Neighbor) -> bool:
+        doc = n.document
+        if doc.id in anchors or doc.id == n.via:
+            return False
+        kind = _kind(doc.id, doc.metadata)
+        if wanted in ("commit", "pull", "file") and kind != wanted:
+            return False
+        if wanted == "page" and kind not in ("page", "file"):  # "documentation page" may be a file
+            return False
+        if wanted == "issue" and kind not in ("issue", "gh-issue"):
+            return False
+        if relation.name in ("worked_on",) and wanted is None:
+            return _kind(doc.id, doc.metadata) in ("commit", "pull")
+        if relation.name == "subtask" and n.kind in ("jira-subtask", "jira-epic"):
+            return True  # Jira Software structure: sub-task ↔ parent, issue ↔ epic
+        if relation.name in ("depends", "duplicates", "supersedes", "subtask"):
+            if n.kind != "jira-issuelink":
+                return False
+            phrase = link_phrase(n.evidence)
+            if relation.name == "depends" and relation.direction in ("out", "in"):
+                # the stored edge reads "subject phrase object". "out" = the anchor depends on the
+                # neighbour: "anchor depends on n" (edge out) or "n blocks anchor" (edge in).
+                forward = phrase in ("depends on", "is blocked by")
+                inverse = phrase in ("is depended on by", "blocks")
+                seen_out = n.direction == "out"
+                if relation.direction == "out":
+                    return (seen_out and forward) or (not seen_out and inverse)
+                return (not seen_out and forward) or (seen_out and inverse)
+            if relation.phrases:
+                return phrase in relation.phrases
+            return relation.name in phrase
+        if relation.name == "related" and wanted in (None, "issue"):
+            return doc.id.startswith("jira:")
+        return True
+
+    return accept
+
+
+def link_phrase(evidence: str) -> str:
+    """ "FLUID-1 depends on FLUID-2" → "depends on"."""
+    keys = list(_KEY_IN.finditer(evidence))
+    if len(keys) >= 2:
+        return evidence[keys[0].end() : keys[-1].start()].strip().lower()
+    return evidence.strip().lower()
+
+
+def is_resolved(metadata: dict[str, Any]) -> bool:
+    return bool(metadata.get("resolution")) or str(metadata.get("status", "")).lower() in (
+        "done",
+        "closed",
+        "resolved",
+    )
+
+
+def _kind(doc_id: str, metadata: dict[str, object]) -> str:
+    kind = str(metadata.get("kind") or "")
+    if kind:
+        return kind
+    if doc_id.startswith("confluence:"):
+        return "page"
+    if doc_id.startswith("jira:"):
+        return "issue"
+    return ""
+
+
+def relation_list(
+    parsed: ParsedQuestion,
+    anchors: Sequence[EvidenceDoc],
+    listed: Sequence[EvidenceDoc],
+    numbers: dict[str, int],
+) -> str:
+    """ "FLUID-1179 depends on 4 issues: FLUID-1177: … [1]; …" with the count, the link type and
+    the direction kept; documents beyond the sources are named without a citation."""
+    relation = parsed.relation
+    anchor = ", ".join(identifier(a) for a in anchors) or "the documents found"
+    kind = parsed.wanted if parsed.wanted in ("commit", "pull", "page", "file") else None
+    if relation is not None and relation.name == "worked_on" and kind is None:
+        kind = "commit or pull request"
+    noun = {"commit": "commit", "pull": "pull request", "page": "page", "file": "file"}.get(
+        kind or "", kind or "issue"
+    )
+    n = len(listed)
+    plural = noun if n == 1 else noun + "s"
+    name, direction = (relation.name, relation.direction) if relation is not None else ("related", "both")
+    if name == "depends" and direction == "out":
+        head = f"{anchor} depends on {n} {plural}"
+        none = f"{anchor} depends on no {noun} in the knowledge base."
+    elif name == "depends":
+        head = f"{n} {plural} {'depends' if n == 1 else 'depend'} on {anchor}"
+        none = f"No {noun} depends on {anchor} in the knowledge base."
+    elif name in ("worked_on", "mentions") or kind in ("commit", "pull", "page", "file"):
+        verb = "references" if n == 1 else "reference"
+        head = f"{n} {plural} {verb} {anchor}"
+        none = f"No {noun} referencing {anchor} was found in the knowledge base."
+    elif name in ("duplicates", "supersedes", "subtask"):
+        head = f"{anchor}: {n} {plural} linked as {name}"
+        none = f"{anchor} has no {name} links in the knowledge base."
+    else:
+        head = f"{anchor} is linked to {n} {plural}"
+        none = f"{anchor} is linked to no {noun} in the knowledge base."
+    if not listed:
+        return none
+    shown = sum(1 for d in listed if d.id in numbers)
+    if shown < n:
+        head += f" ({shown} shown as sources)"
+    items = []
+    for d in listed[:LIST_SHOWN]:
+        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        link = _link_type(d, anchors) if noun == "issue" else ""
+        author = d.document.metadata.get("author")
+        by = f" (by {author})" if author and parsed.qtype == "who" else ""
+        items.append(f"{d.document.title}{link}{by}{cite}")
+    more = f"; and {n - LIST_SHOWN} more" if n > LIST_SHOWN else ""
+    return f"{head}: " + "; ".join(items) + more + "."
+
+
+def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
+    """ " (relates to)" — the issue link between ``doc`` and an anchor, seen from the anchor."""
+    keys = {identifier(a) for a in anchors}
+    for m in _LINK.finditer(doc.relation):
+        a, phrase, b = m.groups()
+        if a in keys:
+            return f" ({phrase})"
+        if b in keys:
+            return f" ({phrase} it)" if phrase != "relates to" else " (relates to)"
+    return ""
