@@ -5,7 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+Status = Literal["answered", "partial", "not_found"]
+Level = Literal["high", "medium", "low"]
+
 Mode = Literal["llm", "extractive"]
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """A calibrated probability that the answer is right, its level and why, in one line."""
+
+    probability: float
+    level: Level
+    reason: str
 
 
 @dataclass
@@ -36,6 +48,9 @@ class Answer:
     # which LLM provider answered ("ollama", "openai") or "none"; why it fell back, when it did
     provider: str = "none"
     note: str | None = None
+    # how far the evidence supports it (devkb.agent.confidence): answered | partial | not_found
+    status: Status = "answered"
+    confidence: Confidence | None = None
 
     @property
     def document_ids(self) -> list[str]:

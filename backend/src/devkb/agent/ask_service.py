@@ -21,13 +21,16 @@ from dataclasses import asdict
 from typing import Any
 
 from devkb.agent.agent_runner import AgentRunner
-from devkb.agent.answer import Answer, Citation, HistoryTurn, ToolCall
+from devkb.agent.answer import Answer, Citation, Confidence, HistoryTurn, Status, ToolCall
+from devkb.agent.confidence import exact_confidence, not_found_text
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
+from devkb.agent.kinds.base import assess_topic
 from devkb.agent.kinds.lookup import missing_keys
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
 from devkb.agent.question import expand_ellipsis
+from devkb.agent.tools import GraphQuery
 from devkb.errors import DevkbError
 from devkb.store.models import SourceType
 
@@ -96,10 +99,17 @@ class AskService:
         outcome = self.planner.execute(scope, parsed, carried=carried)
         docs = outcome.sources(scope.selection, self.max_sources)
         events.status("generating")
-        text = outcome.compose(docs)
+        status, confidence = outcome.assess(docs)
+        if status == "not_found" and not outcome.not_found:
+            text = not_found_text(docs)  # the topic: never a passage dressed up as an answer
+        else:
+            text = outcome.compose(docs)
         for piece in _PIECE.split(text):
             events.token(piece + " ")
-        return Answer(text, self._citations(docs, question), scope.calls, "extractive", question, "none")
+        citations = self._citations(docs, question)
+        return Answer(
+            text, citations, scope.calls, "extractive", question, "none", status=status, confidence=confidence
+        )
 
     def _ask_llm(
         self,
@@ -118,10 +128,17 @@ class AskService:
             events.status("generating")
             events.token(unknown)
             note = "the named identifiers match no document; answered without the LLM"
-            return Answer(unknown, [], scope.calls, "extractive", standalone, provider, note)
+            sure = exact_confidence("no document has the named keys")
+            return Answer(
+                unknown, [], scope.calls, "extractive", standalone, provider, note, "not_found", sure
+            )
         text = self.runner.answer(generator, scope, standalone, on_token=events.token)
         text, docs = self._renumber(scope, text or NO_ANSWER)
-        return Answer(text, self._citations(docs, standalone), scope.calls, "llm", standalone, provider)
+        status, confidence = _assess_llm(scope, standalone, docs)
+        if status == "not_found":
+            text = not_found_text(docs)  # the evidence does not hold the question: not the model's text
+        citations = self._citations(docs, standalone)
+        return Answer(text, citations, scope.calls, "llm", standalone, provider, None, status, confidence)
 
     def _only_unknown_identifiers(self, sources: Sequence[SourceType] | None, question: str) -> str | None:
         """ "X was not found …" when the question names only issue keys and none exists — so no
@@ -172,6 +189,15 @@ class AskService:
             )
             for d in docs
         ]
+
+
+def _assess_llm(scope: Scope, question: str, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+    """The model's answer judged by its evidence, never by the model: exact when a lookup by
+    identifier found documents, else from how much of the question the sources hold."""
+    found = [c for c in scope.calls if c.tool == GraphQuery.name and c.result_count > 0]
+    if found and docs:
+        return "answered", exact_confidence("found by identifier", docs)
+    return assess_topic(question, docs)
 
 
 def last_documents(history: Sequence[HistoryTurn]) -> list[str]:

@@ -86,6 +86,14 @@ class ToolCallOut(BaseModel):
     result_count: int
 
 
+class ConfidenceOut(BaseModel):
+    probability: float = Field(ge=0, le=1, description="Calibrated probability that the answer is right.")
+    level: Literal["high", "medium", "low"]
+    reason: str = Field(
+        description="Why, in one line (e.g. '2 sources agree; the newest is from March 2024')."
+    )
+
+
 class AskResponse(BaseModel):
     answer: str
     sources: list[SourceCitation]
@@ -97,6 +105,10 @@ class AskResponse(BaseModel):
     )
     provider: str | None = Field(None, description="ollama, openai or none.")
     note: str | None = Field(None, description="Why the answer is extractive although an LLM is configured.")
+    status: Literal["answered", "partial", "not_found"] = Field(
+        "answered", description="Whether the sources answer the question, only partly, or not at all."
+    )
+    confidence: ConfidenceOut | None = None
 
 
 class ChatMessageOut(BaseModel):

@@ -194,6 +194,8 @@ def ask(
                 {
                     "answer": answer.answer,
                     "mode": answer.mode,
+                    "status": answer.status,
+                    "confidence": answer.confidence.__dict__ if answer.confidence is not None else None,
                     "sources": [s.__dict__ for s in answer.sources],
                     "tool_calls": [t.__dict__ for t in answer.tool_calls],
                 },
@@ -202,7 +204,9 @@ def ask(
         )
         return
     typer.echo(answer.answer)
-    typer.echo(f"\n({answer.mode})")
+    confidence = answer.confidence
+    level = f"; {confidence.level} confidence: {confidence.reason}" if confidence is not None else ""
+    typer.echo(f"\n({answer.mode}; {answer.status.replace('_', ' ')}{level})")
     for i, s in enumerate(answer.sources, 1):
         typer.echo(f"[{i}] {s.title} — {s.url}")
 

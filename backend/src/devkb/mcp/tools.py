@@ -10,6 +10,7 @@ unknown edge kind, an unreachable store) are turned into ``ToolError`` here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -140,7 +141,14 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             | {"snippet": snippet(c.snippet)}
             for i, c in enumerate(answer.sources, start=1)
         ]
-        return {"answer": answer.answer, "mode": answer.mode, "sources": cited}
+        confidence = asdict(answer.confidence) if answer.confidence is not None else None
+        return {
+            "answer": answer.answer,
+            "mode": answer.mode,
+            "status": answer.status,
+            "confidence": confidence,
+            "sources": cited,
+        }
 
     @mcp.tool(description="Read one document: its metadata (status, assignee, author, …) and its text.")
     def get_document(

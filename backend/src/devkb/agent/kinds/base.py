@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from devkb.agent import confidence as trust
+from devkb.agent.answer import Confidence, Status
 from devkb.agent.evidence import EvidenceDoc, Scope
-from devkb.agent.extractive import compose_answer
+from devkb.agent.extractive import compose_answer, identifier
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import Toolbox
 
@@ -41,6 +43,9 @@ class Outcome:
 
     def compose(self, docs: Sequence[EvidenceDoc]) -> str:
         return self.kind.compose(self, docs)
+
+    def assess(self, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        return self.kind.assess(self, docs)
 
 
 @dataclass
@@ -92,3 +97,32 @@ class QuestionKind:
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         """The extractive answer over ``docs`` (cited by position)."""
         return compose_answer(out.parsed, docs, out.not_found, out.anchors)
+
+    def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        """The answer's status and confidence: exact when the kind found its documents by
+        identifier or through the graph, else from how much of the question the sources hold."""
+        if out.not_found:
+            keys = ", ".join(out.not_found)
+            if not out.anchors:
+                return "not_found", trust.exact_confidence(f"no document has the key {keys}")
+            return "partial", trust.exact_confidence(
+                f"found by key: {_names(out.anchors)}; not found: {keys}"
+            )
+        if out.listed is not None:
+            return "answered", trust.exact_confidence(f"{len(out.listed)} listed from the graph", docs)
+        if out.anchors:
+            return "answered", trust.exact_confidence(f"found by identifier: {_names(out.anchors)}", docs)
+        if out.dated:
+            return "answered", trust.exact_confidence(f"{len(out.dated)} updated in the period", docs)
+        return assess_topic(out.parsed.text, docs)
+
+
+def assess_topic(question: str, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+    s = trust.signals(question, docs)
+    p = trust.topic_probability(s)
+    return trust.topic_status(p), trust.topic_confidence(s, p, docs)
+
+
+def _names(docs: Sequence[EvidenceDoc], most: int = 3) -> str:
+    names = [identifier(d) for d in docs[:most]]
+    return ", ".join(names) + (f" and {len(docs) - most} more" if len(docs) > most else "")

@@ -28,7 +28,14 @@ from fastapi.responses import StreamingResponse
 from devkb.access.readers import bound_to_current_reader
 from devkb.agent.answer import Answer, HistoryTurn
 from devkb.api.deps import AskDep, MemoryDep, SessionDep, SettingsDep
-from devkb.api.schemas import AskRequest, AskResponse, ErrorResponse, SourceCitation, ToolCallOut
+from devkb.api.schemas import (
+    AskRequest,
+    AskResponse,
+    ConfidenceOut,
+    ErrorResponse,
+    SourceCitation,
+    ToolCallOut,
+)
 from devkb.api.sessions import SessionMemory, StoredMessage, now_iso
 from devkb.errors import DevkbError
 
@@ -68,6 +75,8 @@ def to_response(answer: Answer, session_id: str) -> AskResponse:
         question=answer.question or None,
         provider=answer.provider,
         note=answer.note,
+        status=answer.status,
+        confidence=ConfidenceOut(**answer.confidence.__dict__) if answer.confidence is not None else None,
     )
 
 

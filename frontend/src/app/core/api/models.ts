@@ -7,6 +7,7 @@ export type AskRequest = S['AskRequest'];
 export type AskResponse = S['AskResponse'];
 export type SourceCitation = S['SourceCitation'];
 export type ToolCall = S['ToolCallOut'];
+export type Confidence = S['ConfidenceOut'];
 export type GraphNode = S['GraphNode'];
 export type GraphEdge = S['GraphEdge'];
 export type GraphResponse = S['GraphResponse'];

@@ -711,6 +711,7 @@ export interface components {
         AskResponse: {
             /** Answer */
             answer: string;
+            confidence?: components["schemas"]["ConfidenceOut"] | null;
             /**
              * Mode
              * @default extractive
@@ -736,6 +737,13 @@ export interface components {
             session_id?: string | null;
             /** Sources */
             sources: components["schemas"]["SourceCitation"][];
+            /**
+             * Status
+             * @description Whether the sources answer the question, only partly, or not at all.
+             * @default answered
+             * @enum {string}
+             */
+            status: "answered" | "partial" | "not_found";
             /** Tool Calls */
             tool_calls?: components["schemas"]["ToolCallOut"][];
         };
@@ -799,6 +807,24 @@ export interface components {
             detail: string;
             /** Ok */
             ok: boolean;
+        };
+        /** ConfidenceOut */
+        ConfidenceOut: {
+            /**
+             * Level
+             * @enum {string}
+             */
+            level: "high" | "medium" | "low";
+            /**
+             * Probability
+             * @description Calibrated probability that the answer is right.
+             */
+            probability: number;
+            /**
+             * Reason
+             * @description Why, in one line (e.g. '2 sources agree; the newest is from March 2024').
+             */
+            reason: string;
         };
         /** ConversationDetail */
         ConversationDetail: {

@@ -2,6 +2,7 @@ import { Injectable, computed, inject, signal } from '@angular/core';
 
 import { toApiError } from '../../core/api/api-error';
 import {
+  type Confidence,
   type Conversation,
   SOURCE_KINDS,
   type SourceCitation,
@@ -22,6 +23,9 @@ export interface ChatTurn {
   mode: 'llm' | 'extractive' | null;
   /** Why the answer fell back (e.g. the LLM was unreachable), from the server. */
   note: string | null;
+  /** answered | partial | not_found, and how sure — from the evidence, set when done. */
+  status: 'answered' | 'partial' | 'not_found' | null;
+  confidence: Confidence | null;
   /** The question as answered, when the server rewrote a follow-up. */
   answeredAs: string | null;
   /** "retrieving" | "generating" while streaming; null when done. */
@@ -41,6 +45,8 @@ export function emptyTurn(id: string, question: string): ChatTurn {
     toolCalls: [],
     mode: null,
     note: null,
+    status: null,
+    confidence: null,
     answeredAs: null,
     stage: null,
     streaming: false,
@@ -196,6 +202,8 @@ export class ChatStore {
               toolCalls: ev.response.tool_calls ?? [],
               mode: ev.response.mode ?? null,
               note: ev.response.note ?? null,
+              status: ev.response.status ?? null,
+              confidence: ev.response.confidence ?? null,
               answeredAs:
                 ev.response.question && ev.response.question !== q ? ev.response.question : null,
               stage: null,

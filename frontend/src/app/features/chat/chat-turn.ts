@@ -57,6 +57,12 @@ export class ChatTurnView {
     return !t.streaming && !t.error && t.sources.length === 0;
   });
 
+  protected readonly statusLabel = computed(
+    () =>
+      ({ answered: 'Answered', partial: 'Partly answered', not_found: 'Not in the sources' })[
+        this.turn().status ?? 'answered'
+      ],
+  );
   protected readonly copied = signal(false);
   protected readonly vote = signal<'up' | 'down' | null>(null);
   private readonly api = inject(ApiClient);

@@ -1,0 +1,145 @@
+"""How far the evidence supports an answer: a status (answered / partial / not found) and a
+calibrated confidence with a one-line reason, computed from what retrieval found — never from how
+the question is worded, never from a model rating itself.
+
+Two kinds of evidence:
+
+- **exact**: the answer rests on documents found by identifier or by the graph (a named issue's
+  fields, a relation's list, the issues resolved in a month, identifiers that do not exist). Its
+  probability is the share of such answers that were right on the evaluation's tuning split.
+- **topic**: the answer rests on search results. The signals are the share of the question's
+  content words the best source holds and all sources hold, the number of content words no
+  source holds, and how many sources agree (hold at least half of them); a logistic model fitted
+  on the tuning split (``python -m devkb.evaluation.trust_eval --fit``) turns them into the
+  probability that the sources answer the question. Below ``NOT_FOUND_BELOW`` the answer says
+  the sources don't say; below ``PARTIAL_BELOW`` it says they only partly cover the question.
+
+For an answer that says "not found" the confidence is the probability that *that* is right.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from devkb.agent.answer import Confidence, Level, Status
+from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.tools.filter_docs import keywords
+
+# Fitted on tests/eval/trust_questions_tuning.jsonl + answer_questions_tuning.jsonl
+# (python -m devkb.evaluation.trust_eval --fluid-slice … --split tuning --fit); docs/evaluation.md.
+WEIGHTS = {"bias": -1.108, "best": 1.612, "all": 0.847, "missing": -1.57, "agree": 1.286}
+NOT_FOUND_BELOW = 0.31
+PARTIAL_BELOW = 0.5
+EXACT_RIGHT = 0.981  # share of exact answers that were right (tuning split, Laplace-smoothed)
+
+# words that say what kind of text is wanted, not what it is about
+META_WORDS = frozenset(
+    keywords(
+        "handbook page doc docs documentation guidance guide guideline guidelines explain describe "
+        "information info wiki anything something tip tips way ways thing things there here where "
+        "should would could need needs use using make know tell show example examples written write"
+    )
+)
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the sources hold of the question's content words."""
+
+    terms: int  # content words in the question
+    best: float  # share held by the source that holds most of them
+    all: float  # share held by any source
+    missing: tuple[str, ...]  # content words no source holds
+    agree: int  # sources holding at least half of them
+
+    def features(self) -> dict[str, float]:
+        return {
+            "best": self.best,
+            "all": self.all,
+            "missing": float(len(self.missing)),
+            "agree": min(self.agree, 5) / 5,
+        }
+
+
+def signals(question: str, docs: Sequence[EvidenceDoc]) -> Signals:
+    q = keywords(question) - META_WORDS
+    if not q:
+        return Signals(0, 1.0 if docs else 0.0, 1.0 if docs else 0.0, (), len(docs))
+    held = [q & _doc_words(d) for d in docs]
+    union = set().union(*held) if held else set()
+    best = max((len(h) for h in held), default=0)
+    agree = sum(1 for h in held if len(h) * 2 >= len(q))
+    return Signals(len(q), best / len(q), len(union) / len(q), tuple(sorted(q - union)), agree)
+
+
+def _doc_words(doc: EvidenceDoc) -> set[str]:
+    d = doc.document
+    meta = " ".join(str(v) for v in d.metadata.values() if isinstance(v, (str, int, float)))
+    return keywords(f"{d.title} {meta} {' '.join(doc.passages)}")
+
+
+def topic_probability(s: Signals, weights: dict[str, float] | None = None) -> float:
+    w = weights or WEIGHTS
+    z = w["bias"] + sum(w[k] * v for k, v in s.features().items())
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def level(probability: float) -> Level:
+    return "high" if probability >= 0.8 else "medium" if probability >= 0.5 else "low"
+
+
+def topic_status(probability: float) -> Status:
+    if probability < NOT_FOUND_BELOW:
+        return "not_found"
+    return "partial" if probability < PARTIAL_BELOW else "answered"
+
+
+def topic_confidence(s: Signals, probability: float, docs: Sequence[EvidenceDoc]) -> Confidence:
+    status = topic_status(probability)
+    shown = probability if status != "not_found" else 1.0 - probability
+    if status == "not_found":
+        missing = ", ".join(s.missing[:3])
+        reason = (
+            f"no source mentions {missing}" if missing else "no source holds most of the question's words"
+        )
+    else:
+        agree = (
+            f"{s.agree} sources agree" if s.agree > 1 else "1 source" if s.agree == 1 else "no source agrees"
+        )
+        newest = newest_date(docs)
+        reason = f"{agree}; the question's words found: {round(s.all * s.terms)} of {s.terms}"
+        if s.missing:
+            reason += f" (not {', '.join(s.missing[:3])})"
+        if newest:
+            reason += f"; the newest is from {newest}"
+    return Confidence(round(shown, 3), level(shown), reason)
+
+
+def exact_confidence(reason: str, docs: Iterable[EvidenceDoc] = ()) -> Confidence:
+    newest = newest_date(list(docs))
+    if newest:
+        reason += f"; the newest is from {newest}"
+    return Confidence(EXACT_RIGHT, level(EXACT_RIGHT), reason)
+
+
+def newest_date(docs: Sequence[EvidenceDoc]) -> str:
+    """ "March 2024" for the most recently updated source ("" when none has a date)."""
+    dates = [d.document.updated_at[:10] for d in docs if d.document.updated_at]
+    if not dates:
+        return ""
+    try:
+        return datetime.strptime(max(dates), "%Y-%m-%d").strftime("%B %Y")
+    except ValueError:
+        return ""
+
+
+def not_found_text(docs: Sequence[EvidenceDoc], most: int = 5) -> str:
+    """The plain "the sources don't say", with the closest material named as such."""
+    head = "The knowledge base does not say."
+    if not docs:
+        return head
+    related = "; ".join(f"{d.document.title} [{i}]" for i, d in enumerate(docs[:most], 1))
+    return f"{head} Related, but not an answer: {related}."

@@ -1,0 +1,150 @@
+"""Question kinds as a registry (one module per kind, the planner walks them in order), the parse
+handed to the tools instead of re-read, and the evidence-based status and confidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import devkb.agent.identifiers as identifiers
+import devkb.agent.question as question
+from devkb.agent.ask_service import AskService
+from devkb.agent.confidence import Signals, exact_confidence, level, signals, topic_probability, topic_status
+from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.kinds import KINDS, Context, QuestionKind, Step, kind_of
+from devkb.agent.kinds.search import Search
+from devkb.agent.planner import Planner
+from devkb.agent.question import parse_question
+from devkb.agent.tools import RAGSearch
+from devkb.store.models import Document, SourceType
+
+KEYS = {"PAY", "FLUID"}
+
+
+@pytest.fixture
+def planner(agent_toolbox):
+    return Planner(agent_toolbox, lambda: KEYS)
+
+
+def test_the_registry_ends_with_search_and_names_each_kind_once():
+    names = [k.name for k in KINDS]
+    assert len(names) == len(set(names))
+    assert isinstance(KINDS[-1], Search)
+
+
+@pytest.mark.parametrize(
+    ("text", "carried", "kind"),
+    [
+        ("which FLUID tickets got resolved in May 2010?", False, "resolved-in-period"),
+        ("what is blocked right now?", False, "blocked"),
+        ("is anything waiting on another ticket?", False, "blocked"),
+        ("what depends on PAY-1?", False, "relation"),
+        ("what is the status of PAY-1?", False, "lookup"),
+        ("and its assignee?", True, "carry-over"),
+        ("what changed in October 2026?", False, "period"),
+        ("how are refund webhooks retried?", False, "search"),
+    ],
+)
+def test_each_question_finds_its_kind(text, carried, kind):
+    assert kind_of(parse_question(text, KEYS, has_context=carried), carried).name == kind
+
+
+def test_a_kind_is_one_class_added_to_the_registry(planner, agent_toolbox):
+    """A new kind plugs in without touching the planner: recognised from the parse, it runs its
+    own tools and composes its own answer."""
+
+    class Greeting(QuestionKind):
+        name = "greeting"
+
+        def matches(self, parsed, carried):
+            return parsed.has(("hello",))
+
+        def plan(self, parsed, carried):
+            return [Step(RAGSearch.name, "greeting")]
+
+        def run(self, ctx: Context) -> None:
+            ctx.toolbox.rag_search.run(ctx.scope, "webhook")
+            ctx.took(self.plan(ctx.parsed, False)[0])
+
+        def compose(self, out, docs):
+            return f"Hello; {len(docs)} documents."
+
+        def assess(self, out, docs):  # a greeting needs no evidence
+            return "answered", exact_confidence("a greeting")
+
+    custom = Planner(agent_toolbox, lambda: KEYS, kinds=(Greeting(), *KINDS))
+    assert [s.reason for s in custom.plan("hello there")] == [
+        "greeting",
+        "drop documents sharing no keyword with the question",
+    ]
+    answer = AskService(custom).ask("hello there")
+    assert answer.answer.startswith("Hello; ")
+    assert [s.tool for s in planner.plan("hello there")] == ["RAGSearch", "FilterDocs"]
+
+
+def _count(monkeypatch, module: Any, name: str) -> list[int]:
+    calls = [0]
+    original: Callable[..., Any] = getattr(module, name)
+
+    def counted(*a: Any, **k: Any) -> Any:
+        calls[0] += 1
+        return original(*a, **k)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def test_one_question_is_read_once(planner, monkeypatch):
+    """The parse is handed to GraphQuery: the identifiers are read off the question once."""
+    import devkb.agent.tools.graph_query as graph_query
+
+    lookups = _count(monkeypatch, identifiers, "read_lookups")
+    monkeypatch.setattr(question, "read_lookups", identifiers.read_lookups)
+    monkeypatch.setattr(graph_query, "read_lookups", identifiers.read_lookups)
+    AskService(planner).ask("What depends on PAY-1?")
+    assert lookups[0] == 1
+
+
+def _doc(title: str, text: str) -> EvidenceDoc:
+    return EvidenceDoc(
+        Document(f"confluence:{title}", SourceType.CONFLUENCE, title, text, "u", "2024-03-02T00:00:00Z"),
+        (text,),
+    )
+
+
+def test_signals_come_from_the_evidence_not_the_wording():
+    docs = [
+        _doc("Retries", "Webhook deliveries are retried with exponential backoff."),
+        _doc("Other", "Nothing."),
+    ]
+    covered = signals("how are webhook deliveries retried?", docs)
+    assert covered.all == 1.0 and covered.missing == () and covered.agree == 1
+    missing = signals("how do we configure kubernetes autoscaling?", docs)
+    assert set(missing.missing) >= {"kubernete", "autoscal"} or "kubernetes" in " ".join(missing.missing)
+    assert topic_probability(covered) > 0.5 > topic_probability(missing)
+    assert topic_status(topic_probability(missing)) == "not_found"
+
+
+def test_levels_and_statuses_follow_the_probability():
+    assert [level(p) for p in (0.9, 0.6, 0.2)] == ["high", "medium", "low"]
+    assert topic_status(0.9) == "answered" and topic_status(0.01) == "not_found"
+    assert topic_probability(Signals(3, 1.0, 1.0, (), 3)) > topic_probability(
+        Signals(3, 0.33, 0.33, ("a", "b"), 0)
+    )
+
+
+def test_answers_carry_a_status_and_a_confidence(planner):
+    service = AskService(planner)
+    exact = service.ask("What is the status of PAY-1?")
+    assert exact.status == "answered" and exact.confidence is not None and exact.confidence.level == "high"
+    assert "PAY-1" in exact.confidence.reason
+    unknown = service.ask("What is the status of PAY-99999?")
+    assert unknown.status == "not_found" and unknown.sources == []
+    topic = service.ask("What is our parental leave policy?")
+    assert topic.status == "not_found", topic.answer
+    assert topic.answer.startswith("The knowledge base does not say.")
+    assert topic.confidence is not None and "parental" in topic.confidence.reason
+    scope = Scope.for_sources(None)
+    assert planner.execute(scope, "What is our parental leave policy?").kind.name == "search"
