@@ -148,3 +148,20 @@ def test_answers_carry_a_status_and_a_confidence(planner):
     assert topic.confidence is not None and "parental" in topic.confidence.reason
     scope = Scope.for_sources(None)
     assert planner.execute(scope, "What is our parental leave policy?").kind.name == "search"
+
+
+def test_who_to_ask_names_people_from_the_documents_with_citations(planner):
+    from devkb.agent.kinds.who_to_ask import rank_people
+
+    scope = Scope.for_sources(None)
+    out = planner.execute(scope, "Who knows about webhook retries?")
+    assert out.kind.name == "who-to-ask"
+    docs = out.sources(scope.selection, 8)
+    ranked = rank_people(docs, "webhook retries")
+    answer = AskService(planner).ask("Who knows about webhook retries?")
+    if ranked:
+        assert answer.answer.startswith("People who worked on this"), answer.answer
+        assert ranked[0][0] in answer.answer and "[" in answer.answer
+    assert (
+        kind_of(parse_question("who owns PAY-1?", KEYS), False).name == "lookup"
+    )  # a named issue: its field

@@ -17,11 +17,13 @@ from devkb.agent.kinds.period import Period
 from devkb.agent.kinds.relation import RelationKind
 from devkb.agent.kinds.resolved import ResolvedInPeriod
 from devkb.agent.kinds.search import Search
+from devkb.agent.kinds.who_to_ask import WhoToAsk
 from devkb.agent.question import ParsedQuestion
 
 KINDS: tuple[QuestionKind, ...] = (
     ResolvedInPeriod(),  # a project with a period is a scope, not an anchor: before Lookup
     Blocked(),
+    WhoToAsk(),  # "who knows about X" with nothing named: people, not the field of a document
     RelationKind(),  # its anchor comes from Lookup / CarryOver / a search
     Lookup(),
     CarryOver(),

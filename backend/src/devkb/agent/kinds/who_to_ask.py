@@ -1,0 +1,121 @@
+"""Who to ask: "who knows about X", "who owns X", "who should I ask about X", "who is the expert on
+X" with no identifier named → a search for X, then the people on the documents found, ranked by
+what they did there (assignee and author 3, reporter 2, commenter or editor 1), by how recent the
+document is (half the weight per year older than the newest), by its rank and by how much of X it
+holds; each person with the
+documents that name them, cited. Only the documents the reader may see are searched, so nobody is
+named from a document the reader cannot open."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+
+from devkb.agent.answer import Confidence, Status
+from devkb.agent.confidence import META_WORDS
+from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.extractive import identifier
+from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, assess_topic
+from devkb.agent.question import ParsedQuestion
+from devkb.agent.tools import RAGSearch
+from devkb.agent.tools.filter_docs import keywords
+
+STEP = Step(RAGSearch.name, "who to ask: the documents about the topic, then their people")
+PHRASES = (
+    ("who", "knows"),
+    ("who", "know"),
+    ("who", "owns"),
+    ("who", "should", "i", "ask"),
+    ("who", "can", "i", "ask"),
+    ("who", "to", "ask"),
+    ("who", "can", "help"),
+    ("who", "is", "the", "expert"),
+    ("who", "s", "the", "expert"),
+    ("expert", "on"),
+    ("experts", "on"),
+)
+ASKING_WORDS = frozenset(
+    "who knows know owns own owner ask asking expert experts help talk should can i".split()
+)
+ROLES = (("assignee", 3.0, "assignee"), ("author", 3.0, "author"), ("reporter", 2.0, "reporter"))
+SHOWN = 5
+
+
+class WhoToAsk(QuestionKind):
+    name = "who-to-ask"
+
+    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+        return not parsed.anchored and parsed.has(*PHRASES)
+
+    def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
+        return [STEP]
+
+    def run(self, ctx: Context) -> None:
+        ctx.toolbox.rag_search.run(ctx.scope, topic(ctx.parsed) or ctx.parsed.text)
+        ctx.took(STEP)
+
+    def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
+        ranked = rank_people(docs, topic(out.parsed))
+        if not ranked:
+            return "No person is named on the documents found about this."
+        items = []
+        for person, _, roles in ranked[:SHOWN]:
+            did = ", ".join(f"{role} of {name} [{n}]" for role, name, n in roles[:3])
+            items.append(f"{person} — {did}")
+        return "People who worked on this, most involved first: " + "; ".join(items) + "."
+
+    def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        status, confidence = assess_topic(topic(out.parsed), docs)
+        if status != "not_found" and not rank_people(docs, topic(out.parsed)):
+            return "partial", confidence
+        return status, confidence
+
+
+def topic(parsed: ParsedQuestion) -> str:
+    """The question without the words that ask for a person: what the person should know about."""
+    return " ".join(w for w in parsed.words if w not in ASKING_WORDS)
+
+
+def rank_people(
+    docs: Sequence[EvidenceDoc], about: str = ""
+) -> list[tuple[str, float, list[tuple[str, str, int]]]]:
+    """(person, weight, [(role, document, citation number)]) best first. A document counts by how
+    much of ``about`` (the topic's words) it holds, squared: people on the document that is about
+    the topic outweigh people on documents that only touch it."""
+    newest = max((_year(d) for d in docs), default=0.0)
+    wanted = keywords(about) - META_WORDS
+    weight: dict[str, float] = defaultdict(float)
+    roles: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    for n, doc in enumerate(docs, 1):
+        meta = doc.document.metadata
+        recency = 0.5 ** max(0.0, newest - _year(doc)) if newest else 1.0
+        rank = 1.0 / (1.0 + 0.3 * (n - 1))
+        if wanted:
+            rank *= (len(wanted & keywords(_text(doc))) / len(wanted)) ** 2
+        seen: set[str] = set()
+        for key, w, role in ROLES:
+            person = meta.get(key)
+            if isinstance(person, str) and person and person != "unknown" and person not in seen:
+                seen.add(person)
+                weight[person] += w * recency * rank
+                roles[person].append((role, identifier(doc), n))
+        for person in meta.get("people") or []:
+            if isinstance(person, str) and person and person != "unknown" and person not in seen:
+                seen.add(person)
+                weight[person] += 1.0 * recency * rank
+                roles[person].append(("commented on or changed", identifier(doc), n))
+    return sorted(((p, w, roles[p]) for p, w in weight.items()), key=lambda t: (-t[1], t[0]))
+
+
+def _text(doc: EvidenceDoc) -> str:
+    return f"{doc.document.title} {' '.join(doc.passages)}"
+
+
+def _year(doc: EvidenceDoc) -> float:
+    when = doc.document.updated_at[:10]
+    try:
+        d = datetime.strptime(when, "%Y-%m-%d")
+    except ValueError:
+        return 0.0
+    return d.year + (d.timetuple().tm_yday - 1) / 366
