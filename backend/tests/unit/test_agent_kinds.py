@@ -165,3 +165,16 @@ def test_who_to_ask_names_people_from_the_documents_with_citations(planner):
     assert (
         kind_of(parse_question("who owns PAY-1?", KEYS), False).name == "lookup"
     )  # a named issue: its field
+
+
+def test_a_comparison_cites_each_point_to_its_side(planner):
+    answer = AskService(planner).ask("What is the difference between PAY-1 and PAY-2?")
+    assert [s.document_id for s in answer.sources[:2]] == ["jira:PAY-1", "jira:PAY-2"] or {
+        s.document_id for s in answer.sources[:2]
+    } == {"jira:PAY-1", "jira:PAY-2"}
+    assert answer.answer.startswith("Comparing ") and "[1]" in answer.answer and "[2]" in answer.answer
+    assert "Different: " in answer.answer or "Alike: " in answer.answer
+    assert answer.status == "answered"
+    one = AskService(planner).ask("compare PAY-1 and PAY-99999")
+    assert "PAY-99999 was not found" in one.answer and "nothing to compare" in one.answer
+    assert kind_of(parse_question("what depends on PAY-1?", KEYS), False).name == "relation"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.blocked import Blocked
 from devkb.agent.kinds.carry_over import CarryOver
+from devkb.agent.kinds.comparison import Comparison
 from devkb.agent.kinds.lookup import Lookup
 from devkb.agent.kinds.period import Period
 from devkb.agent.kinds.relation import RelationKind
@@ -24,6 +25,7 @@ KINDS: tuple[QuestionKind, ...] = (
     ResolvedInPeriod(),  # a project with a period is a scope, not an anchor: before Lookup
     Blocked(),
     WhoToAsk(),  # "who knows about X" with nothing named: people, not the field of a document
+    Comparison(),  # two documents named and "compare" / "difference between" / "vs"
     RelationKind(),  # its anchor comes from Lookup / CarryOver / a search
     Lookup(),
     CarryOver(),
