@@ -82,20 +82,25 @@ def _current(doc: Document, field: str) -> list[str]:
 def value_at(
     doc: Document, transitions: list[Version], field: str, at: str
 ) -> tuple[list[str], Version | None]:
-    """The field's value(s) at ``at`` (exclusive), rolled back from today through the
-    transitions after it, and the transition that set it (None: unchanged since creation)."""
+    """The field's value(s) at ``at`` (exclusive) and the transition that set it (None: unchanged
+    since creation). The changelog is the record: for a single-valued field, the last change before
+    ``at``, else what the first change changed from, else (never changed) today's value; fix
+    versions (several at once) are today's rolled back through the later changes."""
     mine = sorted(
         (t for t in transitions if _norm(t.field) == _norm(field)), key=lambda t: (t.valid_from, t.seq)
     )
-    values = _current(doc, field)
-    for t in reversed([t for t in mine if t.valid_from >= at]):
-        if _norm(field) == "fixversion":  # multi-valued: an item adds to_value / removes from_value
-            values = [v for v in values if v != t.to_value] if t.to_value else values
-            if t.from_value and t.from_value not in values:
-                values.append(t.from_value)
-        else:
-            values = [t.from_value] if t.from_value else []
     setter = next((t for t in reversed(mine) if t.valid_from < at), None)
+    if _norm(field) != "fixversion":
+        if setter is not None:
+            return ([setter.to_value] if setter.to_value else []), setter
+        if mine:
+            return ([mine[0].from_value] if mine[0].from_value else []), None
+        return _current(doc, field), None
+    values = _current(doc, field)  # an item adds its to_value and removes its from_value
+    for t in reversed([t for t in mine if t.valid_from >= at]):
+        values = [v for v in values if v != t.to_value] if t.to_value else values
+        if t.from_value and t.from_value not in values:
+            values.append(t.from_value)
     return values, setter
 
 
