@@ -288,7 +288,9 @@ def _scoped_changes(
     store: GraphStore, intent: HistoryIntent, window: Window, anchors: set[str]
 ) -> tuple[list[Version], dict[str, Document]]:
     ids = sorted(anchors) if anchors and not (intent.scope_keys or intent.repositories) else None
-    changes = store.changes_between(window.start, window.end, document_ids=ids, limit=20_000)
+    changes = store.changes_between(
+        window.start, window.end, types=list(intent.types) or None, document_ids=ids, limit=20_000
+    )
     docs = {d.id: d for d in store.get_documents(sorted({v.document_id for v in changes}))}
     kept = [v for v in changes if v.document_id in docs and _in_scope(docs[v.document_id], intent, anchors)]
     return kept, docs

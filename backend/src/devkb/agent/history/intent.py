@@ -16,6 +16,7 @@ from datetime import date
 
 from devkb.agent.history.when import Window, days_in, instant_in, window_in
 from devkb.agent.question import ParsedQuestion
+from devkb.store.models import SourceType
 
 TIMELINE = re.compile(
     r"\bevol(?:ve[sd]?|ving|ution)\b|\btimeline\b|\bhistory of\b|\bchanged over time\b", re.IGNORECASE
@@ -71,6 +72,7 @@ class HistoryIntent:
     at_day: date | None = None
     window: Window | None = None
     text: str = ""  # the question, for title matching and topics
+    types: tuple[SourceType, ...] = ()  # only documents of these sources (empty: all)
 
     @property
     def topic(self) -> str:
