@@ -91,3 +91,34 @@ def test_the_ask_service_answers_history_questions_from_versions(tmp_path):
             assert all(t.tool != "History" for t in ask("What is PAY-12 about?").tool_calls)
         finally:
             indexer.close()
+
+
+def test_graph_query_filters_by_change_window_and_past_values(tmp_path):
+    from devkb.agent.evidence import Scope
+    from devkb.agent.tools.graph_query import GraphQuery
+    from devkb.errors import InvalidQueryError
+
+    with EmulatorSuite(Dataset.load(DEMO_DATA)) as suite:
+        config = JiraLoaderConfig(name="jira", url=suite.jira_url, projects=["PAY", "WEB"], backoff=0.05)
+        indexer = build_indexer(tmp_path, HashingEmbedder(), [JiraLoader(config)])
+        try:
+            assert indexer.runs.run("jira").state == "succeeded"
+            gq = GraphQuery(indexer.store, lambda: {"PAY", "WEB"})
+
+            def ids(**kw):
+                return [d.id for d in gq.run(Scope(), **kw)]
+
+            assert ids(changed_from="2026-05-01", changed_to="2026-05-10") == ["jira:PAY-12"]
+            assert ids(changed_from="2026-09-01") == ["jira:PAY-20"]
+            assert ids(fields={"project": "PAY"}, changed_from="2026-04-01", changed_to="2026-04-30") == [
+                "jira:PAY-13",
+                "jira:PAY-12",
+            ]
+            # PAY-12 was In Progress on 2026-04-20 (Closed today); PAY-13 was Closed that evening
+            in_progress = ids(fields={"project": "PAY", "status": "In Progress"}, as_of="2026-04-20")
+            assert "jira:PAY-12" in in_progress and "jira:PAY-13" not in in_progress
+            assert "jira:PAY-12" not in ids(fields={"project": "PAY", "status": "In Progress"})
+            with pytest.raises(InvalidQueryError):
+                ids(changed_from="last week")
+        finally:
+            indexer.close()
