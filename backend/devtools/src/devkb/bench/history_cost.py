@@ -68,16 +68,11 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(one(history, Path(tmp) / str(r)))
                 print(json.dumps(rows[-1]), flush=True)
     out: dict[str, Any] = {"rows": rows}
+    metrics = ("full_seconds", "full_cpu_seconds", "resync_seconds", "resync_cpu_seconds")
     for history in (False, True):
         mine = [x for x in rows if x["history"] is history]
-        out["with" if history else "without"] = {
-            "full_seconds_median": statistics.median(x["full_seconds"] for x in mine),
-            "resync_seconds_median": statistics.median(x["resync_seconds"] for x in mine),
-        }
-    out["full_ratio"] = round(out["with"]["full_seconds_median"] / out["without"]["full_seconds_median"], 2)
-    out["resync_ratio"] = round(
-        out["with"]["resync_seconds_median"] / out["without"]["resync_seconds_median"], 2
-    )
+        out["with" if history else "without"] = {m: statistics.median(x[m] for x in mine) for m in metrics}
+    out["ratio_with_to_without"] = {m: round(out["with"][m] / out["without"][m], 2) for m in metrics}
     print(json.dumps({k: v for k, v in out.items() if k != "rows"}, indent=1))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
