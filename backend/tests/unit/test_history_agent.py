@@ -24,6 +24,8 @@ TODAY = date(2026, 11, 25)  # a Wednesday
         ("Who closed PAY-13?", "first"),
         ("What changed in PAY last week?", "digest"),
         ("What happened in space ILDH between 2022-06-01 and 2022-06-30?", "digest"),
+        ("What's new in the payments-service repo?", "digest"),
+        ("What was committed to acme/payments-service last month?", "digest"),
         ('What did the "Retry policy" page say at version 3?', "page_at"),
         ("How does version 2 of the Retry policy page differ from today?", "page_at"),
         ("What did the Retry policy page say on 2026-03-01?", "page_at"),
@@ -37,7 +39,14 @@ def test_each_kind_is_recognised_from_the_parsed_question(question, kind):
 
 
 @pytest.mark.parametrize(
-    "question", ["What is PAY-12 about?", "Who worked on PAY-12?", "How do we retry failed webhooks?"]
+    "question",
+    [
+        "What is PAY-12 about?",
+        "Who worked on PAY-12?",
+        "How do we retry failed webhooks?",
+        "What happened in the card data exposure incident postmortem?",
+        "Which commits changed the ledger?",
+    ],
 )
 def test_other_questions_are_left_to_the_planner(question):
     assert recognise(parse_question(question, ["PAY"], today=TODAY), TODAY) is None

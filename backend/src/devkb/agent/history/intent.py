@@ -39,10 +39,15 @@ STATE_WORDS = re.compile(
     r"\b(?:status|state|assign(?:ee|ed)|owner|resolution|resolved|fix\s*versions?|stand|stood|what was)\b",
     re.IGNORECASE,
 )
-DIGEST = re.compile(
-    r"\b(?:what|which)\b[^?]*\b(?:changed|changes|happened|was\s+(?:edited|updated|committed|done))\b|"
-    r"\bwhat'?s\s+new\b|\bchanges?\s+(?:in|to|of|made)\b|\bactivity\b|\bdigest\b|\bwhat\s+moved\b",
+# "what changed / what's new / changes in": a digest even without a window; words that also
+# describe content ("what happened in the incident", "the updated design") only with one
+DIGEST_STRONG = re.compile(
+    r"\bwhat(?:'s|\s+has|\s+have)?\s+(?:changed|new)\b|\bwhat\s+changes\b|\bchanges\s+(?:in|to)\b|"
+    r"\bdigest\b|\bactivity\b",
     re.IGNORECASE,
+)
+DIGEST_WEAK = re.compile(
+    r"\b(?:happened|updated|edited|committed|moved|changed|changes|done)\b", re.IGNORECASE
 )
 FIELDS = (
     (re.compile(r"\bstatus|state|stand|stood\b", re.IGNORECASE), "status"),
@@ -107,7 +112,9 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
     if keys and (FIRST_WHO.search(text) or (FIRST_WHEN.search(text) and not days_in(text))):
         return HistoryIntent("first", **common)  # type: ignore[arg-type]
     instant = instant_in(text)
-    if not keys and PAGE_AT.search(text) and (version or instant) and not DIGEST.search(text):
+    window = window_in(text, today)
+    digest = bool(DIGEST_STRONG.search(text) or (window is not None and DIGEST_WEAK.search(text)))
+    if not keys and PAGE_AT.search(text) and (version or instant) and not digest:
         at, day = instant if instant else ("", None)
         return HistoryIntent(
             "page_at",
@@ -116,10 +123,9 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
             at_day=day,
             **common,  # type: ignore[arg-type]
         )
-    if keys and instant and (STATE_WORDS.search(text) or not DIGEST.search(text)):
+    if keys and instant and (STATE_WORDS.search(text) or not digest):
         fields = tuple(name for p, name in FIELDS if p.search(text)) or ALL_FIELDS
         return HistoryIntent("state", fields=fields, at=instant[0], at_day=instant[1], **common)  # type: ignore[arg-type]
-    if DIGEST.search(text):
-        window = window_in(text, today)
+    if digest:
         return HistoryIntent("digest", window=window, **common)  # type: ignore[arg-type]
     return None
