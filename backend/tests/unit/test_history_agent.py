@@ -46,6 +46,8 @@ def test_each_kind_is_recognised_from_the_parsed_question(question, kind):
         "How do we retry failed webhooks?",
         "What happened in the card data exposure incident postmortem?",
         "Which commits changed the ledger?",
+        "What caused customers to be charged twice on 2026-04-14, and what was changed to prevent it?",
+        "Which Web Checkout issues depend on changes in the payments API?",
     ],
 )
 def test_other_questions_are_left_to_the_planner(question):
@@ -77,3 +79,27 @@ def test_section_diff_names_changed_added_and_removed_sections():
     d = diff_sections(old, new)
     assert (d.changed, d.added, d.removed) == (["Retries"], ["Jitter"], ["Backoff"])
     assert "- three times" in d.sample and "+ five times" in d.sample
+
+
+def test_no_question_of_the_other_evaluation_sets_is_taken_for_a_history_question():
+    """The agent and answer evaluations and the demo's questions ask about content, not change."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    files = [
+        root / "tests" / "eval" / "agent_questions.jsonl",
+        root / "tests" / "eval" / "answer_questions_heldout.jsonl",
+        root / "tests" / "eval" / "answer_questions_tuning.jsonl",
+        root / "devtools" / "src" / "devkb" / "demo" / "data" / "questions.jsonl",
+    ]
+    taken = []
+    for path in files:
+        for line in path.read_text().splitlines():
+            row = json.loads(line) if line.strip() else {}
+            q = row.get("question") or row.get("query")
+            if q and recognise(
+                parse_question(q, ["FLUID", "PAY", "WEB", "FLOE", "CITY"], today=TODAY), TODAY
+            ):
+                taken.append(q)
+    assert taken == []

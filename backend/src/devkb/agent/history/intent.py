@@ -39,16 +39,19 @@ STATE_WORDS = re.compile(
     r"\b(?:status|state|assign(?:ee|ed)|owner|resolution|resolved|fix\s*versions?|stand|stood|what was)\b",
     re.IGNORECASE,
 )
-# "what changed / what's new / changes in": a digest even without a window; words that also
-# describe content ("what happened in the incident", "the updated design") only with one
+# a digest is asked for by how the question starts: "what changed / what's new / show the
+# changes" even without a window; words that also describe content ("what happened in the
+# incident", "what was changed to prevent it") only with a window and in the question's first clause
 DIGEST_STRONG = re.compile(
-    r"\bwhat(?:'s|\s+has|\s+have)?\s+(?:changed|new)\b|\bwhat\s+changes\b|\bchanges\s+(?:in|to)\b|"
-    r"\bdigest\b|\bactivity\b",
+    r"^\s*(?:what(?:'s|\s+has|\s+have|\s+is)?\s+(?:changed|new)\b|"
+    r"(?:show|list|give)(?:\s+me)?(?:\s+the)?(?:\s+(?:recent|latest))?\s+(?:changes|activity)\b|"
+    r"(?:recent\s+)?changes\s+(?:in|to)\b|digest\b)",
     re.IGNORECASE,
 )
 DIGEST_WEAK = re.compile(
-    r"\b(?:happened|updated|edited|committed|moved|changed|changes|done)\b", re.IGNORECASE
+    r"^\s*(?:what|which)\b.*\b(?:happened|updated|edited|committed|moved|changed|changes)\b", re.IGNORECASE
 )
+_CLAUSE_END = re.compile(r",|;|\band\s+(?:what|who|when|why|how|which)\b", re.IGNORECASE)
 FIELDS = (
     (re.compile(r"\bstatus|state|stand|stood\b", re.IGNORECASE), "status"),
     (re.compile(r"\bassign(?:ee|ed)|owner\b", re.IGNORECASE), "assignee"),
@@ -113,7 +116,8 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
         return HistoryIntent("first", **common)  # type: ignore[arg-type]
     instant = instant_in(text)
     window = window_in(text, today)
-    digest = bool(DIGEST_STRONG.search(text) or (window is not None and DIGEST_WEAK.search(text)))
+    first_clause = _CLAUSE_END.split(text, maxsplit=1)[0]
+    digest = bool(DIGEST_STRONG.search(text) or (window is not None and DIGEST_WEAK.search(first_clause)))
     if not keys and PAGE_AT.search(text) and (version or instant) and not digest:
         at, day = instant if instant else ("", None)
         return HistoryIntent(
