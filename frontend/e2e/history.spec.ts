@@ -36,3 +36,57 @@ for (const screen of SCREENS) {
     await screenshot(page, `history-${screen.name}`);
   });
 }
+
+/** "What changed" per source with a date range (docs/history.md), on a desktop and at 360 px. */
+for (const screen of SCREENS) {
+  test(`the What changed view lists a source's changes in a range (${screen.name})`, async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width: screen.width, height: screen.height });
+    await page.goto('/changes'); // the API's path, opened in a browser: the app's page
+    await expect(page).toHaveURL(/\/changed$/);
+    await expect(page.getByRole('heading', { name: 'What changed', level: 1 })).toBeVisible();
+
+    await page.getByLabel('From').fill('2026-05-01');
+    await page.getByLabel('From').dispatchEvent('change');
+    await page.getByLabel('To').fill('2026-05-10');
+    await page.getByLabel('To').dispatchEvent('change');
+    await page.getByLabel('Source').selectOption('jira');
+    const summary = page.getByTestId('changes-summary');
+    await expect(summary).toHaveText('4 changes to 1 documents');
+    const day = page.getByRole('region', { name: '2026-05-07' });
+    await expect(day).toContainText('status: In Review → Closed · Priya Raman');
+    await expect(page.getByRole('region', { name: '2026-05-06' })).toContainText(
+      'status: In Progress → In Review · Marcus Chen',
+    );
+    await screenshot(page, `changes-${screen.name}`);
+
+    await page.getByLabel('Source').selectOption('');
+    await expect(summary).not.toHaveText('4 changes to 1 documents'); // pages and commits too
+    await expect(page.getByRole('region', { name: '2026-05-02' })).toContainText(
+      'version 3 · Sofia Alvarez',
+    );
+    await page.getByLabel('To').fill('2026-05-01');
+    await page.getByLabel('To').dispatchEvent('change');
+    await page.getByLabel('From').fill('2025-01-01');
+    await page.getByLabel('From').dispatchEvent('change');
+    await page.getByLabel('To').fill('2025-12-31');
+    await page.getByLabel('To').dispatchEvent('change');
+    await expect(page.getByText('Nothing changed in that range.')).toBeVisible();
+
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(wide, `fits ${screen.width} px`).toBeLessThanOrEqual(screen.width);
+
+    // a change leads to its document in the graph
+    await page.getByLabel('From').fill('2026-05-01');
+    await page.getByLabel('From').dispatchEvent('change');
+    await page.getByLabel('To').fill('2026-05-10');
+    await page.getByLabel('To').dispatchEvent('change');
+    await page.getByLabel('Source').selectOption('jira');
+    await page
+      .getByRole('link', { name: /PAY-12/ })
+      .first()
+      .click();
+    await expect(page).toHaveURL(/focus=jira%3APAY-12|focus=jira:PAY-12/);
+  });
+}

@@ -15,6 +15,7 @@ export type DocumentOut = S['DocumentOut'];
 export type Neighbor = S['NeighborOut'];
 export type Version = S['VersionOut'];
 export type VersionDetail = S['VersionDetail'];
+export type Change = S['ChangeOut'];
 export type SourceStatus = S['SourceOut'];
 export type Run = S['RunOut'];
 export type Stats = S['StatsResponse'];
