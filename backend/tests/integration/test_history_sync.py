@@ -68,6 +68,18 @@ def test_every_page_version_is_read_once_and_equals_the_record(fluid_dir, tmp_pa
                 assert [v.valid_until for v in chain] == [v.valid_from for v in chain[1:]] + [""]
             # keys named in edit messages are edges (FLUID-5493 in the handbook's first commits)
             assert any(r.kind == "jira-key-in-version-message" for r in store.all_references())
+            # a version with its diff to the current one, as the API serves it
+            from devkb.api.routers.documents import version as version_route
+
+            changed = next(
+                i
+                for i in sorted({k[0] for k in recorded})
+                if stored[(i, 1)].body
+                != max((v for (d, _), v in stored.items() if d == i), key=lambda v: v.seq).body
+            )
+            detail = version_route(changed, 1, store, "page")
+            assert detail.current_seq == max(n for d, n in recorded if d == changed)
+            assert detail.diff_to_current.startswith(f"--- version 1\n+++ version {detail.current_seq}")
             first = len(version_requests(suite))
             assert first > 0
 
