@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 
 from devkb.api.deps import StoreDep
 from devkb.api.routers.convert import document_out
@@ -31,11 +31,12 @@ def changes(
     type: Annotated[SourceType | None, Query(description="JIRA, CONFLUENCE or GITHUB")] = None,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> list[ChangeOut]:
-    """Versions dated in ``[start, end]``, newest first, with their documents."""
+    """Versions dated in ``[start, end]``, newest first, with their documents (none when end is
+    before start)."""
     if end < start:
-        raise HTTPException(422, "end is before start")
+        return []
     lo = datetime.combine(start, time(), UTC).isoformat()
-    hi = (datetime.combine(end, time(), UTC) + timedelta(days=1)).isoformat()
+    hi = (datetime.combine(end, time(), UTC) + timedelta(days=1)).isoformat() if end < date.max else "9999-99"
     ids = sorted(store.document_ids(source=source)) if source else None
     found = store.changes_between(lo, hi, types=[type] if type else None, document_ids=ids, limit=limit)
     docs = {d.id: d for d in store.get_documents(sorted({v.document_id for v in found}))}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Path, Query
 
 from devkb.api.deps import StoreDep
 from devkb.api.routers.convert import document_out
@@ -86,7 +86,7 @@ def history(document_id: str, store: StoreDep) -> DocumentHistory:
 )
 def version(
     document_id: str,
-    seq: int,
+    seq: Annotated[int, Path(ge=1, le=1_000_000, description="the version's number")],
     store: StoreDep,
     kind: Annotated[Literal["page", "transition", "diff"], Query()] = "page",
 ) -> VersionDetail:

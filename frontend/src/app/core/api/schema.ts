@@ -380,7 +380,8 @@ export interface paths {
         };
         /**
          * Changes
-         * @description Versions dated in ``[start, end]``, newest first, with their documents.
+         * @description Versions dated in ``[start, end]``, newest first, with their documents (none when end is
+         *     before start).
          */
         get: operations["listChanges"];
         put?: never;
@@ -2904,6 +2905,7 @@ export interface operations {
             header?: never;
             path: {
                 document_id: string;
+                /** @description the version's number */
                 seq: number;
             };
             cookie?: never;
