@@ -49,7 +49,7 @@ from devkb.mcp.parts import McpParts
 from devkb.mcp.server import build_mcp_server
 from devkb.scheduling import SyncScheduler
 from devkb.scheduling.leader import LeaderElection
-from devkb.sources.base import SourceLoader
+from devkb.sources.base import HistoryPolicy, SourceLoader
 from devkb.sources.registry import build_loader
 from devkb.store.protocol import GraphStore, VerifiableStore
 from devkb.store.shared_state import SharedState
@@ -304,18 +304,20 @@ class Container(containers.DeclarativeContainer):
     )
     secret_masker = providers.Singleton(masker_for, settings, sources.provider)  # API, logs, sync errors
     sync = providers.Singleton(
-        lambda store, pipeline, ext, ctx, masker: SyncWithBackfill(
+        lambda store, pipeline, ext, ctx, masker, s: SyncWithBackfill(
             store,
             pipeline,
             ReferenceBackfill(store, ext, ctx.current),
             before_run=ctx.refresh,
             redact=masker.text,
+            history=HistoryPolicy(s.history, s.history_max_versions, s.history_max_diff_bytes),
         ),
         store,
         pipeline,
         extractor,
         link_context,
         secret_masker,
+        settings,
     )
     shared_state = providers.Resource(shared_state_resource, settings, store)  # persistent mode only
     runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider)
@@ -370,7 +372,7 @@ class Container(containers.DeclarativeContainer):
         toolbox,
         planner,
     )
-    ask = providers.Singleton(AskService, planner, agent_runner, llm)
+    ask = providers.Singleton(AskService, planner, agent_runner, llm, history_store=reader_store)
     chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
     # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
     # are this container's singletons, created on first use (devkb/mcp)

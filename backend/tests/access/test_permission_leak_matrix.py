@@ -87,6 +87,13 @@ def readers_by_document() -> dict[str, set[str]]:
     return out
 
 
+HISTORY_QUESTIONS = (
+    "What changed in PAY in 2026?",
+    "Show the history of PAY-90",
+    "What was the status of PAY-12 on 2026-05-01?",
+)
+
+
 def visible_to(email: str, all_ids: set[str]) -> set[str]:
     if email == "alice@acme.example":  # the admin
         return set(all_ids)
@@ -217,7 +224,15 @@ def test_permission_leak_matrix(world, email):
             sc.response(
                 f"neighbors {doc_id}", client.get(f"/documents/{doc_id}/neighbors", params={"limit": 1000})
             )
+        # its history (docs/history.md): the same answer as the document itself
+        h = client.get(f"/documents/{doc_id}/history")
+        assert h.status_code == r.status_code, (doc_id, h.status_code)
+        sc.response(f"GET /documents/{doc_id}/history", h, asked=doc_id)
     assert opened == visible, (sorted(opened - visible), sorted(visible - opened))
+    changes = sc.response(
+        "GET /changes", client.get("/changes", params={"start": "2000-01-01", "end": "2100-12-31"})
+    )
+    assert {c["document"]["id"] for c in changes} <= visible
 
     # graph pages, around every kind of document, and the title search
     graph = sc.response("GET /graph", client.get("/graph", params={"limit": 2000}))
@@ -241,6 +256,9 @@ def test_permission_leak_matrix(world, email):
 
     # answers, their citations and the stream
     for q in QUESTIONS:
+        body = sc.response(f"ask {q}", client.post("/ask", json={"question": q}))
+        assert {s["document_id"] for s in body["sources"]} <= visible
+    for q in HISTORY_QUESTIONS:  # answered from versions (agent/history), as this reader
         body = sc.response(f"ask {q}", client.post("/ask", json={"question": q}))
         assert {s["document_id"] for s in body["sources"]} <= visible
     streamed = client.post("/ask/stream", json={"question": QUESTIONS[0]})
@@ -267,6 +285,8 @@ def test_permission_leak_matrix(world, email):
     ]
     calls += [("get_document", {"document_id": i}) for i in sorted(all_ids)[::5]]
     calls += [("neighbors", {"document_id": i}) for i in sorted(all_ids)[::9]]
+    calls += [("history", {"document_id": i}) for i in sorted(all_ids)[::5]]
+    calls += [("what_changed", {"since": "2026-01-01", "project": "PAY"})]
     for name, args in calls:
         r = mcp(client, token, "tools/call", {"name": name, "arguments": args})
         assert r.status_code == 200, (name, r.status_code, r.text[:300])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from devkb.errors import InvalidQueryError, SchemaMismatchError
-from devkb.store.models import Chunk, Document, Reference, SourceType, SyncState
+from devkb.store.models import Chunk, Document, Reference, SourceType, SyncState, Version
 
 DIM = 4
 
@@ -290,6 +290,109 @@ class GraphStoreContract:
             store.write_documents([(a, [])], references=[Reference("a", "b", "k", "", "jira:OTHER")])
 
 
+class HistoryContract:
+    """Versions linked to their documents (docs/history.md)."""
+
+    def _page_versions(self, store, numbers):
+        page = doc("confluence:page:10", SourceType.CONFLUENCE, space="PAY", title="Retry policy")
+        store.write_documents(
+            [(page, chunks(page, ("retry", [0, 0, 1, 0])))],
+            versions=[
+                Version(
+                    "confluence:page:10",
+                    "page",
+                    n,
+                    f"2026-0{n}-01T00:00:00+00:00",
+                    author=f"author{n}",
+                    message=f"edit {n}",
+                    body=f"body {n}",
+                )
+                for n in numbers
+            ],
+        )
+
+    def test_page_versions_are_chained_and_kept_across_writes(self, store):
+        seed(store)
+        self._page_versions(store, [1, 2])
+        self._page_versions(store, [3])  # an incremental sync writes only the new version
+        got = store.versions("confluence:page:10")
+        assert [(v.seq, v.valid_from[:10], v.valid_until[:10]) for v in got] == [
+            (1, "2026-01-01", "2026-02-01"),
+            (2, "2026-02-01", "2026-03-01"),
+            (3, "2026-03-01", ""),
+        ]
+        assert store.get_version("confluence:page:10", "page", 2).body == "body 2"
+        assert store.get_version("confluence:page:10", "page", 9) is None
+        assert store.latest_versions(["confluence:page:10", "jira:PAY-1"], "page") == {
+            "confluence:page:10": 3
+        }
+
+    def test_transitions_and_diffs_and_changes_between(self, store):
+        seed(store)
+        a = doc("jira:PAY-1", project="PAY", title="Ledger drift")
+        g = doc("github:acme/pay:commit:abc", SourceType.GITHUB, repository="acme/pay", kind="commit")
+        store.write_documents(
+            [(a, chunks(a, ("x", [1, 0, 0, 0]))), (g, chunks(g, ("y", [0, 1, 0, 0])))],
+            versions=[
+                Version(
+                    "jira:PAY-1",
+                    "transition",
+                    1,
+                    "2026-02-01T10:00:00+00:00",
+                    "2026-02-03T00:00:00+00:00",
+                    "Ana",
+                    field="status",
+                    from_value="Open",
+                    to_value="In Progress",
+                ),
+                Version(
+                    "jira:PAY-1",
+                    "transition",
+                    2,
+                    "2026-02-03T00:00:00+00:00",
+                    "",
+                    "Ben",
+                    field="status",
+                    from_value="In Progress",
+                    to_value="Done",
+                ),
+                Version(
+                    "github:acme/pay:commit:abc",
+                    "diff",
+                    1,
+                    "2026-02-02T00:00:00+00:00",
+                    author="Cy",
+                    message="PAY-1: fix",
+                    body="@@ -1 +1 @@\n-a\n+b",
+                    field="src/x.py",
+                    to_value="modified",
+                    ref="abc",
+                ),
+            ],
+        )
+        assert [v.to_value for v in store.versions("jira:PAY-1", kinds=["transition"])] == [
+            "In Progress",
+            "Done",
+        ]
+        window = store.changes_between("2026-02-01T00:00:00+00:00", "2026-02-03T00:00:00+00:00")
+        assert [(v.document_id, v.kind) for v in window] == [
+            ("github:acme/pay:commit:abc", "diff"),
+            ("jira:PAY-1", "transition"),
+        ]
+        assert window[0].body.startswith("@@") and window[0].field == "src/x.py"
+        only_jira = store.changes_between("", "2027-01-01", types=[SourceType.JIRA])
+        assert {v.document_id for v in only_jira} == {"jira:PAY-1"}
+        assert store.changes_between("", "2027-01-01", document_ids=[]) == []
+        assert len(store.changes_between("", "2027-01-01", limit=1)) == 1
+        store.delete_documents(["jira:PAY-1"])
+        assert store.versions("jira:PAY-1") == []
+        assert {v.document_id for v in store.changes_between("", "2027-01-01")} == {
+            "github:acme/pay:commit:abc"
+        }
+        with pytest.raises(ValueError):
+            store.write_documents([(a, [])], versions=[Version("jira:OTHER", "transition", 1, "2026")])
+
+
 class ScopedReadsContract:
     """Permission enforcement (``access/scoped_store.py``) over this backend: the same code runs
     on both stores and leans on each backend's ``document_ids`` filter, so it is held to it here."""
@@ -313,6 +416,10 @@ class ScopedReadsContract:
                 (secret, chunks(secret, ("ledger balance secret", [1, 0, 0, 0]))),
             ],
             [Reference("jira:WEB-1", "jira:PAY-9", "jira-issuelink", "blocks", "jira:WEB-1")],
+            [
+                Version(i, "transition", 1, "2026-01-02T00:00:00+00:00", field="status", to_value="Done")
+                for i in ("jira:WEB-1", "jira:PAY-9")
+            ],
         )
         accounts = AccountStore(tmp_path / "accounts.db")
         accounts.create_user("web@x.example", password="password-1")
@@ -330,4 +437,7 @@ class ScopedReadsContract:
             assert [d.id for d in page.nodes] == ["jira:WEB-1"] and page.edges == []
             assert [d.id for d in scoped.find_documents(title_contains="e")] == ["jira:WEB-1"]
             assert scoped.stats().documents == 1 and scoped.stats().references == 0
+            assert scoped.versions("jira:PAY-9") == [] and scoped.versions("jira:WEB-1")
+            assert scoped.get_version("jira:PAY-9", "transition", 1) is None
+            assert {v.document_id for v in scoped.changes_between("", "2100")} == {"jira:WEB-1"}
         accounts.close()

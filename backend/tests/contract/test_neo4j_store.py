@@ -17,7 +17,15 @@ from devkb.store.models import Reference
 from devkb.store.neo4j import Neo4jGraphStore
 from devkb.store.neo4j import queries as q
 from tests.contract.shared_state_contract import SharedStateContract
-from tests.contract.store_contract import DIM, GraphStoreContract, ScopedReadsContract, chunks, doc, seed
+from tests.contract.store_contract import (
+    DIM,
+    GraphStoreContract,
+    HistoryContract,
+    ScopedReadsContract,
+    chunks,
+    doc,
+    seed,
+)
 
 pytestmark = pytest.mark.neo4j
 
@@ -57,7 +65,7 @@ def store(driver):
     yield Neo4jGraphStore(driver, DATABASE)
 
 
-class TestNeo4jGraphStore(GraphStoreContract, ScopedReadsContract):
+class TestNeo4jGraphStore(GraphStoreContract, HistoryContract, ScopedReadsContract):
     pass
 
 

@@ -8,7 +8,15 @@ import threading
 import pytest
 
 from devkb.store.sqlite import SQLiteGraphStore
-from tests.contract.store_contract import DIM, GraphStoreContract, ScopedReadsContract, chunks, doc, seed
+from tests.contract.store_contract import (
+    DIM,
+    GraphStoreContract,
+    HistoryContract,
+    ScopedReadsContract,
+    chunks,
+    doc,
+    seed,
+)
 
 
 @pytest.fixture
@@ -18,7 +26,7 @@ def store(tmp_path):
     s.close()
 
 
-class TestSQLiteGraphStore(GraphStoreContract, ScopedReadsContract):
+class TestSQLiteGraphStore(GraphStoreContract, HistoryContract, ScopedReadsContract):
     pass
 
 

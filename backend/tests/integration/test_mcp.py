@@ -24,7 +24,18 @@ from devkb.bench.server_process import DevkbServer
 
 pytestmark = pytest.mark.integration
 
-TOOLS = {"search", "ask", "get_document", "neighbors", "find", "what_changed", "list_sources", "sync_source"}
+TOOLS = {
+    "search",
+    "ask",
+    "get_document",
+    "neighbors",
+    "find",
+    "what_changed",
+    "history",
+    "compare_versions",
+    "list_sources",
+    "sync_source",
+}
 KEY = "mcp-test-key-0123456789"
 
 
@@ -90,6 +101,25 @@ async def exercise(session: ClientSession, demo_ids: set[str]) -> dict[str, Any]
     assert len(changed["documents"]) == 5 and {d["id"] for d in changed["documents"]} <= demo_ids
     dates = [d["updated_at"] for d in changed["documents"]]
     assert dates == sorted(dates, reverse=True)
+    digest = payload(
+        await session.call_tool(
+            "what_changed", {"since": "2026-05-01", "until": "2026-05-10", "project": "PAY"}
+        )
+    )
+    assert "4 issue field changes on 1 issue" in digest["digest"], digest["digest"]
+    assert "jira:PAY-12" in {d["id"] for d in digest["cited"]}
+    past = payload(await session.call_tool("history", {"document_id": "jira:PAY-12"}))
+    assert [(v["field"], v["to"]) for v in past["versions"]][-3:] == [
+        ("status", "Closed"),
+        ("resolution", "Done"),
+        ("Fix Version", "2026.6"),
+    ]
+    assert "no document" in error_text(await session.call_tool("history", {"document_id": "jira:NOPE-1"}))
+    assert "versions" in error_text(
+        await session.call_tool(
+            "compare_versions", {"document_id": "confluence:page:2000004", "from_version": 1}
+        )
+    )
     sources = payload(await session.call_tool("list_sources", {}))
     assert {s["name"] for s in sources["sources"]} == {"wiki", "code", "jira"}
 

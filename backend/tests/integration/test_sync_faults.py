@@ -57,14 +57,14 @@ class FailingStore:
         self.writes = 0
         self.failed_batch: list[str] = []
 
-    def write_documents(self, items, references=None):
+    def write_documents(self, items, references=None, versions=None):
         self.writes += 1
         if self.writes == self.fail_on:
             items = list(items)
             middle = len(items) // 2
             self.failed_batch = [d.id for d, _ in items]
             items[middle] = (items[middle][0], ExplodingChunks(items[middle][1]))
-        return self.inner.write_documents(items, references)
+        return self.inner.write_documents(items, references, versions)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

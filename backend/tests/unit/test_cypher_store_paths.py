@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from devkb.errors import SchemaMismatchError
-from devkb.store.models import FIND_FIELDS, Chunk, Document, Reference, SourceType, SyncState
+from devkb.store.models import FIND_FIELDS, Chunk, Document, Reference, SourceType, SyncState, Version
 from devkb.store.neo4j import Neo4jGraphStore
 from devkb.store.neo4j import queries as q
 from devkb.store.neo4j.shared_state import Neo4jSharedState
@@ -101,6 +101,7 @@ DOC_PROPS = {
 }
 CONVERSATION = {"id": "c1", "owner": "ann", "title": "", "created_at": 1.0, "updated_at": 2.0, "n": 0}
 RUN = {"id": "r1", "source": "jira", "state": "running", "instance": "a", "updated_at": 8.0, "status": "{}"}
+VERSION = {"document_id": DOC.id, "kind": "page", "seq": 1, "valid_from": "2026-01-01T00:00:00+00:00"}
 CHUNK = {"id": "c1", "document_id": DOC.id, "chunk_index": 0, "content": "ledger", "section": ""}
 
 
@@ -151,6 +152,13 @@ def _exercise(store: Neo4jGraphStore) -> None:
     store.references()
     store.all_references()
     store.stats()
+    page = Version(DOC.id, "page", 1, "2026-01-01T00:00:00+00:00", body="b")
+    store.write_documents([(DOC, [])], versions=[page])
+    store.versions(DOC.id)
+    store.versions(DOC.id, ["page"])
+    store.get_version(DOC.id, "page", 1)
+    store.latest_versions([DOC.id], "page")
+    store.changes_between("", "2027", [SourceType.JIRA], [DOC.id], 5)
     store.save_sync_state(SyncState("jira", cursor="c"))
     store.get_sync_state("jira")
     store.list_sync_states()
@@ -205,6 +213,10 @@ def _answers() -> dict[str, list[dict[str, Any]]]:
         q.GET_LEASE.text: [{"name": "scheduler", "holder": "a", "expires_at": 17.0}],
         q.GET_RUN.text: [RUN],
         q.LIST_RUNS.text: [RUN],
+        q.VERSIONS_OF.text: [{"v": VERSION}],
+        q.GET_VERSION.text: [{"v": VERSION}],
+        q.LATEST_VERSIONS.text: [{"id": DOC.id, "seq": 1}],
+        q.CHANGES_BETWEEN.text: [{"v": VERSION}],
         q.GET_MESSAGES.text: [{"role": "user", "content": "q", "timestamp": "t", "sources": "[]"}],
     }
 

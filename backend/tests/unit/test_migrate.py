@@ -6,7 +6,7 @@ import pytest
 
 from devkb.errors import SchemaMismatchError, StoreError
 from devkb.store.migrate import migrate
-from devkb.store.models import Chunk, Reference, SourceType, SyncState
+from devkb.store.models import Chunk, Reference, SourceType, SyncState, Version
 from devkb.store.sqlite import SQLiteGraphStore
 from tests.contract.store_contract import DIM, chunks, doc, seed
 
@@ -27,7 +27,10 @@ def source(tmp_path):
     seed(s)
     d = doc("jira:PAY-3", status="Open", component=["ledger"])
     s.write_documents(
-        [(d, [Chunk(Chunk.make_id(d.id, 0, "no vector yet"), d.id, 0, "no vector yet", None, "intro")])]
+        [(d, [Chunk(Chunk.make_id(d.id, 0, "no vector yet"), d.id, 0, "no vector yet", None, "intro")])],
+        versions=[
+            Version(d.id, "transition", 1, "2026-02-01T00:00:00+00:00", field="status", to_value="Open")
+        ],
     )
     s.write_references(
         ["jira:PAY-3"], [Reference("jira:PAY-3", "jira:PAY-404", "jira-issuelink", "blocks", "jira:PAY-3")]
@@ -58,6 +61,7 @@ def test_copies_documents_chunks_embeddings_references_and_sync_states(source, t
         assert target.chunk_embeddings(ids) == source.chunk_embeddings(ids)
     assert set(target.references()) == set(source.references())
     assert target.list_sync_states() == source.list_sync_states()
+    assert target.versions("jira:PAY-3") == source.versions("jira:PAY-3") != []
     s, t = source.stats(), target.stats()
     assert t == s
 

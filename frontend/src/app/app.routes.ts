@@ -52,6 +52,12 @@ export const routes: Routes = [
     loadComponent: () => import('./features/sources/sources-page').then((m) => m.SourcesPage),
   },
   {
+    path: 'changed',
+    title: 'What changed · devkb',
+    canActivate: [signedInGuard],
+    loadComponent: () => import('./features/changes/changes-page').then((m) => m.ChangesPage),
+  },
+  {
     path: 'signin',
     title: 'Sign in · devkb',
     canActivate: [signInPageGuard],
@@ -75,6 +81,7 @@ export const routes: Routes = [
   { matcher: documentUrl('graph'), redirectTo: focusDocument },
   { matcher: documentUrl('documents'), redirectTo: focusDocument },
   { path: 'sources', pathMatch: 'full', redirectTo: 'sync' },
+  { path: 'changes', pathMatch: 'full', redirectTo: 'changed' },
   { path: 'chat', pathMatch: 'full', redirectTo: '' },
   { path: 'conversations', pathMatch: 'full', redirectTo: '' },
   {

@@ -38,6 +38,7 @@ from devkb.store.models import (
     SourceType,
     StoreStats,
     SyncState,
+    Version,
 )
 from devkb.store.protocol import Direction, GraphStore
 
@@ -134,9 +135,12 @@ class ScopedStore:
         self.inner.ensure_schema(embedding_model, dimension)
 
     def write_documents(
-        self, items: Sequence[tuple[Document, Sequence[Chunk]]], references: Sequence[Reference] | None = None
+        self,
+        items: Sequence[tuple[Document, Sequence[Chunk]]],
+        references: Sequence[Reference] | None = None,
+        versions: Sequence[Version] | None = None,
     ) -> None:
-        self.inner.write_documents(items, references)
+        self.inner.write_documents(items, references, versions)
 
     def write_references(self, owner_ids: Iterable[str], references: Sequence[Reference]) -> None:
         self.inner.write_references(owner_ids, references)
@@ -341,6 +345,43 @@ class ScopedStore:
             references_by_kind=dict(sorted(Counter(k for _, _, k in edges).items())),
             embedding_model=inner.embedding_model,
             embedding_dimension=inner.embedding_dimension,
+        )
+
+    # -- history: a version is readable when its document is --------------------------------------
+    def _readable(self, document_id: str) -> bool:
+        reader = self.reader()
+        return reader.unrestricted or bool(self.get_documents([document_id]))
+
+    def versions(self, document_id: str, kinds: Sequence[str] | None = None) -> list[Version]:
+        return self.inner.versions(document_id, kinds) if self._readable(document_id) else []
+
+    def get_version(self, document_id: str, kind: str, seq: int) -> Version | None:
+        return self.inner.get_version(document_id, kind, seq) if self._readable(document_id) else None
+
+    def latest_versions(self, document_ids: Sequence[str], kind: str) -> dict[str, int]:
+        readable = {d.id for d in self.get_documents(document_ids)}
+        return {k: v for k, v in self.inner.latest_versions(document_ids, kind).items() if k in readable}
+
+    def changes_between(
+        self,
+        start: str,
+        end: str,
+        types: Sequence[SourceType] | None = None,
+        document_ids: Sequence[str] | None = None,
+        limit: int = 1000,
+    ) -> list[Version]:
+        reader = self.reader()
+        if reader.unrestricted:
+            return self.inner.changes_between(start, end, types, document_ids, limit)
+        ok: dict[str, bool] = {}
+
+        def keep(v: Version) -> bool:
+            if v.document_id not in ok:
+                ok[v.document_id] = bool(self.get_documents([v.document_id]))
+            return ok[v.document_id]
+
+        return self._fill(
+            lambda n: self.inner.changes_between(start, end, types, document_ids, n), keep, limit
         )
 
     # -- sync state: the sources' bookkeeping (names, cursors), no documents ------------------------

@@ -20,6 +20,7 @@ from devkb.api.routers import (
     admin,
     ask,
     auth,
+    changes,
     chat,
     conversations,
     documents,
@@ -147,7 +148,20 @@ def create_app(container: Container | None = None, start_background: bool = True
     app.state.container = container
     _api_docs(app)
     _errors(app)
-    for module in (health, auth, admin, ask, chat, conversations, documents, feedback, graph, stats, sources):
+    for module in (
+        health,
+        auth,
+        admin,
+        ask,
+        chat,
+        conversations,
+        documents,
+        changes,
+        feedback,
+        graph,
+        stats,
+        sources,
+    ):
         app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))
     app.add_middleware(
         SessionMiddleware,

@@ -186,6 +186,40 @@ class DocumentDetail(BaseModel):
     chunks: list[ChunkOut]
 
 
+class VersionOut(BaseModel):
+    """One version of a document (docs/history.md): a page version, a Jira transition or one file
+    of a commit."""
+
+    document_id: str
+    kind: Literal["page", "transition", "diff"]
+    seq: int
+    valid_from: str
+    valid_until: str
+    author: str
+    message: str
+    field: str
+    from_value: str
+    to_value: str
+    ref: str
+
+
+class DocumentHistory(BaseModel):
+    document: DocumentOut
+    versions: list[VersionOut]
+
+
+class VersionDetail(BaseModel):
+    version: VersionOut
+    body: str  # a page's text at this version, or a file's diff
+    current_seq: int | None  # the newest version of the same kind
+    diff_to_current: str  # unified diff of this version's text to the newest one's ("" for diffs)
+
+
+class ChangeOut(BaseModel):
+    document: DocumentOut
+    version: VersionOut
+
+
 class NeighborOut(BaseModel):
     document: DocumentOut
     kind: str

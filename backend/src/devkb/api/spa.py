@@ -22,6 +22,7 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 API_PREFIXES = frozenset(
     {
         "ask",
+        "changes",
         "chat",
         "graph",
         "documents",
@@ -99,7 +100,7 @@ def mount_spa(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
 # Paths the app has pages for that the API also answers. A browser opening or reloading one of
 # them (a navigation: it accepts text/html and not JSON) gets the app, which routes it to its page;
 # scripts and the app's own requests (JSON) get the API as before.
-APP_PAGES_ON_API_PATHS = frozenset({"graph", "sources", "documents", "chat", "conversations"})
+APP_PAGES_ON_API_PATHS = frozenset({"graph", "sources", "documents", "chat", "conversations", "changes"})
 
 
 class BrowserNavigation:

@@ -63,6 +63,18 @@ class Settings(BaseSettings):
         "RelatedSearch's in-memory snapshot (~670 MiB per 100k chunks); 0 = never use the snapshot.",
     )
 
+    # -- history (docs/history.md) -----------------------------------------------------------
+    history: bool = Field(
+        True,
+        description="Read and keep versions: Confluence page versions, Jira transitions, commit diffs.",
+    )
+    history_max_versions: int = Field(
+        1000, ge=1, description="Newest versions kept per page (the Fluid handbook has up to 21)."
+    )
+    history_max_diff_bytes: int = Field(
+        65536, ge=0, description="Diff kept per file of a commit, cut at a line end (Fluid's are ≤ 4,000)."
+    )
+
     # -- LLM ---------------------------------------------------------------------------------
     llm_provider: Literal["auto", "ollama", "openai", "none"] = "auto"
     ollama_url: str = "http://127.0.0.1:11434"

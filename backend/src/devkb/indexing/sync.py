@@ -7,13 +7,14 @@ resumes from the last checkpoint. Unchanged documents are skipped by content has
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 
 from devkb.errors import DevkbError
 from devkb.indexing.pipeline import IndexingPipeline
 from devkb.indexing.run_status import RunStatus, utc_now
-from devkb.sources.base import Refetching, RetryReporting, SourceLoader
+from devkb.sources.base import HistoryPolicy, HistoryReading, Refetching, RetryReporting, SourceLoader
 from devkb.store.models import SyncState
 from devkb.store.protocol import GraphStore
 
@@ -32,10 +33,12 @@ class SourceSync:
         pipeline: IndexingPipeline,
         before_run: Callable[[SourceLoader], None] | None = None,
         redact: Callable[[str], str] | None = None,
+        history: HistoryPolicy | None = None,
     ) -> None:
         self.store = store
         self.pipeline = pipeline
         self.before_run = before_run
+        self.history = history or HistoryPolicy()
         self.redact = redact or (lambda text: text)  # masks configured secrets in stored errors
 
     def run(
@@ -51,6 +54,13 @@ class SourceSync:
         state = self.store.get_sync_state(loader.name) or SyncState(source=loader.name)
         if isinstance(loader, RetryReporting):
             loader.set_retry_hook(status.note_retry)
+        if isinstance(loader, HistoryReading):
+            stored = self.store.versions
+            loader.set_history(
+                dataclasses.replace(
+                    self.history, stored=lambda doc_id, kind: [] if full else stored(doc_id, [kind])
+                )
+            )
         embedded_before = self.pipeline.chunk_embedder.embedded
 
         def progress() -> None:

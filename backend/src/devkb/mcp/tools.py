@@ -9,6 +9,7 @@ unknown edge kind, an unreachable store) are turned into ``ToolError`` here.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
@@ -21,6 +22,10 @@ from pydantic import Field
 
 from devkb.access.readers import EVERYTHING, bound_to_current_reader, current_reader
 from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.history import HistoryIntent
+from devkb.agent.history import answer as history_answer
+from devkb.agent.history.diffing import diff_sections
+from devkb.agent.history.when import Window
 from devkb.agent.tools.content import rebuild_content
 from devkb.agent.tools.rag_search import MAX_TOP_K
 from devkb.errors import DevkbError
@@ -269,8 +274,10 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
         return {"results": [evidence_result(d) for d in docs]}
 
     @mcp.tool(
-        description="What changed in a time range: documents updated between two dates, newest first, "
-        "optionally in one source or Jira project."
+        description="What changed in a time range: a digest of the changes (issue transitions, page "
+        "edits with the sections they changed, commits with their files), grouped and counted, newest "
+        "first, and the documents updated between two dates; optionally in one source or one Jira "
+        "project / Confluence space."
     )
     def what_changed(
         since: Annotated[
@@ -289,7 +296,101 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
         scope = Scope.for_sources(_types([source]) if source else None)
         docs = _checked(lambda: parts.toolbox().graph_query.run(scope, fields=fields, limit=limit))
         docs.sort(key=lambda d: d.document.updated_at, reverse=True)
-        return {"since": start, "until": end, "documents": [evidence_result(d) for d in docs]}
+        last = datetime.fromisoformat(end) if end else datetime.now(UTC)
+        window = Window(
+            f"{start}T00:00:00+00:00",
+            (last + timedelta(days=1)).date().isoformat() + "T00:00:00+00:00",
+            f"between {start} and {last.date().isoformat()}",
+        )
+        intent = HistoryIntent(
+            "digest",
+            scope_keys=(project,) if project else (),
+            window=window,
+            types=tuple(_types([source]) or ()) if source else (),
+        )
+        digest = _checked(lambda: history_answer(intent, parts.store(), last.date()))
+        return {
+            "since": start,
+            "until": end,
+            "digest": digest.text,
+            "cited": [document_ref(d.document) for d in digest.evidence],
+            "documents": [evidence_result(d) for d in docs],
+        }
+
+    @mcp.tool(
+        description="A document's history, oldest first: a Confluence page's versions (author, date, "
+        "edit message), a Jira issue's transitions (field, from, to, who, when), a commit's changed "
+        "files with their diffs."
+    )
+    def history(
+        document_id: Annotated[str, Field(description="A document id, e.g. jira:PAY-12.", min_length=1)],
+        limit: Annotated[
+            int, Field(description="At most this many, newest kept (1-200).", ge=1, le=200)
+        ] = 50,
+    ) -> dict[str, Any]:
+        store = parts.store()
+        found = _checked(lambda: store.get_documents([document_id]))
+        if not found:
+            raise _no_document(document_id)
+        versions = _checked(lambda: store.versions(document_id))[-limit:]
+        return {
+            **document_ref(found[0]),
+            "versions": [
+                {
+                    k: v
+                    for k, v in {
+                        "kind": x.kind,
+                        "number": x.seq,
+                        "valid_from": x.valid_from,
+                        "valid_until": x.valid_until,
+                        "author": x.author,
+                        "message": x.message,
+                        "field": x.field,
+                        "from": x.from_value,
+                        "to": x.to_value,
+                        "commit": x.ref,
+                        "diff": x.body[:2000] if x.kind == "diff" else None,
+                    }.items()
+                    if v not in (None, "")
+                }
+                for x in versions
+            ],
+        }
+
+    @mcp.tool(
+        description="Compare two versions of a Confluence page (default: a version with the current one): "
+        "the sections changed, added and removed, and a unified diff."
+    )
+    def compare_versions(
+        document_id: Annotated[str, Field(description="A page id, e.g. confluence:page:123.", min_length=1)],
+        from_version: Annotated[int, Field(description="The older version number.", ge=1)],
+        to_version: Annotated[
+            int | None, Field(description="The newer one (default: current).", ge=1)
+        ] = None,
+    ) -> dict[str, Any]:
+        store = parts.store()
+        versions = {v.seq: v for v in _checked(lambda: store.versions(document_id, ["page"]))}
+        if not versions:
+            raise _no_document(document_id)
+        newer = to_version or max(versions)
+        if from_version not in versions or newer not in versions:
+            raise ToolError(f"{document_id} has versions {sorted(versions)}; pick two of them")
+        a, b = versions[from_version], versions[newer]
+        sections = diff_sections(a.body, b.body)
+        unified = "\n".join(
+            difflib.unified_diff(
+                a.body.splitlines(), b.body.splitlines(), f"version {a.seq}", f"version {b.seq}", lineterm=""
+            )
+        )
+        return {
+            "document_id": document_id,
+            "from": {"number": a.seq, "date": a.valid_from, "author": a.author, "message": a.message},
+            "to": {"number": b.seq, "date": b.valid_from, "author": b.author, "message": b.message},
+            "sections": {"changed": sections.changed, "added": sections.added, "removed": sections.removed},
+            "summary": sections.summary(),
+            "diff": unified[:MAX_DOCUMENT_CHARS],
+            "truncated": len(unified) > MAX_DOCUMENT_CHARS,
+        }
 
     @mcp.tool(
         description="The configured sources (Jira, Confluence, GitHub), what they read and their last sync."

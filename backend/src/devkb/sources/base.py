@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from devkb.store.models import Reference, SourceType
+from devkb.store.models import Reference, SourceType, Version
 
 
 @dataclass
@@ -31,6 +31,8 @@ class SourceDocument:
     references: list[Reference] = field(default_factory=list)
     # Named text fields scanned for references (defaults to the whole content).
     reference_text: dict[str, str] = field(default_factory=dict)
+    # Versions to store with it (docs/history.md): new page versions, transitions, file diffs.
+    versions: list[Version] = field(default_factory=list)
 
     @property
     def content_hash(self) -> str:
@@ -99,6 +101,24 @@ class LinkHinting(Protocol):
     """A loader that tells the reference rules what its source names (project keys, repos, URLs)."""
 
     def link_hints(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class HistoryPolicy:
+    """How much history a loader reads (``Settings.history*``) and what the store already has:
+    ``stored(document_id, kind)`` lists the stored versions, so a sync fetches only new ones."""
+
+    enabled: bool = True
+    max_versions: int = 1000
+    max_diff_bytes: int = 65536
+    stored: Callable[[str, str], list[Version]] = field(default=lambda _id, _kind: [])
+
+
+@runtime_checkable
+class HistoryReading(Protocol):
+    """A loader that reads its documents' versions (``SourceDocument.versions``)."""
+
+    def set_history(self, policy: HistoryPolicy) -> None: ...
 
 
 @runtime_checkable

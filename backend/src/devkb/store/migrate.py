@@ -90,7 +90,8 @@ def migrate(
             copied = [dataclasses.replace(c, embedding=vectors.get(c.id)) for c in d.chunks]
             bare += sum(c.embedding is None for c in copied)
             items.append((d.document, copied))
-        target.write_documents(items)
+        versions = [v for d in found for v in source.versions(d.document.id)]  # docs/history.md
+        target.write_documents(items, versions=versions or None)
         documents += len(found)
         chunks += sum(len(c) for _, c in items)
         report("documents", documents, len(ids))

@@ -68,6 +68,39 @@ class Reference:
     owner_id: str = ""
 
 
+VersionKind = str  # "page" | "transition" | "diff" (see ``VERSION_KINDS``)
+VERSION_KINDS = ("page", "transition", "diff")
+
+
+@dataclass(frozen=True)
+class Version:
+    """One dated state or change of a document, linked to it (``docs/history.md``):
+
+    - ``page``: a Confluence page's text at version ``seq`` (``body``), by ``author`` with
+      ``message``, valid from ``valid_from`` until the next version (``valid_until``, ``""`` while
+      current);
+    - ``transition``: a Jira changelog item — ``field`` changed ``from_value`` → ``to_value`` by
+      ``author`` at ``valid_from``, in force until the field's next change;
+    - ``diff``: one file of a commit — ``field`` is the path, ``to_value`` the status (added,
+      modified, renamed, removed), ``body`` the unified diff's hunks, ``ref`` the commit sha.
+
+    ``seq`` numbers the document's versions of one kind (1-based); ``(document_id, kind, seq)``
+    is the key, so writing a version again replaces it."""
+
+    document_id: str
+    kind: VersionKind
+    seq: int
+    valid_from: str  # ISO-8601 UTC
+    valid_until: str = ""
+    author: str = ""
+    message: str = ""
+    body: str = ""
+    field: str = ""
+    from_value: str = ""
+    to_value: str = ""
+    ref: str = ""
+
+
 @dataclass(frozen=True)
 class ChunkHit:
     chunk: Chunk

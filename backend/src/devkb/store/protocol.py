@@ -17,6 +17,7 @@ from devkb.store.models import (
     SourceType,
     StoreStats,
     SyncState,
+    Version,
 )
 
 Direction = Literal["out", "in", "both"]
@@ -42,10 +43,13 @@ class GraphStore(Protocol):
         self,
         items: Sequence[tuple[Document, Sequence[Chunk]]],
         references: Sequence[Reference] | None = None,
+        versions: Sequence[Version] | None = None,
     ) -> None:
         """Upsert documents; each document's chunks are replaced by the given ones. With
         ``references``, the edges owned by these documents are replaced too — all in one
-        transaction, so a crash never leaves a document without its edges."""
+        transaction, so a crash never leaves a document without its edges. ``versions`` (of these
+        documents) are upserted by ``(document_id, kind, seq)`` — older versions are kept — and
+        each page version's ``valid_until`` is set to the next version's ``valid_from``."""
 
     def write_references(self, owner_ids: Iterable[str], references: Sequence[Reference]) -> None:
         """Replace every edge owned by ``owner_ids`` with ``references`` (whose owners must be
@@ -125,6 +129,28 @@ class GraphStore(Protocol):
         (used to migrate one store into another)."""
 
     def stats(self) -> StoreStats: ...
+
+    # -- history (docs/history.md) --------------------------------------------------------
+    def versions(self, document_id: str, kinds: Sequence[str] | None = None) -> list[Version]:
+        """The document's versions (all kinds, or ``kinds``), oldest first (by ``valid_from``,
+        then kind and ``seq``)."""
+
+    def get_version(self, document_id: str, kind: str, seq: int) -> Version | None: ...
+
+    def latest_versions(self, document_ids: Sequence[str], kind: str) -> dict[str, int]:
+        """``{id: highest seq}`` of the given documents' stored versions of ``kind`` (lets a
+        loader fetch only the versions it has not stored)."""
+
+    def changes_between(
+        self,
+        start: str,
+        end: str,
+        types: Sequence[SourceType] | None = None,
+        document_ids: Sequence[str] | None = None,
+        limit: int = 1000,
+    ) -> list[Version]:
+        """Versions with ``start <= valid_from < end`` (ISO-8601 UTC strings), of documents that
+        exist, newest first. ``start`` may be ``""`` (since the beginning)."""
 
     # -- sync state -----------------------------------------------------------------------
     def get_sync_state(self, source: str) -> SyncState | None: ...

@@ -131,9 +131,15 @@ class Workspace:
     container wired like ``devkb serve`` (extractive, no scheduler) with ``embedder``."""
 
     def __init__(
-        self, corpus: Corpus, data_dir: Path, embedder: TextEmbedder, dataset: Dataset | None = None
+        self,
+        corpus: Corpus,
+        data_dir: Path,
+        embedder: TextEmbedder,
+        dataset: Dataset | None = None,
+        settings: dict[str, Any] | None = None,
     ) -> None:
         self.corpus = corpus
+        self.settings = dict(settings or {})  # more Settings values (e.g. ``history=False``)
         self.data_dir = data_dir
         self.embedder = embedder
         self._dataset = dataset
@@ -157,6 +163,7 @@ class Workspace:
                     llm_provider="none",
                     scheduler_enabled=False,
                     store="sqlite",
+                    **self.settings,
                 )
             )
         )

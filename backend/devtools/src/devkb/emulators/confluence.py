@@ -8,7 +8,8 @@ Routes::
     GET /rest/api/content                        spaceKey, type, title, status, start, limit, expand
     GET /rest/api/content/search                 cql, start, limit, expand   (content objects)
     GET /rest/api/search                         cql, start, limit, expand   (search results; expand content.*)
-    GET /rest/api/content/{id}                   expand, status, version
+    GET /rest/api/content/{id}                   expand, status, version (``status=historical``)
+    GET /rest/api/content/{id}/history           (latest, createdBy/Date, lastUpdated, previousVersion)
     GET /rest/api/content/{id}/child[/{type}]    start, limit, expand
     GET /rest/api/content/{id}/descendant/{type} start, limit, expand
     GET /rest/api/content/{id}/label             prefix, start, limit
@@ -80,6 +81,7 @@ class ConfluenceEmulator(EmulatorApp):
         router.add("GET", rf"{API}/content/search", self.content_search)
         router.add("GET", rf"{API}/search", self.search)
         router.add("GET", rf"{API}/content/(?P<page_id>\d+)", self.get_content)
+        router.add("GET", rf"{API}/content/(?P<page_id>\d+)/history", self.content_history)
         router.add("GET", rf"{API}/content/(?P<page_id>\d+)/child", self.children_by_type)
         router.add("GET", rf"{API}/content/(?P<page_id>\d+)/child/(?P<kind>[a-z]+)", self.children)
         router.add("GET", rf"{API}/content/(?P<page_id>\d+)/descendant/(?P<kind>[a-z]+)", self.descendants)
@@ -197,10 +199,32 @@ class ConfluenceEmulator(EmulatorApp):
         page = self._require_page(page_id)
         status = request.param("status", "current") or "current"
         version = request.param("version")
-        if not _status_matches(page, status) or (version and version != str(page["version"]["number"])):
+        if version and version != str(page["version"]["number"]):
+            # an older version: Confluence answers it only when historical content is asked for
+            old = self.dataset.page_version(page_id, int(version)) if version.isdigit() else None
+            if old is None or not ({"historical", "any"} & set(status.split(","))):
+                raise HttpError(404, f"No content found with id: ContentId{{id={page_id}}}")
+            page = old
+        elif not _status_matches(page, status):
             raise HttpError(404, f"No content found with id: ContentId{{id={page_id}}}")
         expand = _expansions(request) if "expand" in request.query else set(SINGLE_DEFAULT_EXPAND)
         return json_response(self._rewrite(request, self._content(page, expand)))
+
+    def content_history(self, request: Request, page_id: str) -> Response:
+        """A page's history summary: who created it when, its last version and the one before."""
+        self._require_page(page_id)
+        versions = self.dataset.page_versions(page_id)
+        first, last = versions[0]["version"], versions[-1]["version"]
+        out: dict[str, Any] = {
+            "latest": True,
+            "createdBy": first.get("by"),
+            "createdDate": first.get("when"),
+            "lastUpdated": {**last, "message": last.get("message") or ""},
+            "_links": {"self": f"{request.base_url}/rest/api/content/{page_id}/history"},
+        }
+        if len(versions) > 1:
+            out["previousVersion"] = versions[-2]["version"]
+        return json_response(out)
 
     def children_by_type(self, request: Request, page_id: str) -> Response:
         """Child content grouped by type (pages only; no comments or attachments in the data)."""

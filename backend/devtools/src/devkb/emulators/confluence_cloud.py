@@ -6,7 +6,8 @@ Routes::
 
     GET /wiki/api/v2/spaces                    keys, limit, cursor          (v2, cursor pagination)
     GET /wiki/api/v2/spaces/{id}/pages         body-format, sort, limit, cursor
-    GET /wiki/api/v2/pages/{id}                body-format
+    GET /wiki/api/v2/pages/{id}                body-format, version
+    GET /wiki/api/v2/pages/{id}/versions       sort, limit, cursor
     GET /wiki/api/v2/pages/{id}/labels         limit, cursor
     GET /wiki/api/v2/spaces/{id}/permissions   limit, cursor (who may read the space, and more)
     GET /wiki/rest/api/user                    accountId                   (v1: v2 has no users)
@@ -53,6 +54,7 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
         router.add("GET", rf"{V2}/spaces/(?P<space_id>\d+)/blogposts", self.v2_space_blogposts)
         router.add("GET", rf"{V2}/(?:pages|blogposts)/(?P<page_id>\d+)", self.v2_page)
         router.add("GET", rf"{V2}/(?:pages|blogposts)/(?P<page_id>\d+)/labels", self.v2_labels)
+        router.add("GET", rf"{V2}/pages/(?P<page_id>\d+)/versions", self.v2_versions)
         router.add(
             "GET", rf"{V2}/(?:pages|blogposts)/(?P<page_id>\d+)/footer-comments", self.v2_footer_comments
         )
@@ -137,7 +139,35 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
         page = self._require_page(page_id)
         key = (page.get("space") or {}).get("key")
         space = next((s for s in self.dataset.spaces() if s["key"] == key), {"id": 0, "key": key})
+        version = request.param("version")
+        if version:
+            old = self.dataset.page_version(page_id, int(version)) if version.isdigit() else None
+            if old is None:  # the description declares a 404 without a body
+                return Response(404)
+            page = old
         return json_response(self._page_v2(request, page, space, request.param("body-format")))
+
+    def v2_versions(self, request: Request, page_id: str) -> Response:
+        """A page's versions (number, message, author, time), newest first unless ``sort=modified-date``."""
+        self._require_page(page_id)
+        versions = [p.get("version") or {} for p in self.dataset.page_versions(page_id)]
+        sort = request.param("sort") or "-modified-date"
+        if sort not in ("modified-date", "-modified-date"):
+            raise HttpError(400, f"Unsupported sort: {sort}")
+        if sort == "-modified-date":
+            versions.reverse()
+        results = [
+            {
+                "number": v.get("number"),
+                "message": v.get("message") or "",
+                "minorEdit": bool(v.get("minorEdit", False)),
+                "authorId": account_id(v.get("by") or {}),
+                "createdAt": v.get("when"),
+                "page": {"id": str(page_id)},
+            }
+            for v in versions
+        ]
+        return self._v2_page(request, results)
 
     def v2_labels(self, request: Request, page_id: str) -> Response:
         page = self._require_page(page_id)
@@ -222,7 +252,7 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
         authors = [
             (p.get("version") or {}).get("by") or {}
             for page in self.dataset.pages()
-            for p in [page, *(page.get("_comments") or [])]
+            for p in [page, *(page.get("_comments") or []), *self.dataset.page_versions(str(page["id"]))]
         ]
         for by in authors:
             if account_id(by) == account:
@@ -271,7 +301,7 @@ class ConfluenceCloudEmulator(ConfluenceEmulator):
                 "createdAt": version.get("when"),
                 "authorId": account_id(version.get("by") or {}),
                 "minorEdit": bool(version.get("minorEdit", False)),
-                "message": "",
+                "message": version.get("message") or "",
             },
             "_links": {
                 "webui": f"/spaces/{space.get('key')}/pages/{page['id']}/{quote_plus(title)}",

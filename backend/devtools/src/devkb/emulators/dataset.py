@@ -81,8 +81,14 @@ class Dataset:
         jira_permissions: JiraPermissions | None = None,
         confluence_permissions: ConfluencePermissions | None = None,
         repo_permissions: dict[str, RepoPermissions] | None = None,
+        page_versions: list[dict[str, Any]] | None = None,
     ) -> None:
         self.lock = lock or threading.RLock()
+        # page id → version number → the page as it was (``confluence/versions.jsonl``); edits
+        # through ``update_page`` add the version they replace
+        self._page_versions: dict[str, dict[int, dict[str, Any]]] = {}
+        for v in page_versions or []:
+            self._page_versions.setdefault(str(v["id"]), {})[int(v["version"]["number"])] = v
         self.root = root
         self._projects: list[dict[str, Any]] = list(projects or [])
         self._issues: dict[str, dict[str, Any]] = {i["key"]: i for i in issues or []}
@@ -132,7 +138,10 @@ class Dataset:
             projects=projects,
             issues=read_jsonl(jira_dir, "issues"),
             spaces=spaces,
-            pages=read_jsonl(confluence_dir, "pages"),
+            pages=_with_version_messages(
+                read_jsonl(confluence_dir, "pages"), versions := read_jsonl(confluence_dir, "versions")
+            ),
+            page_versions=versions,
             repos=repos,
             lock=lock,
             root=root,
@@ -150,6 +159,7 @@ class Dataset:
             twin._issue_ids = dict(self._issue_ids)
             twin._spaces = dict(self._spaces)
             twin._pages = dict(self._pages)
+            twin._page_versions = {k: dict(v) for k, v in self._page_versions.items()}
             twin._repos = {name: repo.clone(twin.lock) for name, repo in self._repos.items()}
             twin._jira_permissions = self._jira_permissions
             twin._confluence_permissions = self._confluence_permissions
@@ -454,6 +464,32 @@ class Dataset:
         with self.lock:
             return self._pages.get(str(page_id))
 
+    def page_versions(self, page_id: str) -> list[dict[str, Any]]:
+        """Every known version of a page, oldest first, the current one last (``status``
+        "historical" / "current"); versions neither recorded nor edited here are missing."""
+        with self.lock:
+            page = self._pages.get(str(page_id))
+            if page is None:
+                return []
+            current = int((page.get("version") or {}).get("number") or 1)
+            old = self._page_versions.get(str(page_id), {})
+            out = [{**old[n], "status": "historical"} for n in sorted(old) if n < current]
+            return [*out, page]
+
+    def page_version(self, page_id: str, number: int) -> dict[str, Any] | None:
+        """The page as it was at version ``number`` (merged over the current page's space,
+        ancestors and links, which a recorded version does not repeat)."""
+        with self.lock:
+            page = self._pages.get(str(page_id))
+            if page is None:
+                return None
+            if int((page.get("version") or {}).get("number") or 0) == number:
+                return page
+            old = self._page_versions.get(str(page_id), {}).get(number)
+            if old is None:
+                return None
+            return {**page, **old, "status": "historical"}
+
     # ------------------------------------------------------------------ Confluence mutations
 
     def update_page(
@@ -482,6 +518,9 @@ class Dataset:
             }
             if body is not None:
                 updated["body"] = {"storage": {"value": body, "representation": "storage"}}
+            self._page_versions.setdefault(str(page["id"]), {})[int(version["number"])] = {
+                k: page[k] for k in ("id", "type", "title", "version", "body") if k in page
+            }
             if title is not None and title != page["title"]:
                 updated["title"] = title
                 updated["_links"] = {**page.get("_links", {}), "webui": _webui(page["space"]["key"], title)}
@@ -639,6 +678,22 @@ def _head_hints(root: Path) -> dict[str, str]:
 
 def _webui(space_key: str, title: str) -> str:
     return f"/display/{space_key}/{quote_plus(title)}"
+
+
+def _with_version_messages(
+    pages: list[dict[str, Any]], versions: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The pages with their current version's ``message`` from the recorded versions (the page
+    records leave it out; Confluence returns it with ``expand=version``)."""
+    messages = {
+        (str(v["id"]), int(v["version"]["number"])): v["version"].get("message") or "" for v in versions
+    }
+    out = []
+    for p in pages:
+        version = p.get("version") or {}
+        key = (str(p["id"]), int(version.get("number") or 0))
+        out.append({**p, "version": {**version, "message": messages[key]}} if key in messages else p)
+    return out
 
 
 def _confluence_user(display_name: str) -> dict[str, Any]:

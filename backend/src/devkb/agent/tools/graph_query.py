@@ -20,6 +20,7 @@ from haystack.tools.tool import Tool
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.history.compose import value_at
 from devkb.agent.identifiers import Lookup, read_lookups
 from devkb.agent.tools.content import load_content
 from devkb.agent.tools.rendering import render_documents
@@ -102,8 +103,27 @@ class GraphQuery:
         limit: int | None = None,
         label: str | None = None,
         lookups: Sequence[Lookup] | None = None,
+        changed_from: str | None = None,
+        changed_to: str | None = None,
+        as_of: str | None = None,
     ) -> list[EvidenceDoc]:
+        """``changed_from``/``changed_to`` (dates): only documents with a version (page edit, Jira
+        transition, commit) in that range, newest change first. ``as_of`` (a date): the Jira
+        fields status, assignee, resolution and fix version match their values at the end of that
+        day (docs/history.md) instead of today's."""
         k = max(1, min(int(limit or self.limit), MAX_LIMIT))
+        for name, value in (("changed_from", changed_from), ("changed_to", changed_to), ("as_of", as_of)):
+            if value is not None and not _DATE.match(str(value)):
+                raise InvalidQueryError(f"{name} must be a date like 2014-05-20, not {value!r}")
+        at = f"{as_of[:10]}T23:59:59+00:00" if as_of else None
+        past: dict[str, tuple[str, ...]] = {}
+        if at is not None and fields:
+            fields = dict(fields)
+            for name in AS_OF_FIELDS:
+                if fields.get(name):
+                    past[name] = tuple(
+                        v.strip().lower() for v in str(fields.pop(name)).split(",") if v.strip()
+                    )
         lookups = self.lookups_for(question, fields, lookups)
         ids = [i for i in dict.fromkeys(document_ids or []) if _DOC_ID.match(i)][:MAX_LIMIT]
         found: dict[str, Document] = {}
@@ -118,10 +138,25 @@ class GraphQuery:
                 title_contains=lookup.title_contains,
                 updated_from=lookup.updated_from,
                 updated_to=lookup.updated_to,
-                limit=k,
+                limit=CANDIDATES if (past or changed_from or changed_to) else k,
             ):
                 if scope.allows(d):
                     found.setdefault(d.id, d)
+        if changed_from or changed_to:
+            start = f"{changed_from[:10]}T00:00:00+00:00" if changed_from else ""
+            end = f"{changed_to[:10]}T23:59:59+00:00" if changed_to else "9999"
+            changes = self.store.changes_between(
+                start, end, types=scope.allowed_types, document_ids=list(found) if found else None, limit=5000
+            )
+            newest = list(dict.fromkeys(v.document_id for v in changes))
+            if found or lookups or ids:
+                found = {i: found[i] for i in newest if i in found}
+            else:
+                found = {d.id: d for d in self.store.get_documents(newest[: k * 4]) if scope.allows(d)}
+        if past:
+            if not (lookups or ids):
+                raise InvalidQueryError("as_of needs a project, key or other field to look in")
+            found = {i: d for i, d in found.items() if _held(self.store, d, past, at or "")}
         docs = []
         for d in list(found.values())[:k]:
             text = load_content(self.store, d.id, CONTENT_CHARS) or d.title
@@ -130,6 +165,11 @@ class GraphQuery:
         arguments: dict[str, Any] = {"lookups": [lk.arguments() for lk in lookups]}
         if ids:
             arguments["document_ids"] = ids
+        for name, value in (("changed_from", changed_from), ("changed_to", changed_to), ("as_of", as_of)):
+            if value:
+                arguments[name] = value
+        if past:
+            arguments["as_of_fields"] = {k2: list(v) for k2, v in past.items()}
         if label:
             arguments["reason"] = label
         scope.record(ToolCall(NAME, arguments, len(accepted)))
@@ -172,6 +212,17 @@ class GraphQuery:
                 str | None, "Only documents updated on or before this date (YYYY-MM-DD)."
             ] = None,
             document_ids: Annotated[list[str] | None, "Fetch these document ids (e.g. jira:FLUID-1)."] = None,
+            changed_from: Annotated[
+                str | None,
+                "Only documents changed (edited, transitioned, committed) on or after this date (YYYY-MM-DD).",
+            ] = None,
+            changed_to: Annotated[
+                str | None, "Only documents changed on or before this date (YYYY-MM-DD)."
+            ] = None,
+            as_of: Annotated[
+                str | None,
+                "Match status, assignee, resolution and fix_version as they were on this date (YYYY-MM-DD).",
+            ] = None,
             limit: Annotated[int, "Maximum number of documents (1-25)."] = self.limit,
         ) -> str:
             fields = {
@@ -197,10 +248,33 @@ class GraphQuery:
                 "updated_from": updated_from,
                 "updated_to": updated_to,
             }
-            docs = self.run(scope, question, fields, document_ids, limit)
+            docs = self.run(
+                scope,
+                question,
+                fields,
+                document_ids,
+                limit,
+                changed_from=changed_from,
+                changed_to=changed_to,
+                as_of=as_of,
+            )
             return render_documents(scope, docs, "GraphQuery results")
 
         return create_tool_from_function(graph_query, name=NAME, description=DESCRIPTION)
+
+
+CANDIDATES = 2000  # documents a lookup may return before the time filters narrow them
+AS_OF_FIELDS = ("status", "assignee", "resolution", "fix_version")  # fields with transitions
+
+
+def _held(store: GraphStore, doc: Document, past: Mapping[str, tuple[str, ...]], at: str) -> bool:
+    """Whether ``doc``'s fields had the wanted values at ``at`` (its stored transitions)."""
+    transitions = store.versions(doc.id, ["transition"])
+    for name, wanted in past.items():
+        values, _ = value_at(doc, transitions, name.replace("_", " "), at)
+        if not {v.lower() for v in values} & set(wanted):
+            return False
+    return True
 
 
 def _explicit_lookup(fields: Mapping[str, Any]) -> Lookup | None:

@@ -1,14 +1,24 @@
-"""``GET /documents/{id}`` and its neighbours."""
+"""``GET /documents/{id}``, its neighbours and its history (versions, docs/history.md)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import difflib
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Path, Query
 
 from devkb.api.deps import StoreDep
 from devkb.api.routers.convert import document_out
-from devkb.api.schemas import ChunkOut, DocumentDetail, ErrorResponse, NeighborOut
+from devkb.api.schemas import (
+    ChunkOut,
+    DocumentDetail,
+    DocumentHistory,
+    ErrorResponse,
+    NeighborOut,
+    VersionDetail,
+    VersionOut,
+)
+from devkb.store.models import Version
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
@@ -34,6 +44,74 @@ def neighbors(
         )
         for n in store.neighbors([document_id], "both", kinds=kinds or None, limit=limit)
     ]
+
+
+def version_out(v: Version) -> VersionOut:
+    return VersionOut(
+        document_id=v.document_id,
+        kind=v.kind,
+        seq=v.seq,
+        valid_from=v.valid_from,
+        valid_until=v.valid_until,
+        author=v.author,
+        message=v.message,
+        field=v.field,
+        from_value=v.from_value,
+        to_value=v.to_value,
+        ref=v.ref,
+    )
+
+
+@router.get(
+    "/{document_id:path}/history",
+    response_model=DocumentHistory,
+    operation_id="documentHistory",
+    responses={404: {"model": ErrorResponse}},
+)
+def history(document_id: str, store: StoreDep) -> DocumentHistory:
+    """A document's versions and transitions, oldest first (404 when missing or not readable)."""
+    found = store.get_documents([document_id])
+    if not found:
+        raise HTTPException(404, f"no document with id {document_id!r}")
+    return DocumentHistory(
+        document=document_out(found[0]), versions=[version_out(v) for v in store.versions(document_id)]
+    )
+
+
+@router.get(
+    "/{document_id:path}/versions/{seq}",
+    response_model=VersionDetail,
+    operation_id="documentVersion",
+    responses={404: {"model": ErrorResponse}},
+)
+def version(
+    document_id: str,
+    seq: Annotated[int, Path(ge=1, le=1_000_000, description="the version's number")],
+    store: StoreDep,
+    kind: Annotated[Literal["page", "transition", "diff"], Query()] = "page",
+) -> VersionDetail:
+    """One version's body, and for a page how it differs from the current version."""
+    found = store.get_version(document_id, kind, seq)
+    if found is None:
+        raise HTTPException(404, f"no version {seq} of {document_id!r}")
+    newest = max((v for v in store.versions(document_id, [kind])), key=lambda v: v.seq, default=None)
+    diff = ""
+    if kind == "page" and newest is not None and newest.seq != found.seq:
+        diff = "\n".join(
+            difflib.unified_diff(
+                found.body.splitlines(),
+                newest.body.splitlines(),
+                f"version {found.seq}",
+                f"version {newest.seq}",
+                lineterm="",
+            )
+        )
+    return VersionDetail(
+        version=version_out(found),
+        body=found.body,
+        current_seq=newest.seq if newest is not None else None,
+        diff_to_current=diff,
+    )
 
 
 @router.get(

@@ -48,8 +48,9 @@ class DocumentChunkWriter:
                 )
             )
         items = [(to_store_document(d), by_doc.get(d.id, [])) for d in documents]
+        versions = [v for d in documents for v in getattr(d.meta.get("source_document"), "versions", [])]
         if items:
-            self.store.write_documents(items, references=references)
+            self.store.write_documents(items, references=references, versions=versions or None)
         return {
             "documents_written": len(items),
             "chunks_written": len(chunks),

@@ -4,6 +4,7 @@
     PR title, branch, body  jira:KEY → pull         jira-key-in-pull-request
     repository file         file → jira:KEY         jira-key-in-doc
     Confluence page body    page → jira:KEY         jira-key-in-confluence-page
+    page version messages   page → jira:KEY         jira-key-in-version-message
     GitHub issue            issue → jira:KEY        jira-key-in-github-issue
 
 A key counts when its project is one Jira reports (``LinkContext.project_keys``); an edge to an
@@ -32,6 +33,9 @@ KINDS: dict[str, tuple[str, bool]] = {
     "gh-issue": ("jira-key-in-github-issue", False),
 }
 
+VERSION_MESSAGES_FIELD = "version-messages"  # reference_text field of a page's version messages
+VERSION_MESSAGE_KIND = "jira-key-in-version-message"
+
 
 def keys_in(text: str, project_keys: set[str]) -> list[str]:
     """Issue keys of known projects in ``text``, in order of first appearance."""
@@ -49,13 +53,15 @@ def jira_keys_in_documents(doc: SourceDocument, ctx: LinkContext) -> Iterable[Re
     kind, from_issue = spec
     texts = doc.reference_text or {"content": doc.content}
     out: dict[str, Reference] = {}
-    for text in texts.values():
+    for name, text in texts.items():
+        # keys named only in a page's edit messages ("ILDH-16: fix typo"), see docs/history.md
+        edge = VERSION_MESSAGE_KIND if name == VERSION_MESSAGES_FIELD else kind
         for key in keys_in(text, ctx.project_keys):
             issue = f"jira:{key}"
             if issue in out:
                 continue
             a, b = (issue, doc.id) if from_issue else (doc.id, issue)
-            out[issue] = Reference(a, b, kind, key, doc.id)
+            out[issue] = Reference(a, b, edge, key, doc.id)
     return list(out.values())
 
 

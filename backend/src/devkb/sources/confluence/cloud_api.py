@@ -67,6 +67,17 @@ class CloudPages:
             raise ValueError(f"invalid JSON in Confluence page {page_id}: {str(found)[:80]!r}")
         return {**found, "_kind": kind}
 
+    def versions(self, page_id: str) -> list[dict[str, Any]]:
+        """The page's versions (number, message, authorId, createdAt)."""
+        return list(self._list(f"api/v2/pages/{page_id}/versions", {"limit": LIST_LIMIT}))
+
+    def page_at(self, page_id: str, number: int) -> dict[str, Any]:
+        """The page as it was at version ``number``, with its storage body."""
+        found = self._get(f"api/v2/pages/{page_id}", {"version": number, "body-format": "storage"})
+        if not isinstance(found, dict) or "id" not in found:
+            raise ValueError(f"invalid JSON in Confluence page {page_id} v{number}: {str(found)[:80]!r}")
+        return found
+
     def labels(self, page: dict[str, Any]) -> list[str]:
         path = f"api/v2/{page.get('_kind', 'pages')}/{page['id']}/labels"
         return [str(x["name"]) for x in self._list(path, {"limit": LIST_LIMIT}) if x.get("name")]

@@ -23,7 +23,7 @@ from pydantic import SecretStr
 
 from devkb.access.acl import account, group, scope
 from devkb.errors import ConfigurationError, PermanentSourceError
-from devkb.sources.base import LoadBatch
+from devkb.sources.base import HistoryPolicy, LoadBatch
 from devkb.sources.confluence.cloud_api import CloudPages, as_v1_page
 from devkb.sources.confluence.convert import (
     page_doc_id,
@@ -32,6 +32,7 @@ from devkb.sources.confluence.convert import (
     read_restriction,
     restriction_gate,
 )
+from devkb.sources.confluence.history import attach_versions
 from devkb.sources.confluence.storage_format import PageLink
 from devkb.sources.http_retry import atlassian_client
 from devkb.sources.permissions import PermissionPairs
@@ -105,6 +106,48 @@ class ConfluenceLoader:
             raise ConfigurationError(f"source {config.name}: deployment must be auto, cloud or datacenter")
         # alias key → title; relative aliases are paths on the Confluence server itself
         self._aliases = {url_key(k): v for k, v in config.url_aliases.items()}
+        self._history = HistoryPolicy()
+
+    def set_history(self, policy: HistoryPolicy) -> None:
+        self._history = policy
+
+    def _version_at(self, page_id: str, number: int) -> dict[str, Any] | None:
+        """A page at an older version, v1-shaped; None when the server no longer has it."""
+        if self.cloud:
+            api = self.cloud_api
+            try:
+                raw = api.page_at(page_id, number)
+            except PermanentSourceError:
+                return None
+            version = raw.get("version") or {}
+            return {
+                "version": {
+                    "number": version.get("number"),
+                    "when": version.get("createdAt"),
+                    "by": {"displayName": api.author(str(version.get("authorId") or ""))},
+                    "message": version.get("message") or "",
+                },
+                "body": raw.get("body") or {},
+            }
+        try:
+            found = self._call(
+                f"Confluence page {page_id} version {number}",
+                functools.partial(
+                    self.client.get,
+                    f"rest/api/content/{page_id}",
+                    params={"status": "historical", "version": number, "expand": "body.storage,version"},
+                ),
+            )
+        except PermanentSourceError:
+            return None
+        return found if isinstance(found, dict) else None
+
+    def _cloud_messages(self, page_id: str) -> dict[int, str]:
+        return {
+            int(v["number"]): str(v.get("message") or "")
+            for v in self.cloud_api.versions(page_id)
+            if v.get("number") is not None
+        }
 
     def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
         self._on_retry = on_retry
@@ -451,6 +494,9 @@ class ConfluenceLoader:
                 [(aid, shown) for aid, (shown, _gate) in applying],
                 source=self.name,
                 inherited_gates=[gate for _aid, (_shown, gate) in applying],
+            )
+            attach_versions(
+                doc, p, self._history, self._version_at, self._cloud_messages if self.cloud else None
             )
             docs.append(doc)
             seen[str(p["id"])] = (p.get("version") or {}).get("number")

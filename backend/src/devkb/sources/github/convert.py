@@ -13,7 +13,7 @@ from typing import Any
 
 from devkb.sources.base import SourceDocument
 from devkb.sources.timestamps import to_utc_iso
-from devkb.store.models import SourceType
+from devkb.store.models import SourceType, Version
 
 MAX_FILES_LISTED = 30
 MAX_MESSAGE_CHARS = 6000
@@ -181,7 +181,45 @@ def pull_to_document(
     )
 
 
-def commit_to_document(repo: str, commit: dict[str, Any]) -> SourceDocument:
+def cut_patch(patch: str, max_bytes: int) -> str:
+    """``patch`` cut at a line end to at most ``max_bytes`` UTF-8 bytes (whole when it fits)."""
+    raw = patch.encode()
+    if len(raw) <= max_bytes:
+        return patch
+    head = raw[:max_bytes].decode(errors="ignore")
+    return head[: head.rfind("\n") + 1] if "\n" in head else ""
+
+
+def diff_versions(doc_id: str, commit: dict[str, Any], max_diff_bytes: int) -> list[Version]:
+    """One ``diff`` version per changed file of a commit (``files[].patch``, cut to
+    ``max_diff_bytes``), docs/history.md."""
+    info = commit.get("commit") or {}
+    message = (info.get("message") or "").strip()
+    author = (info.get("author") or {}).get("name") or _login(commit.get("author")) or ""
+    date = to_utc_iso((info.get("committer") or {}).get("date") or (info.get("author") or {}).get("date"))
+    return [
+        Version(
+            document_id=doc_id,
+            kind="diff",
+            seq=i + 1,
+            valid_from=date,
+            author=author,
+            message=message.splitlines()[0] if message else "",
+            body=cut_patch(str(f.get("patch") or ""), max_diff_bytes),
+            field=str(f.get("filename") or ""),
+            from_value=str(f.get("previous_filename") or ""),
+            to_value=str(f.get("status") or "modified"),
+            ref=str(commit.get("sha") or ""),
+        )
+        for i, f in enumerate(commit.get("files") or [])
+        if f.get("filename")
+    ]
+
+
+def commit_to_document(
+    repo: str, commit: dict[str, Any], max_diff_bytes: int | None = None
+) -> SourceDocument:
+    """``max_diff_bytes``: keep each file's diff as a version, cut to that size (None: none kept)."""
     sha = commit["sha"]
     info = commit.get("commit") or {}
     message = (info.get("message") or "").strip()
@@ -223,6 +261,9 @@ def commit_to_document(repo: str, commit: dict[str, Any]) -> SourceDocument:
         content="\n\n".join(parts),
         metadata=meta,
         reference_text={"message": message},
+        versions=[]
+        if max_diff_bytes is None
+        else diff_versions(doc_id(repo, "commit", sha), commit, max_diff_bytes),
     )
 
 

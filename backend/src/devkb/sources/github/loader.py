@@ -35,7 +35,7 @@ from pydantic import SecretStr
 
 from devkb.access.acl import scope
 from devkb.errors import ConfigurationError, PermanentSourceError, TransientSourceError
-from devkb.sources.base import LoadBatch, SourceDocument
+from devkb.sources.base import HistoryPolicy, LoadBatch, SourceDocument
 from devkb.sources.github.convert import (
     commit_to_document,
     doc_id,
@@ -106,6 +106,14 @@ class GitHubLoader:
         # per-process caches for list_ids and loads: repo → (head, shas); repo → {pr: (head sha, shas)}
         self._history: dict[str, tuple[str, list[str]]] = {}
         self._pull_commits: dict[str, dict[int, tuple[str, set[str]]]] = {}
+        self._diff_bytes: int | None = HistoryPolicy().max_diff_bytes  # None: history off
+
+    def set_history(self, policy: HistoryPolicy) -> None:
+        """Diffs come with ``/commits/{sha}``, which the loader reads anyway: nothing to fetch."""
+        self._diff_bytes = policy.max_diff_bytes if policy.enabled else None
+
+    def _commit_document(self, name: str, sha: str) -> SourceDocument:
+        return commit_to_document(name, self._commit(name, sha), self._diff_bytes)
 
     # -- client ----------------------------------------------------------------------------
     def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
@@ -399,7 +407,7 @@ class GitHubLoader:
                 st.pending = pending
             shas = self._new_main_commits(name, st.head, head)
             for done, sha_chunk in self._batches(shas, int(pending["done"])):
-                commit_docs = [commit_to_document(name, self._commit(name, sha)) for sha in sha_chunk]
+                commit_docs = [self._commit_document(name, sha) for sha in sha_chunk]
                 st.pending = {**pending, "done": done}
                 yield LoadBatch(commit_docs, cursor.dump(), total=None)
             st.head, st.pending = head, None
@@ -427,7 +435,7 @@ class GitHubLoader:
                 )
                 pull_docs.append(pull_to_document(name, pull.raw, comments, conversation, reviews))
                 for sha in sorted(self._pull_commit_shas(name, pull) - known):
-                    pull_docs.append(commit_to_document(name, self._commit(name, sha)))
+                    pull_docs.append(self._commit_document(name, sha))
                     known.add(sha)
                 st.pulls = max(st.pulls or "", to_utc_iso(pull.raw.get("updated_at")))
             yield LoadBatch(pull_docs, cursor.dump(), total=None)
@@ -439,7 +447,7 @@ class GitHubLoader:
                 if sha in on_main:
                     continue
                 # indexed again if a pull request brought it already: this version names its branch
-                doc = commit_to_document(name, self._commit(name, sha))
+                doc = self._commit_document(name, sha)
                 doc.metadata["branch"] = branch
                 branch_docs.append(doc)
             for _, branch_chunk in self._batches(branch_docs):

@@ -13,7 +13,7 @@ from typing import Any
 from devkb.access.acl import scope
 from devkb.sources.base import SourceDocument
 from devkb.sources.jira.adf import adf_to_text, is_adf
-from devkb.store.models import Reference, SourceType
+from devkb.store.models import Reference, SourceType, Version
 
 
 def jira_doc_id(key: str) -> str:
@@ -311,4 +311,28 @@ def issue_to_document(issue: dict[str, Any], browse_base: str, source: str = "ji
         metadata=meta,
         references=references,
         reference_text=ref_text,
+        versions=transition_versions(doc_id, changes),
     )
+
+
+def transition_versions(doc_id: str, changes: list[dict[str, str]]) -> list[Version]:
+    """The changelog rows (oldest first) as ``transition`` versions, each in force until its
+    field's next change (docs/history.md)."""
+    out: list[Version] = []
+    for i, row in enumerate(changes):
+        field = row["field"].lower()
+        until = next((later["at"] for later in changes[i + 1 :] if later["field"].lower() == field), "")
+        out.append(
+            Version(
+                document_id=doc_id,
+                kind="transition",
+                seq=i + 1,
+                valid_from=row["at"],
+                valid_until=until,
+                author=row["by"],
+                field=row["field"],
+                from_value=row["from"],
+                to_value=row["to"],
+            )
+        )
+    return out

@@ -33,7 +33,7 @@ from pydantic import SecretStr
 
 from devkb.access.acl import scope
 from devkb.errors import ConfigurationError
-from devkb.sources.base import LoadBatch, SourceDocument
+from devkb.sources.base import HistoryPolicy, LoadBatch, SourceDocument
 from devkb.sources.http_retry import atlassian_client
 from devkb.sources.jira.convert import issue_to_document, jira_doc_id, parse_jira_time
 from devkb.sources.permissions import PermissionPairs
@@ -94,6 +94,7 @@ class JiraLoader:
         self._deployment: str | None = None if config.deployment == "auto" else config.deployment
         self._zone: tzinfo | None = None
         self._listed: set[str] | None = None  # ids a full load's verification listed last
+        self._keep_history = True
         if config.deployment not in DEPLOYMENTS:
             raise ConfigurationError(
                 f"source {config.name}: deployment must be one of {', '.join(DEPLOYMENTS)}, got {config.deployment!r}"
@@ -244,10 +245,17 @@ class JiraLoader:
             if start >= int(page.get("total") or 0):
                 return
 
+    def set_history(self, policy: HistoryPolicy) -> None:
+        """Transitions come with the changelog the loader reads anyway: nothing to fetch."""
+        self._keep_history = policy.enabled
+
     def _to_document(self, issue: dict[str, Any]) -> SourceDocument:
-        return issue_to_document(
+        doc = issue_to_document(
             self._whole_changelog(issue), self.config.browse_url or self.config.url, self.name
         )
+        if not self._keep_history:
+            doc.versions = []
+        return doc
 
     def _whole_changelog(self, issue: dict[str, Any]) -> dict[str, Any]:
         """The issue with its whole change history: Cloud returns at most 40 histories with an

@@ -10,6 +10,8 @@ Graph layout (see ``docs/neo4j.md``)::
     (:Chunk {id, document_id, chunk_index, content, section, embedding})-[:PART_OF]->(:Document)
     (:Document)-[:REFERENCES {kind, evidence, owner_id}]->(:Document | :DocumentStub)
     (:DocumentStub {id})        an edge end not (or no longer) indexed; never read
+    (:Document)-[:HAS_VERSION]->(:Version {document_id, kind, seq, valid_from, valid_until,
+        author, message, body, field, from_value, to_value, ref})   docs/history.md
     (:DevkbMeta {key: 'schema', embedding_model, embedding_dimension, schema_version})
     (:DevkbMeta {key: 'sync:<source>', source, state})
 
@@ -78,8 +80,32 @@ def _stmt(text: str, *params: str) -> Statement:
 
 
 # Names the lint check declares as the database schema (labels, types, property keys).
-LABELS = ("Document", "DocumentStub", "Chunk", "DevkbMeta", "Conversation", "Message", "Lease", "SyncRun")
-RELATIONSHIP_TYPES = ("PART_OF", "REFERENCES")
+LABELS = (
+    "Document",
+    "DocumentStub",
+    "Chunk",
+    "DevkbMeta",
+    "Conversation",
+    "Message",
+    "Lease",
+    "SyncRun",
+    "Version",
+)
+RELATIONSHIP_TYPES = ("PART_OF", "REFERENCES", "HAS_VERSION")
+VERSION_PROPERTIES = (
+    "document_id",
+    "kind",
+    "seq",
+    "valid_from",
+    "valid_until",
+    "author",
+    "message",
+    "body",
+    "field",
+    "from_value",
+    "to_value",
+    "ref",
+)
 DOCUMENT_PROPERTIES = ("id", "type", "title", "url", "updated_at", "content_hash", "source", "metadata")
 SHARED_STATE_PROPERTIES = (  # conversations, leases and sync runs (store/shared_state.py)
     "owner",
@@ -107,6 +133,7 @@ GRAPH_SCHEMA = (
     ("DocumentStub", "DocumentStub", "REFERENCES"),
     ("Message", "Conversation", "PART_OF"),
     ("Message", "Document", "REFERENCES"),
+    ("Document", "Version", "HAS_VERSION"),
 )
 
 
@@ -117,6 +144,7 @@ def property_keys() -> list[str]:
     keys |= {"kind", "evidence", "owner_id", "key", "embedding_model", "embedding_dimension"}
     keys |= {"schema_version", "state"}
     keys |= set(SHARED_STATE_PROPERTIES)
+    keys |= set(VERSION_PROPERTIES)
     keys |= {meta_property(f) for f, where in FIND_FIELDS.items() if where == "metadata"}
     return sorted(keys)
 
@@ -132,6 +160,10 @@ SCHEMA_STATEMENTS: tuple[Statement, ...] = (
     _stmt("CREATE CONSTRAINT sync_run_id IF NOT EXISTS FOR (r:SyncRun) REQUIRE r.id IS UNIQUE"),
     _stmt("CREATE INDEX conversation_owner IF NOT EXISTS FOR (c:Conversation) ON (c.owner, c.updated_at)"),
     _stmt("CREATE INDEX message_conversation IF NOT EXISTS FOR (m:Message) ON (m.conversation_id)"),
+    _stmt(
+        "CREATE CONSTRAINT version_key IF NOT EXISTS FOR (v:Version) REQUIRE (v.document_id, v.kind, v.seq) IS UNIQUE"
+    ),
+    _stmt("CREATE INDEX version_valid_from IF NOT EXISTS FOR (v:Version) ON (v.valid_from)"),
     _stmt("CREATE INDEX document_type IF NOT EXISTS FOR (d:Document) ON (d.type)"),
     _stmt("CREATE INDEX document_source IF NOT EXISTS FOR (d:Document) ON (d.source)"),
     _stmt("CREATE INDEX document_updated_at IF NOT EXISTS FOR (d:Document) ON (d.updated_at)"),
@@ -250,6 +282,65 @@ STUB_REFERENCED_DOCUMENTS = _stmt(
 DELETE_DOCUMENTS = _stmt(
     "UNWIND $ids AS id MATCH (d:Document {id: id}) DETACH DELETE d RETURN count(*) AS n",
     "ids",
+)
+
+# -- history (docs/history.md) ---------------------------------------------------------------
+UPSERT_VERSIONS = _stmt(
+    """UNWIND $rows AS row
+    MATCH (d:Document {id: row.document_id})
+    MERGE (v:Version {document_id: row.document_id, kind: row.kind, seq: row.seq})
+    SET v = row
+    MERGE (d)-[:HAS_VERSION]->(v)""",
+    "rows",
+)
+CHAIN_PAGE_VERSIONS = _stmt(
+    """UNWIND $ids AS id
+    MATCH (v:Version {document_id: id, kind: 'page'})
+    WITH id, v ORDER BY v.seq
+    WITH id, collect(v) AS vs
+    UNWIND range(0, size(vs) - 1) AS i
+    WITH vs[i] AS v, CASE WHEN i + 1 < size(vs) THEN vs[i + 1].valid_from ELSE '' END AS until
+    SET v.valid_until = until""",
+    "ids",
+)
+DELETE_VERSIONS = _stmt(
+    "UNWIND $ids AS id MATCH (v:Version {document_id: id}) DETACH DELETE v",
+    "ids",
+)
+VERSIONS_OF = _stmt(
+    """MATCH (:Document {id: $id})-[:HAS_VERSION]->(v:Version)
+    WHERE $kinds IS NULL OR v.kind IN $kinds
+    RETURN properties(v) AS v ORDER BY v.valid_from, v.kind, v.seq""",
+    "id",
+    "kinds",
+)
+GET_VERSION = _stmt(
+    """MATCH (:Document {id: $id})-[:HAS_VERSION]->(v:Version {kind: $kind, seq: $seq})
+    RETURN properties(v) AS v""",
+    "id",
+    "kind",
+    "seq",
+)
+LATEST_VERSIONS = _stmt(
+    """UNWIND $ids AS id
+    MATCH (v:Version {document_id: id, kind: $kind})
+    RETURN id, max(v.seq) AS seq""",
+    "ids",
+    "kind",
+)
+CHANGES_BETWEEN = _stmt(
+    """MATCH (d:Document)-[:HAS_VERSION]->(v:Version)
+    WHERE v.valid_from >= $start AND v.valid_from < $end
+      AND ($types IS NULL OR d.type IN $types)
+      AND ($ids IS NULL OR d.id IN $ids)
+    RETURN properties(v) AS v
+    ORDER BY v.valid_from DESC, v.document_id DESC, v.kind DESC, v.seq DESC
+    LIMIT $limit""",
+    "start",
+    "end",
+    "types",
+    "ids",
+    "limit",
 )
 
 # -- re-embed reset and test wipe (batched: a managed transaction must stay small) -----------

@@ -43,6 +43,7 @@ from devkb.store.models import (
     SourceType,
     StoreStats,
     SyncState,
+    Version,
 )
 from devkb.store.neo4j import queries as q
 from devkb.store.protocol import Direction
@@ -112,6 +113,40 @@ def document_from(props: dict[str, Any]) -> Document:
         content_hash=props.get("content_hash", ""),
         metadata=json.loads(props.get("metadata") or "{}"),
         source=props.get("source", ""),
+    )
+
+
+def version_row(v: Version) -> dict[str, Any]:
+    return {
+        "document_id": v.document_id,
+        "kind": v.kind,
+        "seq": v.seq,
+        "valid_from": v.valid_from,
+        "valid_until": v.valid_until,
+        "author": v.author,
+        "message": v.message,
+        "body": v.body,
+        "field": v.field,
+        "from_value": v.from_value,
+        "to_value": v.to_value,
+        "ref": v.ref,
+    }
+
+
+def version_from(props: dict[str, Any]) -> Version:
+    return Version(
+        document_id=str(props["document_id"]),
+        kind=str(props["kind"]),
+        seq=int(props["seq"]),
+        valid_from=str(props.get("valid_from") or ""),
+        valid_until=str(props.get("valid_until") or ""),
+        author=str(props.get("author") or ""),
+        message=str(props.get("message") or ""),
+        body=str(props.get("body") or ""),
+        field=str(props.get("field") or ""),
+        from_value=str(props.get("from_value") or ""),
+        to_value=str(props.get("to_value") or ""),
+        ref=str(props.get("ref") or ""),
     )
 
 
@@ -340,8 +375,14 @@ class Neo4jGraphStore:
         self,
         items: Sequence[tuple[Document, Sequence[Chunk]]],
         references: Sequence[Reference] | None = None,
+        versions: Sequence[Version] | None = None,
     ) -> None:
         latest = {doc.id: (doc, chunks) for doc, chunks in items}  # a repeated id: the last one wins
+        by_doc: dict[str, list[Version]] = {}
+        for v in versions or []:
+            if v.document_id not in latest:
+                raise ValueError(f"version of {v.document_id!r} written without its document")
+            by_doc.setdefault(v.document_id, []).append(v)
         owned: dict[str, list[Reference]] | None = None
         if references is not None:
             _check_owners(set(latest), references)
@@ -353,20 +394,24 @@ class Neo4jGraphStore:
         for doc, chunks in latest.values():
             batch.append((doc, chunks))
             size += len(chunks)
+            size += len(by_doc.get(doc.id, ()))
             if len(batch) >= _DOCS_PER_TX or size >= _CHUNKS_PER_TX:
-                self._write_batch(batch, owned)
+                self._write_batch(batch, owned, by_doc)
                 batch, size = [], 0
         if batch:
-            self._write_batch(batch, owned)
+            self._write_batch(batch, owned, by_doc)
 
     def _write_batch(
         self,
         batch: Sequence[tuple[Document, Sequence[Chunk]]],
         owned: dict[str, list[Reference]] | None = None,
+        versions: dict[str, list[Version]] | None = None,
     ) -> None:
-        """One transaction: the documents, their chunks and — with ``owned`` — the edges they own,
-        so a crash never leaves a document without its edges."""
+        """One transaction: the documents, their chunks, their versions and — with ``owned`` — the
+        edges they own, so a crash never leaves a document without its edges."""
         ids = [doc.id for doc, _ in batch]
+        version_rows = [version_row(v) for i in ids for v in (versions or {}).get(i, [])]
+        pages = sorted({r["document_id"] for r in version_rows if r["kind"] == "page"})
         docs = [document_row(doc) for doc, _ in batch]
         chunk_rows = [
             {
@@ -390,6 +435,10 @@ class Neo4jGraphStore:
                 _run(tx, q.CREATE_CHUNKS, rows=list(part))
             if edges is not None:
                 edges(tx)
+            for vpart in _batches(version_rows):
+                _run(tx, q.UPSERT_VERSIONS, rows=list(vpart))
+            if pages:
+                _run(tx, q.CHAIN_PAGE_VERSIONS, ids=pages)
 
         self._write(work, f"writing {len(ids)} documents")
 
@@ -406,6 +455,7 @@ class Neo4jGraphStore:
         def work(tx: neo4j.ManagedTransaction, part: list[str]) -> int:
             stubs = [i for row in _run(tx, q.DELETE_OWNED_REFERENCES, owners=part) for i in row["stub_ids"]]
             _run(tx, q.DELETE_CHUNKS, ids=part)
+            _run(tx, q.DELETE_VERSIONS, ids=part)
             kept = _run(tx, q.STUB_REFERENCED_DOCUMENTS, ids=part)[0]["n"]
             gone = _run(tx, q.DELETE_DOCUMENTS, ids=part)[0]["n"]
             if stubs:
@@ -584,6 +634,45 @@ class Neo4jGraphStore:
         )
 
     # -- sync state -----------------------------------------------------------------------
+    # -- history ----------------------------------------------------------------------------
+    def versions(self, document_id: str, kinds: Sequence[str] | None = None) -> list[Version]:
+        rows = self._read(
+            q.VERSIONS_OF, "reading versions", id=document_id, kinds=list(kinds) if kinds else None
+        )
+        return [version_from(r["v"]) for r in rows]
+
+    def get_version(self, document_id: str, kind: str, seq: int) -> Version | None:
+        rows = self._read(q.GET_VERSION, "reading a version", id=document_id, kind=kind, seq=int(seq))
+        return version_from(rows[0]["v"]) if rows else None
+
+    def latest_versions(self, document_ids: Sequence[str], kind: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for part in _batches(list(dict.fromkeys(document_ids))):
+            for row in self._read(q.LATEST_VERSIONS, "reading latest versions", ids=list(part), kind=kind):
+                out[str(row["id"])] = int(row["seq"])
+        return out
+
+    def changes_between(
+        self,
+        start: str,
+        end: str,
+        types: Sequence[SourceType] | None = None,
+        document_ids: Sequence[str] | None = None,
+        limit: int = 1000,
+    ) -> list[Version]:
+        if document_ids is not None and not document_ids:
+            return []
+        rows = self._read(
+            q.CHANGES_BETWEEN,
+            "reading changes",
+            start=start,
+            end=end,
+            types=[str(t) for t in types] if types else None,
+            ids=list(document_ids) if document_ids is not None else None,
+            limit=int(limit),
+        )
+        return [version_from(r["v"]) for r in rows]
+
     def get_sync_state(self, source: str) -> SyncState | None:
         rows = self._read(q.GET_SYNC_STATE, "reading sync state", key=q.SYNC_KEY_PREFIX + source)
         return _state_from(source, rows[0]["state"]) if rows else None

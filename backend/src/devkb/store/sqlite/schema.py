@@ -77,3 +77,24 @@ CREATE TABLE IF NOT EXISTS sync_state (
     state  TEXT NOT NULL
 );
 """
+
+# Versions of documents (docs/history.md): page versions, Jira transitions, commit file diffs.
+# Created by ``history.ensure_versions_table`` (stores written before it gain it when opened).
+VERSIONS_DDL = """
+CREATE TABLE IF NOT EXISTS versions (
+    document_id  TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    seq          INTEGER NOT NULL,
+    valid_from   TEXT NOT NULL,
+    valid_until  TEXT NOT NULL DEFAULT '',
+    author       TEXT NOT NULL DEFAULT '',
+    message      TEXT NOT NULL DEFAULT '',
+    body         TEXT NOT NULL DEFAULT '',
+    field        TEXT NOT NULL DEFAULT '',
+    from_value   TEXT NOT NULL DEFAULT '',
+    to_value     TEXT NOT NULL DEFAULT '',
+    ref          TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (document_id, kind, seq)
+);
+CREATE INDEX IF NOT EXISTS versions_when ON versions(valid_from);
+"""

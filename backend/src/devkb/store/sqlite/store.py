@@ -31,8 +31,10 @@ from devkb.store.models import (
     SourceType,
     StoreStats,
     SyncState,
+    Version,
 )
 from devkb.store.protocol import Direction
+from devkb.store.sqlite import history
 from devkb.store.sqlite.field_index import ensure_field_index
 from devkb.store.sqlite.schema import DDL, SCHEMA_VERSION
 from devkb.store.sqlite.term_pruning import TermPruner
@@ -77,6 +79,7 @@ class SQLiteGraphStore:
         )
         conn.commit()
         ensure_field_index(conn)  # triggers + a one-time backfill for stores written before it
+        history.ensure_versions_table(conn)
 
     # -- connections ----------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -173,11 +176,14 @@ class SQLiteGraphStore:
         self,
         items: Sequence[tuple[Document, Sequence[Chunk]]],
         references: Sequence[Reference] | None = None,
+        versions: Sequence[Version] | None = None,
     ) -> None:
         if not items:
             return
         if references is not None:
             self._check_owners({d.id for d, _ in items}, references)
+        if versions:
+            self._check_version_owners({d.id for d, _ in items}, versions)
         with self._write() as c:
             if references is not None:
                 self._replace_references(c, [d.id for d, _ in items], references)
@@ -216,6 +222,13 @@ class SQLiteGraphStore:
                         for ch in chunks
                     ],
                 )
+            history.write_versions(c, versions or [])
+
+    @staticmethod
+    def _check_version_owners(owner_set: set[str], versions: Sequence[Version]) -> None:
+        for v in versions:
+            if v.document_id not in owner_set:
+                raise ValueError(f"version of {v.document_id!r} written without its document")
 
     @staticmethod
     def _check_owners(owner_set: set[str], references: Sequence[Reference]) -> None:
@@ -256,6 +269,7 @@ class SQLiteGraphStore:
                 m = _marks(len(part))
                 c.execute(f"DELETE FROM refs WHERE owner_id IN ({m})", part)
                 c.execute(f"DELETE FROM chunks WHERE document_id IN ({m})", part)
+                history.delete_versions(c, list(part))
                 deleted += c.execute(f"DELETE FROM documents WHERE id IN ({m})", part).rowcount
         return deleted
 
@@ -608,6 +622,26 @@ class SQLiteGraphStore:
     def document_count(self) -> int:
         """How many documents (cheap: no joins, unlike ``stats``)."""
         return int(self._conn().execute("SELECT count(*) FROM documents").fetchone()[0])
+
+    # -- history ----------------------------------------------------------------------------
+    def versions(self, document_id: str, kinds: Sequence[str] | None = None) -> list[Version]:
+        return history.versions(self._conn(), document_id, kinds)
+
+    def get_version(self, document_id: str, kind: str, seq: int) -> Version | None:
+        return history.get_version(self._conn(), document_id, kind, seq)
+
+    def latest_versions(self, document_ids: Sequence[str], kind: str) -> dict[str, int]:
+        return history.latest_versions(self._conn(), document_ids, kind)
+
+    def changes_between(
+        self,
+        start: str,
+        end: str,
+        types: Sequence[SourceType] | None = None,
+        document_ids: Sequence[str] | None = None,
+        limit: int = 1000,
+    ) -> list[Version]:
+        return history.changes_between(self._conn(), start, end, types, document_ids, limit)
 
     def stats(self) -> StoreStats:
         conn = self._conn()

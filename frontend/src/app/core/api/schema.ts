@@ -371,6 +371,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes
+         * @description Versions dated in ``[start, end]``, newest first, with their documents (none when end is
+         *     before start).
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/chat/clear": {
         parameters: {
             query?: never;
@@ -499,6 +520,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/documents/{document_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History
+         * @description A document's versions and transitions, oldest first (404 when missing or not readable).
+         */
+        get: operations["documentHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/documents/{document_id}/neighbors": {
         parameters: {
             query?: never;
@@ -511,6 +552,26 @@ export interface paths {
          * @description Documents one REFERENCES hop away, in both directions.
          */
         get: operations["documentNeighbors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/documents/{document_id}/versions/{seq}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Version
+         * @description One version's body, and for a page how it differs from the current version.
+         */
+        get: operations["documentVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -762,6 +823,11 @@ export interface components {
             oidc?: components["schemas"]["OidcOut"] | null;
             user?: components["schemas"]["UserOut"] | null;
         };
+        /** ChangeOut */
+        ChangeOut: {
+            document: components["schemas"]["DocumentOut"];
+            version: components["schemas"]["VersionOut"];
+        };
         /** ChatClearResponse */
         ChatClearResponse: {
             /** Cleared */
@@ -866,6 +932,12 @@ export interface components {
             /** Chunks */
             chunks: components["schemas"]["ChunkOut"][];
             document: components["schemas"]["DocumentOut"];
+        };
+        /** DocumentHistory */
+        DocumentHistory: {
+            document: components["schemas"]["DocumentOut"];
+            /** Versions */
+            versions: components["schemas"]["VersionOut"][];
         };
         /** DocumentOut */
         DocumentOut: {
@@ -1158,6 +1230,11 @@ export interface components {
             /** Type */
             type: string;
         };
+        /**
+         * SourceType
+         * @enum {string}
+         */
+        SourceType: "JIRA" | "CONFLUENCE" | "GITHUB";
         /** StatsResponse */
         StatsResponse: {
             /** Chunks */
@@ -1291,6 +1368,48 @@ export interface components {
             password?: string | null;
             /** Role */
             role?: ("admin" | "member") | null;
+        };
+        /** VersionDetail */
+        VersionDetail: {
+            /** Body */
+            body: string;
+            /** Current Seq */
+            current_seq: number | null;
+            /** Diff To Current */
+            diff_to_current: string;
+            version: components["schemas"]["VersionOut"];
+        };
+        /**
+         * VersionOut
+         * @description One version of a document (docs/history.md): a page version, a Jira transition or one file
+         *     of a commit.
+         */
+        VersionOut: {
+            /** Author */
+            author: string;
+            /** Document Id */
+            document_id: string;
+            /** Field */
+            field: string;
+            /** From Value */
+            from_value: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "page" | "transition" | "diff";
+            /** Message */
+            message: string;
+            /** Ref */
+            ref: string;
+            /** Seq */
+            seq: number;
+            /** To Value */
+            to_value: string;
+            /** Valid From */
+            valid_from: string;
+            /** Valid Until */
+            valid_until: string;
         };
     };
     responses: never;
@@ -2244,6 +2363,54 @@ export interface operations {
             };
         };
     };
+    listChanges: {
+        parameters: {
+            query: {
+                /** @description first day (UTC), inclusive */
+                start: string;
+                /** @description last day (UTC), inclusive */
+                end: string;
+                /** @description a configured source's name */
+                source?: string | null;
+                /** @description JIRA, CONFLUENCE or GITHUB */
+                type?: components["schemas"]["SourceType"] | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeOut"][];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     chatClear: {
         parameters: {
             query?: never;
@@ -2655,6 +2822,55 @@ export interface operations {
             };
         };
     };
+    documentHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentHistory"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     documentNeighbors: {
         parameters: {
             query?: {
@@ -2676,6 +2892,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NeighborOut"][];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    documentVersion: {
+        parameters: {
+            query?: {
+                kind?: "page" | "transition" | "diff";
+            };
+            header?: never;
+            path: {
+                document_id: string;
+                /** @description the version's number */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionDetail"];
                 };
             };
             /** @description Missing or invalid API key (header X-API-Key). */

@@ -6,12 +6,13 @@ import {
   input,
   output,
   resource,
+  signal,
 } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
 import { toApiError } from '../../core/api/api-error';
-import type { GraphNode, Neighbor } from '../../core/api/models';
+import type { GraphNode, Neighbor, Version } from '../../core/api/models';
 import { edgeLabel } from '../../shared/edge-kinds';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
 import { shortLabel } from './graph-model';
@@ -44,7 +45,18 @@ export function metadataRows(metadata: Record<string, unknown>): { key: string; 
   return rows.slice(0, 16);
 }
 
-/** The side panel of the selected document: metadata, neighbours, chunks and actions. */
+/** One line of a document's history: what changed, when, by whom. */
+export function versionLine(v: Version): string {
+  const day = v.valid_from.slice(0, 10);
+  const by = v.author ? ` · ${v.author}` : '';
+  if (v.kind === 'transition') {
+    return `${day} ${v.field}: ${v.from_value || 'none'} → ${v.to_value || 'none'}${by}`;
+  }
+  if (v.kind === 'diff') return `${day} ${v.to_value} ${v.field}${by}`;
+  return `${day} version ${v.seq}${by}${v.message ? ` — ${v.message}` : ''}`;
+}
+
+/** The side panel of the selected document: metadata, neighbours, history, chunks and actions. */
 @Component({
   selector: 'app-document-panel',
   imports: [DocTypeBadge],
@@ -78,6 +90,38 @@ export class DocumentPanel {
         }),
       ),
   });
+
+  protected readonly history = resource({
+    params: () => this.node().id,
+    loader: ({ params }) =>
+      firstValueFrom(this.api.call('documentHistory', { path: { document_id: params } })),
+  });
+  /** Newest first, as a timeline reads. */
+  protected readonly versions = computed(() =>
+    [...(this.history.value()?.versions ?? [])].reverse(),
+  );
+  /** The page version opened, compared with the current one. */
+  protected readonly opened = signal<{ seq: number; doc: string } | null>(null);
+  protected readonly openedVersion = resource({
+    params: () => this.opened() ?? undefined,
+    loader: ({ params }) =>
+      firstValueFrom(
+        this.api.call('documentVersion', {
+          path: { document_id: params.doc, seq: params.seq },
+          query: { kind: 'page' },
+        }),
+      ),
+  });
+  protected readonly versionLine = versionLine;
+
+  protected open(v: Version): void {
+    const same = this.opened();
+    this.opened.set(
+      same && same.seq === v.seq && same.doc === v.document_id
+        ? null
+        : { seq: v.seq, doc: v.document_id },
+    );
+  }
 
   protected readonly typeLabel = computed(() => docTypeStyle(this.node().type).label);
   protected readonly meta = computed(() =>

@@ -1,0 +1,161 @@
+"""Time words and dates in a question → instants and windows (ISO-8601 UTC strings, the form
+versions are stored in). "Today" is the server's local date; explicit dates are read in the
+usual written forms (``2026-05-07``, ``7 May 2026``, ``May 7, 2026``, ``05/07/2026``, ``May 2026``)
+with python-dateutil, in the server's zone."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+
+from dateutil import parser as date_parser
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+# a day: ISO, day-month-year, month-day-year, numeric with slashes
+DAY = re.compile(
+    rf"\b(\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}|"
+    rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{4}})\b",
+    re.IGNORECASE,
+)
+MONTH = re.compile(rf"\b({_MONTH}\s+\d{{4}}|\d{{4}}-\d{{2}})(?!-\d)\b", re.IGNORECASE)
+YEAR = re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d{2})\b", re.IGNORECASE)
+RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|quarter|year)\b", re.IGNORECASE)
+PAST_DAYS = re.compile(r"\b(?:last|past)\s+(\d{1,3})\s+days\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Window:
+    """``start <= t < end`` (UTC ISO strings; ``start`` "" = since the beginning)."""
+
+    start: str
+    end: str
+    label: str  # how the answer names it
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+
+
+def local_zone() -> tzinfo:
+    zone = datetime.now().astimezone().tzinfo
+    return zone if zone is not None else UTC
+
+
+def today_local() -> date:
+    return datetime.now(local_zone()).date()
+
+
+def _start(day: date, zone: tzinfo) -> datetime:
+    return datetime.combine(day, time(), zone)
+
+
+def parse_day(text: str) -> date | None:
+    try:
+        parsed: datetime = date_parser.parse(
+            re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text), default=datetime(2000, 1, 1)
+        )
+    except (ValueError, OverflowError):
+        return None
+    return parsed.date()
+
+
+def days_in(text: str) -> list[tuple[int, date]]:
+    """Every explicit day written in ``text``, with its position."""
+    out = []
+    for m in DAY.finditer(text):
+        day = parse_day(m.group(1))
+        if day is not None:
+            out.append((m.start(), day))
+    return out
+
+
+def _month_window(year: int, month: int, zone: tzinfo) -> Window:
+    last = calendar.monthrange(year, month)[1]
+    start = _start(date(year, month, 1), zone)
+    end = _start(date(year, month, last), zone) + timedelta(days=1)
+    return Window(iso(start), iso(end), "in " + start.strftime("%B %Y"))
+
+
+def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | None:
+    """The window a question names: "between D1 and D2", "since D", "before D", "on D", a month,
+    a year, or last/this/past week, month, quarter, year (resolved against ``today``)."""
+    zone = zone or local_zone()
+    days = days_in(text)
+    lower = text.lower()
+    if len(days) >= 2:
+        (_, a), (_, b) = days[0], days[1]
+        a, b = min(a, b), max(a, b)
+        return Window(iso(_start(a, zone)), iso(_start(b, zone) + timedelta(days=1)), f"between {a} and {b}")
+    if len(days) == 1:
+        pos, day = days[0]
+        before = lower[max(0, pos - 12) : pos]
+        if re.search(r"\b(since|after|from)\s+$", before):
+            return Window(
+                iso(_start(day, zone)), iso(_start(today, zone) + timedelta(days=1)), f"since {day}"
+            )
+        if re.search(r"\b(before|until|by)\s+$", before):
+            return Window("", iso(_start(day, zone)), f"before {day}")
+        return Window(iso(_start(day, zone)), iso(_start(day, zone) + timedelta(days=1)), f"on {day}")
+    m = PAST_DAYS.search(text)
+    if m:
+        n = int(m.group(1))
+        end = _start(today, zone) + timedelta(days=1)
+        return Window(iso(end - timedelta(days=n)), iso(end), f"in the last {n} days")
+    m = RELATIVE.search(text)
+    if m:
+        return _relative(m.group(1).lower(), m.group(2).lower(), today, zone)
+    m = MONTH.search(text)
+    if m:
+        raw = m.group(1)
+        if re.fullmatch(r"\d{4}-\d{2}", raw):
+            return _month_window(int(raw[:4]), int(raw[5:]), zone)
+        parsed = parse_day(raw)
+        if parsed is not None:
+            return _month_window(parsed.year, parsed.month, zone)
+    m = YEAR.search(text)
+    if m:
+        year = int(m.group(1))
+        return Window(
+            iso(_start(date(year, 1, 1), zone)), iso(_start(date(year + 1, 1, 1), zone)), f"in {year}"
+        )
+    return None
+
+
+def _relative(which: str, unit: str, today: date, zone: tzinfo) -> Window:
+    tomorrow = _start(today, zone) + timedelta(days=1)
+    if which == "past" or (unit == "week" and which == "last"):
+        days = {"week": 7, "month": 30, "quarter": 91, "year": 365}[unit]
+        return Window(iso(tomorrow - timedelta(days=days)), iso(tomorrow), f"in the last {days} days")
+    if unit == "week":  # this week: since Monday
+        monday = today - timedelta(days=today.weekday())
+        return Window(iso(_start(monday, zone)), iso(tomorrow), "this week")
+    if unit == "month":
+        year, month = today.year, today.month
+        if which in ("last", "previous"):
+            year, month = (year - 1, 12) if month == 1 else (year, month - 1)
+        return _month_window(year, month, zone)
+    if unit == "quarter":
+        q = (today.month - 1) // 3
+        year = today.year
+        if which in ("last", "previous"):
+            year, q = (year - 1, 3) if q == 0 else (year, q - 1)
+        start = date(year, 3 * q + 1, 1)
+        end = date(year + 1, 1, 1) if q == 3 else date(year, 3 * q + 4, 1)
+        return Window(iso(_start(start, zone)), iso(_start(end, zone)), f"in Q{q + 1} {year}")
+    year = today.year - (1 if which in ("last", "previous") else 0)
+    return Window(iso(_start(date(year, 1, 1), zone)), iso(_start(date(year + 1, 1, 1), zone)), f"in {year}")
+
+
+def instant_in(text: str, zone: tzinfo | None = None) -> tuple[str, date] | None:
+    """ "On/as of/at D" → the end of that day (UTC ISO, exclusive) and the day."""
+    zone = zone or local_zone()
+    days = days_in(text)
+    if not days:
+        return None
+    day = days[0][1]
+    return iso(_start(day, zone) + timedelta(days=1)), day

@@ -1,0 +1,105 @@
+"""Recognising history questions and resolving their time words (agent/history)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date
+
+import pytest
+
+from devkb.agent.history import recognise
+from devkb.agent.history.diffing import diff_sections
+from devkb.agent.history.when import window_in
+from devkb.agent.question import parse_question
+
+TODAY = date(2026, 11, 25)  # a Wednesday
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What was the status of PAY-12 on 2026-05-01?", "state"),
+        ("Who was PAY-20 assigned to on September 27, 2026?", "state"),
+        ("What was PAY-7's fix version as of 3 March 2026?", "state"),
+        ("When did PAY-12 move to Done, and who moved it?", "first"),
+        ("Who closed PAY-13?", "first"),
+        ("What changed in PAY last week?", "digest"),
+        ("What happened in space ILDH between 2022-06-01 and 2022-06-30?", "digest"),
+        ("What's new in the payments-service repo?", "digest"),
+        ("What was committed to acme/payments-service last month?", "digest"),
+        ('What did the "Retry policy" page say at version 3?', "page_at"),
+        ("How does version 2 of the Retry policy page differ from today?", "page_at"),
+        ("What did the Retry policy page say on 2026-03-01?", "page_at"),
+        ("How has our idempotency approach evolved?", "timeline"),
+        ("Show the history of PAY-12", "timeline"),
+    ],
+)
+def test_each_kind_is_recognised_from_the_parsed_question(question, kind):
+    intent = recognise(parse_question(question, ["PAY", "ILDH"], today=TODAY), TODAY)
+    assert intent is not None and intent.kind == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is PAY-12 about?",
+        "Who worked on PAY-12?",
+        "How do we retry failed webhooks?",
+        "What happened in the card data exposure incident postmortem?",
+        "Which commits changed the ledger?",
+        "What caused customers to be charged twice on 2026-04-14, and what was changed to prevent it?",
+        "Which Web Checkout issues depend on changes in the payments API?",
+    ],
+)
+def test_other_questions_are_left_to_the_planner(question):
+    assert recognise(parse_question(question, ["PAY"], today=TODAY), TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("last week", "2026-11-19", "2026-11-26"),
+        ("last month", "2026-10-01", "2026-11-01"),
+        ("last quarter", "2026-07-01", "2026-10-01"),
+        ("this quarter", "2026-10-01", "2027-01-01"),
+        ("in March 2019", "2019-03-01", "2019-04-01"),
+        ("between 5 May 2026 and 2026-05-01", "2026-05-01", "2026-05-06"),
+        ("from Mar 1, 2019 to 03/31/2019", "2019-03-01", "2019-04-01"),
+        ("since 2026-11-01", "2026-11-01", "2026-11-26"),
+        ("on July 4th, 2020", "2020-07-04", "2020-07-05"),
+    ],
+)
+def test_time_words_resolve_against_today(text, start, end):
+    window = window_in(text, TODAY, UTC)
+    assert window is not None and (window.start[:10], window.end[:10]) == (start, end)
+
+
+def test_section_diff_names_changed_added_and_removed_sections():
+    old = "Intro\n# Retries\nthree times\n# Backoff\nlinear"
+    new = "Intro\n# Retries\nfive times\n# Jitter\nfull"
+    d = diff_sections(old, new)
+    assert (d.changed, d.added, d.removed) == (["Retries"], ["Jitter"], ["Backoff"])
+    assert "- three times" in d.sample and "+ five times" in d.sample
+
+
+def test_no_question_of_the_other_evaluation_sets_is_taken_for_a_history_question():
+    """The agent and answer evaluations and the demo's questions ask about content, not change."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    files = [
+        root / "tests" / "eval" / "agent_questions.jsonl",
+        root / "tests" / "eval" / "answer_questions_heldout.jsonl",
+        root / "tests" / "eval" / "answer_questions_tuning.jsonl",
+        root / "devtools" / "src" / "devkb" / "demo" / "data" / "questions.jsonl",
+    ]
+    taken = []
+    for path in files:
+        for line in path.read_text().splitlines():
+            row = json.loads(line) if line.strip() else {}
+            q = row.get("question") or row.get("query")
+            if q and recognise(
+                parse_question(q, ["FLUID", "PAY", "WEB", "FLOE", "CITY"], today=TODAY), TODAY
+            ):
+                taken.append(q)
+    assert taken == []
