@@ -225,6 +225,7 @@ class RunOut(BaseModel):
     chunks_embedded: int
     references_written: int
     retries: int
+    skipped: int = 0  # items the loader could not read; their reasons are in errors
     errors: list[str]
     started_at: str | None
     finished_at: str | None

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from devkb.errors import DevkbError
 from devkb.indexing.pipeline import IndexingPipeline
 from devkb.indexing.run_status import RunStatus, utc_now
-from devkb.sources.base import Refetching, RetryReporting, SourceLoader
+from devkb.sources.base import ProblemReporting, Refetching, RetryReporting, SourceLoader
 from devkb.store.models import SyncState
 from devkb.store.protocol import GraphStore
 
@@ -51,6 +51,8 @@ class SourceSync:
         state = self.store.get_sync_state(loader.name) or SyncState(source=loader.name)
         if isinstance(loader, RetryReporting):
             loader.set_retry_hook(status.note_retry)
+        if isinstance(loader, ProblemReporting):
+            loader.set_problem_hook(status.note_problem)
         embedded_before = self.pipeline.chunk_embedder.embedded
 
         def progress() -> None:
@@ -123,6 +125,7 @@ class SourceSync:
                 "unchanged": status.documents_unchanged,
                 "deleted": status.documents_deleted,
                 "chunks_embedded": status.chunks_embedded,
+                "skipped": status.skipped,
             }
             state.extra = {**state.extra, "last_run": status.id}
             self.store.save_sync_state(state)

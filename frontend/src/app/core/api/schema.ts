@@ -1043,6 +1043,11 @@ export interface components {
             references_written: number;
             /** Retries */
             retries: number;
+            /**
+             * Skipped
+             * @default 0
+             */
+            skipped: number;
             /** Source */
             source: string;
             /** Started At */
