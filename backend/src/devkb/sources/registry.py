@@ -67,6 +67,12 @@ def _extra_builders() -> dict[str, Callable[[SourceConfig], SourceLoader]]:
         found["files"] = build_files_loader
     except ImportError:
         pass
+    try:
+        from devkb.sources.web import build_web_loader
+
+        found["web"] = build_web_loader
+    except ImportError:
+        pass
     return found
 
 

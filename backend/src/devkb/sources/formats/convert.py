@@ -32,6 +32,20 @@ class Converted:
     text: str
     format: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    links: list[str] = field(default_factory=list)  # hrefs of the main content, as written
+
+
+# Page chrome removed before extraction, on top of trafilatura's own boilerplate detection (whose
+# fallback extractors keep a page's navigation when the page has nothing else): the HTML5 and
+# ARIA landmarks of navigation, the site header and the site footer — a header or footer inside
+# the article or main content is kept (an article's title often sits in one).
+_CHROME = [
+    "//nav",
+    "//*[@role='navigation' or @role='banner' or @role='contentinfo' or @role='search']",
+    "//header[not(ancestor::article or ancestor::main)]",
+    "//footer[not(ancestor::article or ancestor::main)]",
+]
+_MD_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]*)\)")
 
 
 def format_of(name: str) -> str:
@@ -89,30 +103,36 @@ def _first_heading(text: str) -> str:
     return ""
 
 
-def html_to_markdown(html: str, fallback_title: str = "", url: str | None = None) -> Converted:
-    """The page's main content as Markdown (trafilatura), and its title."""
+def html_to_markdown(html: str, fallback_title: str = "", with_links: bool = False) -> Converted:
+    """The page's main content as Markdown (trafilatura), and its title; ``with_links``: also the
+    hrefs of the main content's links (as written: relative ones stay relative), their markup
+    reduced to the link text."""
     import trafilatura
 
     try:
         text = trafilatura.extract(
             html,
-            url=url,
             output_format="markdown",
             include_tables=True,
             include_comments=False,
-            include_links=False,
+            include_links=with_links,
             favor_recall=True,
+            prune_xpath=_CHROME,
         )
         meta = trafilatura.extract_metadata(html)
     except Exception as e:  # lxml/trafilatura raise many types on broken markup
         raise Unreadable(f"cannot parse HTML: {type(e).__name__}: {e}") from e
     if not text or not text.strip():
         raise Unreadable("no main content (only navigation, headers or footers)")
+    links: list[str] = []
+    if with_links:
+        links = [m.group(2) for m in _MD_LINK.finditer(text) if m.group(2)]
+        text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _PILCROW.sub("", text)
     title = _PILCROW.sub(
         "", (meta.title if meta and meta.title else "") or _first_heading(text) or fallback_title
     )
-    return Converted(title=title.strip(), text=text.strip() + "\n", format="html")
+    return Converted(title=title.strip(), text=text.strip() + "\n", format="html", links=links)
 
 
 def _pdf(data: bytes, stem: str) -> Converted:
