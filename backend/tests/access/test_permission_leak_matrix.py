@@ -6,6 +6,9 @@ security-level issues and the restricted wiki pages for dave (and alice, the adm
 everything). The oracle below reads those rules off the recorded vendor data (issue
 ``fields.security``, page restrictions and ancestors, repository collaborators), not off devkb.
 
+Uploads: bob uploads a document (private to him), carol uploads one that alice (the admin) then
+shares with every member; the oracle is who uploaded what and what was shared.
+
 For each user, a response leaks when any JSON string in it is the id of a document the user may
 not read, or when it contains the title of a restricted document; counts must be the user's own.
 """
@@ -36,7 +39,10 @@ QUESTIONS = (
     "What changed in the WEB project last month?",
     "Show me the onboarding handbook",
     "What does the payments service README say about deployment?",
+    "How do I create an executable zip archive from a directory of Python code?",  # bob's upload
+    "How do I generate a secure random URL-safe text token?",  # carol's shared upload
 )
+DOCUMENTS = Path(__file__).resolve().parents[1] / "data" / "documents"
 
 
 # -- the oracle: the demo's recorded vendor data --------------------------------------------------------
@@ -87,10 +93,10 @@ def readers_by_document() -> dict[str, set[str]]:
     return out
 
 
-def visible_to(email: str, all_ids: set[str]) -> set[str]:
+def visible_to(email: str, all_ids: set[str], uploads: dict[str, set[str]]) -> set[str]:
     if email == "alice@acme.example":  # the admin
         return set(all_ids)
-    readers = readers_by_document()
+    readers = {**readers_by_document(), **uploads}
     out = set()
     for doc_id in all_ids:
         if doc_id.startswith("github:"):
@@ -172,17 +178,31 @@ def mcp(client: TestClient, token: str, method: str, params: dict[str, Any]) -> 
 @pytest.fixture(scope="module")
 def world(demo_workspace, embedder, tmp_path_factory):
     client = accounts_client(demo_workspace, embedder, tmp_path_factory.mktemp("leak") / "data")
+    uploads = {}
+    for email, name in (("bob@acme.example", "zipapp.pdf"), ("carol@acme.example", "secrets.docx")):
+        signed_in(client, email)
+        r = client.post("/uploads", files={"file": (name, (DOCUMENTS / name).read_bytes())})
+        assert r.status_code == 201, r.text
+        uploads[r.json()["document_id"]] = {email}
+        client.cookies.clear()
+    carols = next(i for i, who in uploads.items() if who == {"carol@acme.example"})
+    signed_in(client, "alice@acme.example")
+    r = client.post("/admin/shared", json={"document_ids": [carols], "shared": True})
+    assert r.status_code == 200, r.text
+    uploads[carols] = {"*"}
+    client.cookies.clear()
     store = client.app.state.container.store()
     all_ids = store.document_ids()
+    assert set(uploads) <= all_ids
     docs = {d.id: d for d in store.get_documents(sorted(all_ids))}
-    yield client, all_ids, docs
+    yield client, all_ids, docs, uploads
     client.__exit__(None, None, None)
 
 
 @pytest.mark.parametrize("email", USERS)
 def test_permission_leak_matrix(world, email):
-    client, all_ids, docs = world
-    visible = visible_to(email, all_ids)
+    client, all_ids, docs, uploads = world
+    visible = visible_to(email, all_ids, uploads)
     hidden = all_ids - visible
     # restricted titles that no readable document mentions (else the reader may see them legitimately)
     readable_text = (
@@ -258,6 +278,8 @@ def test_permission_leak_matrix(world, email):
     calls = [
         ("search", {"query": "card data exposure incident postmortem"}),
         ("search", {"query": "fraud rule thresholds"}),
+        ("search", {"query": "executable zip archive python code"}),
+        ("find", {"source": "upload", "limit": 25}),
         ("search", {"query": "webhook retries", "project": "PAY"}),
         ("find", {"limit": 25}),
         ("find", {"source": "confluence", "limit": 25}),

@@ -24,7 +24,17 @@ from devkb.bench.server_process import DevkbServer
 
 pytestmark = pytest.mark.integration
 
-TOOLS = {"search", "ask", "get_document", "neighbors", "find", "what_changed", "list_sources", "sync_source"}
+TOOLS = {
+    "search",
+    "ask",
+    "get_document",
+    "neighbors",
+    "find",
+    "what_changed",
+    "list_sources",
+    "sync_source",
+    "ingest",
+}
 KEY = "mcp-test-key-0123456789"
 
 
@@ -91,7 +101,7 @@ async def exercise(session: ClientSession, demo_ids: set[str]) -> dict[str, Any]
     dates = [d["updated_at"] for d in changed["documents"]]
     assert dates == sorted(dates, reverse=True)
     sources = payload(await session.call_tool("list_sources", {}))
-    assert {s["name"] for s in sources["sources"]} == {"wiki", "code", "jira"}
+    assert {s["name"] for s in sources["sources"]} == {"wiki", "code", "jira", "uploads"}
 
     resource = await session.read_resource("devkb://document/jira:PAY-12")  # type: ignore[arg-type]
     assert "PAY-12" in resource.contents[0].text  # type: ignore[union-attr]

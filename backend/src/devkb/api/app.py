@@ -28,6 +28,7 @@ from devkb.api.routers import (
     health,
     sources,
     stats,
+    uploads,
 )
 from devkb.api.sessions import SessionMiddleware
 from devkb.api.spa import BrowserNavigation, mount_spa
@@ -147,7 +148,20 @@ def create_app(container: Container | None = None, start_background: bool = True
     app.state.container = container
     _api_docs(app)
     _errors(app)
-    for module in (health, auth, admin, ask, chat, conversations, documents, feedback, graph, stats, sources):
+    for module in (
+        health,
+        auth,
+        admin,
+        ask,
+        chat,
+        conversations,
+        documents,
+        feedback,
+        graph,
+        stats,
+        sources,
+        uploads,
+    ):
         app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))
     app.add_middleware(
         SessionMiddleware,

@@ -246,6 +246,16 @@ class SourceOut(BaseModel):
     config: dict[str, Any]
 
 
+class UploadOut(BaseModel):
+    id: str
+    document_id: str
+    filename: str
+    title: str
+    bytes: int
+    uploader: str
+    uploaded_at: str
+
+
 class SyncStarted(BaseModel):
     run_id: str
     source: str

@@ -88,7 +88,7 @@ class SourceConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    type: Literal["jira", "confluence", "github", "files", "web"]
+    type: Literal["jira", "confluence", "github", "files", "web", "uploads"]
     url: str | None = None
     browse_url: str | None = Field(None, description="Base URL used in citations, when it differs from url.")
     user: str | None = None
@@ -161,7 +161,7 @@ class SourceConfig(BaseModel):
     def _per_type(self) -> SourceConfig:
         if self.type in ("files", "web") and "include" not in self.model_fields_set:
             self.include = FILES_INCLUDE if self.type == "files" else []
-        if self.type == "files" and not self.path:
+        if self.type in ("files", "uploads") and not self.path:
             raise ValueError(f"source {self.name}: path is required for type files")
         if self.type == "web" and not (self.start_urls or self.sitemaps):
             raise ValueError(f"source {self.name}: start_urls or sitemaps are required for type web")

@@ -68,6 +68,12 @@ def _extra_builders() -> dict[str, Callable[[SourceConfig], SourceLoader]]:
     except ImportError:
         pass
     try:
+        from devkb.sources.uploads import build_uploads_loader
+
+        found["uploads"] = build_uploads_loader
+    except ImportError:
+        pass
+    try:
         from devkb.sources.web import build_web_loader
 
         found["web"] = build_web_loader
