@@ -163,7 +163,8 @@ def sources() -> None:
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     source: Annotated[
-        list[str] | None, typer.Option("--source", "-s", help="jira, confluence or github; repeatable.")
+        list[str] | None,
+        typer.Option("--source", "-s", help="jira, confluence, github, files, web or upload; repeatable."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole response as JSON.")] = False,
     as_user: Annotated[
