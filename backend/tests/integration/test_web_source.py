@@ -75,7 +75,8 @@ class Site:
                     PROSE + "<h2>Requirements</h2><p>Install PostgreSQL 15 and Python 3.11 before the "
                     "service; the schema migration is tracked in PAY-7 and the installer lives in "
                     '<a href="https://github.com/acme/payments-service/blob/main/install.sh">install.sh</a>.</p>'
-                    '<p>Then read <a href="config.html">the configuration guide</a>.</p>',
+                    '<p>Then read <a href="config.html">the configuration guide</a> and the '
+                    '<a href="https://wiki.acme.example/display/PAY/Settlement+runbook">settlement runbook</a>.</p>',
                 ),
             ),
             "/guide/install-copy.html": lambda: (
@@ -134,7 +135,12 @@ def _indexer(tmp_path: Path, cfg: dict, context: LinkContext | None = None):  # 
 def test_failure_shapes_duplicates_references_and_a_recrawl(tmp_path: Path, site) -> None:  # type: ignore[no-untyped-def]
     s, server = site
     base = server.url
-    context = LinkContext(project_keys={"PAY"}, github_repos={"acme/payments-service"})
+    context = LinkContext(
+        project_keys={"PAY"},
+        github_repos={"acme/payments-service"},
+        confluence_hosts={"wiki.acme.example"},
+        confluence_urls={"/display/PAY/Settlement runbook": "confluence:page:42"},
+    )
     idx, loader = _indexer(
         tmp_path,
         {"start_urls": [f"{base}/"], "requests_per_second": 200, "user_agent": "devkb-test-crawler/1.0"},
@@ -174,6 +180,7 @@ def test_failure_shapes_duplicates_references_and_a_recrawl(tmp_path: Path, site
         assert (f"web:handbook:{base}/guide/config.html", me, "web-link") in edges
         assert (me, "jira:PAY-7", "jira-key-in-web-page") in edges
         assert (me, "github:acme/payments-service:file:install.sh", "web-mentions-doc-url") in edges
+        assert (me, "confluence:page:42", "web-mentions-confluence-url") in edges
         # links of the main content are edges (the list of links under "Guides" is navigation to
         # trafilatura: crawled, not an edge)
         home = f"web:handbook:{base}/"
@@ -259,5 +266,23 @@ def test_rate_limit_spaces_requests(tmp_path: Path, site) -> None:  # type: igno
         elapsed = time.monotonic() - started
         # robots.txt + 10 page requests at most 20 per second: at least (11 - 1) / 20 s
         assert len(server.requests) >= 11 and elapsed >= (len(server.requests) - 1) / 20
+    finally:
+        idx.close()
+
+
+def test_a_robots_txt_that_fails_disallows_the_host_and_the_crawl_fails_deleting_nothing(
+    tmp_path: Path, site
+) -> None:  # type: ignore[no-untyped-def]
+    s, server = site
+    idx, _ = _indexer(tmp_path, {"start_urls": [f"{server.url}/"], "requests_per_second": 200})
+    try:
+        idx.runs.run("handbook")
+        indexed = idx.store.document_ids(source="handbook")
+        assert len(indexed) == 4
+        s.routes["/robots.txt"] = lambda: (503, {"Content-Type": "text/plain"}, "down for maintenance")
+        with pytest.raises(Exception, match="no page could be crawled"):
+            idx.runs.run("handbook")
+        assert idx.store.document_ids(source="handbook") == indexed  # RFC 9309: 5xx = disallow all
+        assert [p for p, _ in server.requests].count("/") == 1  # the home page was not fetched again
     finally:
         idx.close()
