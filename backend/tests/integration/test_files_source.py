@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from devkb.config.sources_file import SourceConfig
+from devkb.indexing.references.context import LinkContext
 from devkb.sources.files import FilesLoader
 from devkb.sources.registry import build_loader
 from devkb.store.models import SourceType
@@ -54,7 +55,8 @@ def _setup(tmp_path: Path, root: Path, **extra: object):  # type: ignore[no-unty
     cfg = SourceConfig.model_validate({"name": "shared", "type": "files", "path": str(root), **extra})
     loader = build_loader(cfg)
     assert isinstance(loader, FilesLoader)
-    idx = build_indexer(tmp_path / "store", HashingEmbedder(), [loader])
+    context = LinkContext(project_keys={"PAY"})  # what a Jira source would report
+    idx = build_indexer(tmp_path / "store", HashingEmbedder(), [loader], link_context=context)
     return idx, loader
 
 
@@ -119,6 +121,8 @@ def test_every_format_is_indexed_and_every_broken_file_is_reported_with_its_reas
             "token_urlsafe",
         }, code_sections
         assert _doc(idx, "files:shared:notes.md").title == "Release notes"
+        edges = {(r.from_id, r.to_id, r.kind) for r in idx.store.all_references()}
+        assert ("files:shared:notes.md", "jira:PAY-12", "jira-key-in-doc") in edges
         # the acl every document of the source carries: every signed-in member
         assert pdf.metadata["acl"] == [["everyone"]]
     finally:

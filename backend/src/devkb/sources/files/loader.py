@@ -152,6 +152,7 @@ class FilesLoader:
             updated_at=datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="seconds"),
             content=converted.text,
             metadata=metadata,
+            reference_text={"content": converted.text, "links": "\n".join(converted.links)},
         )
         return [st.st_mtime_ns, st.st_size, sha, ""], doc
 

@@ -75,8 +75,8 @@ def convert_bytes(name: str, data: bytes, max_bytes: int | None = None) -> Conve
     if fmt == "docx":
         return _docx(data, stem)
     text = decode_text(data)
-    if fmt == "html":
-        return html_to_markdown(text, stem)
+    if fmt == "html":  # with the hrefs of its main content: references to Jira, GitHub, Confluence
+        return html_to_markdown(text, stem, with_links=True)
     return Converted(title=_first_heading(text) if fmt == "markdown" else "", text=text, format=fmt)
 
 

@@ -46,6 +46,7 @@ def to_document(record: UploadRecord, data: bytes, max_bytes: int | None = None)
             "acl": [[acl.user(record.uploader)]],
             **converted.metadata,
         },
+        reference_text={"content": converted.text, "links": "\n".join(converted.links)},
     )
 
 
