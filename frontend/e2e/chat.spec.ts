@@ -68,6 +68,9 @@ test('a source filter is sent with the question and respected by the answer', as
   await page.goto('/');
   await page.getByRole('button', { name: 'Jira' }).click();
   await page.getByRole('button', { name: 'Confluence' }).click();
+  for (const name of ['Files', 'Web', 'Upload']) {
+    await page.getByRole('button', { name, exact: true }).click();
+  }
   await expect(page.getByRole('button', { name: 'Jira' })).toHaveAttribute('aria-pressed', 'false');
   await expect(page.getByText('Searching only GitHub.')).toBeVisible();
 

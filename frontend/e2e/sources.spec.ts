@@ -31,3 +31,31 @@ test('lists the sources and follows a sync to completion', async ({ page }) => {
   await expect(target.getByText('Last success')).toBeVisible();
   await screenshot(page, 'sources');
 });
+
+test('a file chosen in the drop zone is uploaded, indexed and private to its uploader', async ({
+  page,
+}) => {
+  await page.goto('/sync');
+  const zone = page.getByTestId('upload-drop');
+  await expect(zone.getByRole('heading', { name: 'Upload documents' })).toBeVisible();
+  const name = `runbook-${Date.now()}.md`;
+  await zone.locator('input[type=file]').setInputFiles({
+    name,
+    mimeType: 'text/markdown',
+    buffer: Buffer.from(
+      '# Restarting the ledger writer\n\nStop the writer, run the ledger check, start it.\n',
+    ),
+  });
+  await expect(
+    zone.getByText('indexed as “Restarting the ledger writer” (private to you)'),
+  ).toBeVisible({
+    timeout: 60_000,
+  });
+  await zone.locator('input[type=file]').setInputFiles({
+    name: 'tool.exe',
+    mimeType: 'application/octet-stream',
+    buffer: Buffer.from('MZ'),
+  });
+  await expect(zone.getByRole('alert')).toContainText('.exe is not accepted');
+  await expect(page.locator('li.card[data-source="uploads"]')).toBeVisible();
+});

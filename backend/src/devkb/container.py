@@ -45,12 +45,14 @@ from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.indexing.run_manager import RunManager
 from devkb.indexing.splitting.by_kind import default_segmenters
 from devkb.indexing.sync import SourceSync
+from devkb.indexing.uploads import UploadIngest
 from devkb.mcp.parts import McpParts
 from devkb.mcp.server import build_mcp_server
 from devkb.scheduling import SyncScheduler
 from devkb.scheduling.leader import LeaderElection
 from devkb.sources.base import HistoryPolicy, SourceLoader
 from devkb.sources.registry import build_loader
+from devkb.sources.uploads import UploadStore
 from devkb.store.protocol import GraphStore, VerifiableStore
 from devkb.store.shared_state import SharedState
 
@@ -197,6 +199,23 @@ def demo_resource() -> Iterator[list[SourceConfig]]:
 
 
 def source_configs(settings: Settings, demo: providers.Provider[list[SourceConfig]]) -> list[SourceConfig]:
+    """The configured sources, and ``uploads`` (files people upload) unless disabled or
+    configured explicitly."""
+    configs = _configured_sources(settings, demo)
+    if settings.uploads_enabled and not any(c.type == "uploads" or c.name == "uploads" for c in configs):
+        configs.append(uploads_config(settings))
+    return configs
+
+
+def uploads_config(settings: Settings) -> SourceConfig:
+    return SourceConfig(
+        name="uploads", type="uploads", path=str(settings.data_dir / "uploads"), schedule="manual"
+    )
+
+
+def _configured_sources(
+    settings: Settings, demo: providers.Provider[list[SourceConfig]]
+) -> list[SourceConfig]:
     if settings.sources_file is not None:
         return load_sources_file(Path(settings.sources_file))
     if settings.jira_url:
@@ -210,7 +229,18 @@ def source_configs(settings: Settings, demo: providers.Provider[list[SourceConfi
                 jql=settings.jira_jql,
             )
         ]
-    return demo()
+    return list(demo())
+
+
+def build_upload_ingest(settings: Settings, runs: RunManager) -> UploadIngest:
+    """Uploads go to the ``uploads`` source; 404 from the API when uploads are disabled."""
+    if not settings.uploads_enabled or "uploads" not in runs.loaders:
+        raise ConfigurationError("uploads are disabled (DEVKB_UPLOADS_ENABLED=false)")
+    loader = runs.loaders["uploads"]
+    store = getattr(loader, "store", None)
+    if not isinstance(store, UploadStore):
+        raise ConfigurationError("the source named uploads is not an uploads source")
+    return UploadIngest(store, runs, "uploads", settings.upload_max_bytes)
 
 
 def known_project_keys(store: GraphStore) -> set[str]:
@@ -321,6 +351,7 @@ class Container(containers.DeclarativeContainer):
     )
     shared_state = providers.Resource(shared_state_resource, settings, store)  # persistent mode only
     runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider)
+    uploads = providers.Singleton(build_upload_ingest, settings, runs)
     scheduler = providers.Singleton(
         lambda s, runs, sources: SyncScheduler(runs, sources, enabled=s.scheduler_enabled),
         settings,
@@ -377,7 +408,13 @@ class Container(containers.DeclarativeContainer):
     # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
     # are this container's singletons, created on first use (devkb/mcp)
     mcp_parts = providers.Factory(
-        McpParts, settings, reader_store.provider, toolbox.provider, ask.provider, runs.provider
+        McpParts,
+        settings,
+        reader_store.provider,
+        toolbox.provider,
+        ask.provider,
+        runs.provider,
+        uploads.provider,
     )
     mcp_server = providers.Factory(build_mcp_server, mcp_parts)
 

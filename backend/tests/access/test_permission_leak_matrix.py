@@ -6,6 +6,9 @@ security-level issues and the restricted wiki pages for dave (and alice, the adm
 everything). The oracle below reads those rules off the recorded vendor data (issue
 ``fields.security``, page restrictions and ancestors, repository collaborators), not off devkb.
 
+Uploads: bob uploads a document (private to him), carol uploads one that alice (the admin) then
+shares with every member; the oracle is who uploaded what and what was shared.
+
 For each user, a response leaks when any JSON string in it is the id of a document the user may
 not read, or when it contains the title of a restricted document; counts must be the user's own.
 """
@@ -36,7 +39,10 @@ QUESTIONS = (
     "What changed in the WEB project last month?",
     "Show me the onboarding handbook",
     "What does the payments service README say about deployment?",
+    "How do I create an executable zip archive from a directory of Python code?",  # bob's upload
+    "How do I generate a secure random URL-safe text token?",  # carol's shared upload
 )
+DOCUMENTS = Path(__file__).resolve().parents[1] / "data" / "documents"
 
 
 # -- the oracle: the demo's recorded vendor data --------------------------------------------------------
@@ -87,17 +93,10 @@ def readers_by_document() -> dict[str, set[str]]:
     return out
 
 
-HISTORY_QUESTIONS = (
-    "What changed in PAY in 2026?",
-    "Show the history of PAY-90",
-    "What was the status of PAY-12 on 2026-05-01?",
-)
-
-
-def visible_to(email: str, all_ids: set[str]) -> set[str]:
+def visible_to(email: str, all_ids: set[str], uploads: dict[str, set[str]]) -> set[str]:
     if email == "alice@acme.example":  # the admin
         return set(all_ids)
-    readers = readers_by_document()
+    readers = {**readers_by_document(), **uploads}
     out = set()
     for doc_id in all_ids:
         if doc_id.startswith("github:"):
@@ -179,17 +178,31 @@ def mcp(client: TestClient, token: str, method: str, params: dict[str, Any]) -> 
 @pytest.fixture(scope="module")
 def world(demo_workspace, embedder, tmp_path_factory):
     client = accounts_client(demo_workspace, embedder, tmp_path_factory.mktemp("leak") / "data")
+    uploads = {}
+    for email, name in (("bob@acme.example", "zipapp.pdf"), ("carol@acme.example", "secrets.docx")):
+        signed_in(client, email)
+        r = client.post("/uploads", files={"file": (name, (DOCUMENTS / name).read_bytes())})
+        assert r.status_code == 201, r.text
+        uploads[r.json()["document_id"]] = {email}
+        client.cookies.clear()
+    carols = next(i for i, who in uploads.items() if who == {"carol@acme.example"})
+    signed_in(client, "alice@acme.example")
+    r = client.post("/admin/shared", json={"document_ids": [carols], "shared": True})
+    assert r.status_code == 200, r.text
+    uploads[carols] = {"*"}
+    client.cookies.clear()
     store = client.app.state.container.store()
     all_ids = store.document_ids()
+    assert set(uploads) <= all_ids
     docs = {d.id: d for d in store.get_documents(sorted(all_ids))}
-    yield client, all_ids, docs
+    yield client, all_ids, docs, uploads
     client.__exit__(None, None, None)
 
 
 @pytest.mark.parametrize("email", USERS)
 def test_permission_leak_matrix(world, email):
-    client, all_ids, docs = world
-    visible = visible_to(email, all_ids)
+    client, all_ids, docs, uploads = world
+    visible = visible_to(email, all_ids, uploads)
     hidden = all_ids - visible
     # restricted titles that no readable document mentions (else the reader may see them legitimately)
     readable_text = (
@@ -224,15 +237,7 @@ def test_permission_leak_matrix(world, email):
             sc.response(
                 f"neighbors {doc_id}", client.get(f"/documents/{doc_id}/neighbors", params={"limit": 1000})
             )
-        # its history (docs/history.md): the same answer as the document itself
-        h = client.get(f"/documents/{doc_id}/history")
-        assert h.status_code == r.status_code, (doc_id, h.status_code)
-        sc.response(f"GET /documents/{doc_id}/history", h, asked=doc_id)
     assert opened == visible, (sorted(opened - visible), sorted(visible - opened))
-    changes = sc.response(
-        "GET /changes", client.get("/changes", params={"start": "2000-01-01", "end": "2100-12-31"})
-    )
-    assert {c["document"]["id"] for c in changes} <= visible
 
     # graph pages, around every kind of document, and the title search
     graph = sc.response("GET /graph", client.get("/graph", params={"limit": 2000}))
@@ -258,9 +263,6 @@ def test_permission_leak_matrix(world, email):
     for q in QUESTIONS:
         body = sc.response(f"ask {q}", client.post("/ask", json={"question": q}))
         assert {s["document_id"] for s in body["sources"]} <= visible
-    for q in HISTORY_QUESTIONS:  # answered from versions (agent/history), as this reader
-        body = sc.response(f"ask {q}", client.post("/ask", json={"question": q}))
-        assert {s["document_id"] for s in body["sources"]} <= visible
     streamed = client.post("/ask/stream", json={"question": QUESTIONS[0]})
     sc.response("ask/stream", streamed)
     # and no less: whoever may read the incident postmortem gets it, on every path (a path that
@@ -276,6 +278,8 @@ def test_permission_leak_matrix(world, email):
     calls = [
         ("search", {"query": "card data exposure incident postmortem"}),
         ("search", {"query": "fraud rule thresholds"}),
+        ("search", {"query": "executable zip archive python code"}),
+        ("find", {"source": "upload", "limit": 25}),
         ("search", {"query": "webhook retries", "project": "PAY"}),
         ("find", {"limit": 25}),
         ("find", {"source": "confluence", "limit": 25}),
@@ -285,8 +289,6 @@ def test_permission_leak_matrix(world, email):
     ]
     calls += [("get_document", {"document_id": i}) for i in sorted(all_ids)[::5]]
     calls += [("neighbors", {"document_id": i}) for i in sorted(all_ids)[::9]]
-    calls += [("history", {"document_id": i}) for i in sorted(all_ids)[::5]]
-    calls += [("what_changed", {"since": "2026-01-01", "project": "PAY"})]
     for name, args in calls:
         r = mcp(client, token, "tools/call", {"name": name, "arguments": args})
         assert r.status_code == 200, (name, r.status_code, r.text[:300])

@@ -35,6 +35,7 @@ TOOLS = {
     "compare_versions",
     "list_sources",
     "sync_source",
+    "ingest",
 }
 KEY = "mcp-test-key-0123456789"
 
@@ -121,7 +122,7 @@ async def exercise(session: ClientSession, demo_ids: set[str]) -> dict[str, Any]
         )
     )
     sources = payload(await session.call_tool("list_sources", {}))
-    assert {s["name"] for s in sources["sources"]} == {"wiki", "code", "jira"}
+    assert {s["name"] for s in sources["sources"]} == {"wiki", "code", "jira", "uploads"}
 
     resource = await session.read_resource("devkb://document/jira:PAY-12")  # type: ignore[arg-type]
     assert "PAY-12" in resource.contents[0].text  # type: ignore[union-attr]

@@ -25,13 +25,20 @@ def test_sources_report_next_runs_and_the_scheduled_job_syncs(tmp_path, monkeypa
     with TestClient(create_app(container)) as client:
         scheduler = container.scheduler()
         assert scheduler.running
-        sources = {s["name"]: s for s in client.get("/sources").json()}
-        assert set(sources) == {"wiki", "code", "jira"}
+        listed = {s["name"]: s for s in client.get("/sources").json()}
+        assert set(listed) == {"wiki", "code", "jira", "uploads"}  # uploads: on upload, no schedule
+        assert listed["uploads"]["schedule"] is None and listed["uploads"]["next_run"] is None
+        sources = {n: s for n, s in listed.items() if n != "uploads"}
         assert all(s["next_run"] and s["schedule"] == "30m" for s in sources.values())
         assert all(s["status"] == "never-synced" for s in sources.values())
 
-        assert scheduler.run_now() == {"wiki": "succeeded", "code": "succeeded", "jira": "succeeded"}
-        after = {s["name"]: s for s in client.get("/sources").json()}
+        assert scheduler.run_now() == {
+            "wiki": "succeeded",
+            "code": "succeeded",
+            "jira": "succeeded",
+            "uploads": "succeeded",
+        }
+        after = {s["name"]: s for s in client.get("/sources").json() if s["name"] != "uploads"}
         assert all(s["status"] == "idle" and s["last_success"] for s in after.values())
         assert after["code"]["counts"]["documents"] == len(container.runs().loaders["code"].list_ids())
     assert not scheduler.running

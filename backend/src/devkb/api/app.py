@@ -29,6 +29,7 @@ from devkb.api.routers import (
     health,
     sources,
     stats,
+    uploads,
 )
 from devkb.api.sessions import SessionMiddleware
 from devkb.api.spa import BrowserNavigation, mount_spa
@@ -161,6 +162,7 @@ def create_app(container: Container | None = None, start_background: bool = True
         graph,
         stats,
         sources,
+        uploads,
     ):
         app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))
     app.add_middleware(

@@ -271,6 +271,7 @@ class RunOut(BaseModel):
     chunks_embedded: int
     references_written: int
     retries: int
+    skipped: int = 0  # items the loader could not read; their reasons are in errors
     errors: list[str]
     started_at: str | None
     finished_at: str | None
@@ -289,6 +290,16 @@ class SourceOut(BaseModel):
     current_run: RunOut | None
     last_run: RunOut | None
     config: dict[str, Any]
+
+
+class UploadOut(BaseModel):
+    id: str
+    document_id: str
+    filename: str
+    title: str
+    bytes: int
+    uploader: str
+    uploaded_at: str
 
 
 class SyncStarted(BaseModel):

@@ -83,7 +83,11 @@ def _sync(container: Container, names: list[str], full: bool, allow_mass_delete:
                 f"{name}: {s.documents_indexed} indexed, {s.documents_unchanged} unchanged, "
                 f"{s.documents_deleted} deleted, {s.chunks_embedded} chunks embedded, "
                 f"{s.references_written} references, {s.retries} retries"
+                + (f", {s.skipped} skipped" if s.skipped else "")
             )
+            if s.skipped:  # files or pages a loader could not read, each with its reason
+                for line in s.errors[-s.skipped :][:20]:
+                    typer.secho(f"  skipped {line}", fg=typer.colors.YELLOW, err=True)
         except SyncInProgressError as e:
             bar.close()
             typer.secho(f"{name}: {e}", fg=typer.colors.YELLOW, err=True)
@@ -163,7 +167,8 @@ def sources() -> None:
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     source: Annotated[
-        list[str] | None, typer.Option("--source", "-s", help="jira, confluence or github; repeatable.")
+        list[str] | None,
+        typer.Option("--source", "-s", help="jira, confluence, github, files, web or upload; repeatable."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole response as JSON.")] = False,
     as_user: Annotated[

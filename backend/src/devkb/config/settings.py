@@ -101,6 +101,11 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=list)
     cookie_secure: bool = False
     max_question_chars: int = Field(2000, ge=10, le=100_000)
+    # -- uploads (api/routers/uploads.py, the MCP ingest tool) ---------------------------------
+    uploads_enabled: bool = Field(
+        True, description="Accept uploads (source `uploads`, files under data_dir/uploads)."
+    )
+    upload_max_bytes: int = Field(25_000_000, ge=1, le=1_000_000_000, description="Largest file accepted.")
     session_ttl_seconds: int = Field(24 * 3600, ge=60)
     max_sessions: int = Field(10_000, ge=1)
     history_limit: int = Field(50, ge=1, le=1000)

@@ -1,8 +1,8 @@
-"""The sources file (``sources.yaml``): which Jira, Confluence and GitHub sources to read and when.
+"""The sources file (``sources.yaml``): which Jira, Confluence, GitHub, file and web sources to read and when.
 
     sources:
       - name: jira                 # unique; used in the API (/sources/jira) and CLI (devkb sync jira)
-        type: jira                 # jira | confluence | github
+        type: jira                 # jira | confluence | github | files | web
         url: https://jira.example.com
         user: bot@example.com
         token_env: DEVKB_JIRA_TOKEN   # secrets come from the environment only
@@ -18,6 +18,17 @@
         include: ["**/*.md", "**/*.py"]
         people:                    # permission sync: account id / user name / login → e-mail
           octocat: octo@example.com
+      - name: design-docs
+        type: files                # a directory: Markdown, HTML, text, code, PDF, DOCX
+        path: /mnt/shared/design
+        include: ["**/*.pdf", "**/*.docx", "**/*.md"]
+        readers: [everyone]        # who may read its documents (default: every signed-in member)
+      - name: python-docs
+        type: web                  # a documentation site, crawled
+        start_urls: [https://docs.python.org/3/library/]
+        sitemaps: []               # and/or sitemap.xml URLs
+        include: ["/3/library/**"]
+        max_pages: 500
 
 Unknown keys are errors, so a typo never silently disables a setting.
 """
@@ -30,19 +41,54 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from devkb.errors import ConfigurationError
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _SCHEDULE = re.compile(r"^(\d+)([smhd])$")
+# type files: the formats the converters read (sources/files/convert.py)
+FILES_INCLUDE = [
+    "**/*.md",
+    "**/*.markdown",
+    "**/*.rst",
+    "**/*.txt",
+    "**/*.html",
+    "**/*.htm",
+    "**/*.pdf",
+    "**/*.docx",
+    "**/*.py",
+    "**/*.js",
+    "**/*.ts",
+    "**/*.java",
+    "**/*.go",
+    "**/*.rs",
+    "**/*.c",
+    "**/*.h",
+    "**/*.cpp",
+    "**/*.rb",
+    "**/*.kt",
+    "**/*.cs",
+    "**/*.json",
+    "**/*.yaml",
+    "**/*.yml",
+    "**/*.toml",
+]
 
 
 class SourceConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    type: Literal["jira", "confluence", "github"]
+    type: Literal["jira", "confluence", "github", "files", "web", "uploads"]
     url: str | None = None
     browse_url: str | None = Field(None, description="Base URL used in citations, when it differs from url.")
     user: str | None = None
@@ -77,7 +123,9 @@ class SourceConfig(BaseModel):
         ]
     )
     exclude: list[str] = Field(default_factory=list)
-    max_file_bytes: int = 200_000
+    max_file_bytes: int | None = Field(
+        None, description="Largest file indexed (default: 200 kB for GitHub, 25 MB for files and web pages)."
+    )
     include_issues: bool = True
     branches: list[str] = Field(
         default_factory=list, description="GitHub: branches beyond the default whose commits are indexed too."
@@ -91,6 +139,38 @@ class SourceConfig(BaseModel):
         default_factory=dict,
         description="Permission sync: source account id, user name or login → e-mail (overrides the source's).",
     )
+
+    # files
+    path: str | None = Field(None, description="files: the directory to read (local or mounted).")
+    readers: list[str] = Field(
+        default_factory=lambda: ["everyone"],
+        description="files/web: who may read the documents: 'everyone' (every member) or e-mails.",
+    )
+    # web
+    start_urls: list[str] = Field(default_factory=list)
+    sitemaps: list[str] = Field(default_factory=list, description="web: sitemap.xml URLs to start from.")
+    hosts: list[str] = Field(default_factory=list, description="web: hosts beyond the start URLs' to follow.")
+    max_pages: int = Field(1000, ge=1, le=1_000_000)
+    max_depth: int = Field(20, ge=0, le=1000)
+    concurrency: int = Field(4, ge=1, le=64)
+    requests_per_second: float = Field(10.0, gt=0, le=1000)
+    user_agent: str = "devkb-crawler/0.1 (+https://github.com/devkb)"
+    respect_robots: bool = True
+
+    @model_validator(mode="after")
+    def _per_type(self) -> SourceConfig:
+        if self.type in ("files", "web") and "include" not in self.model_fields_set:
+            self.include = FILES_INCLUDE if self.type == "files" else []
+        if self.type in ("files", "uploads") and not self.path:
+            raise ValueError(f"source {self.name}: path is required for type files")
+        if self.type == "web" and not (self.start_urls or self.sitemaps):
+            raise ValueError(f"source {self.name}: start_urls or sitemaps are required for type web")
+        return self
+
+    def file_size_limit(self) -> int:
+        if self.max_file_bytes is not None:
+            return self.max_file_bytes
+        return 200_000 if self.type == "github" else 25_000_000
 
     @field_validator("name")
     @classmethod

@@ -29,6 +29,7 @@ class RunStatus:
     chunks_embedded: int = 0
     references_written: int = 0
     retries: int = 0
+    skipped: int = 0  # items a loader could not read (reasons in errors)
     errors: list[str] = field(default_factory=list)
     started_at: str | None = None
     finished_at: str | None = None
@@ -44,6 +45,13 @@ class RunStatus:
         with self._lock:
             self.retries += 1
             if len(self.errors) < 50:
+                self.errors.append(message)
+
+    def note_problem(self, message: str) -> None:
+        """An item the loader skipped, with its reason (the run goes on)."""
+        with self._lock:
+            self.skipped += 1
+            if len(self.errors) < 200:
                 self.errors.append(message)
 
     def snapshot(self) -> dict[str, Any]:

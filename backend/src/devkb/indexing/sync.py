@@ -14,7 +14,14 @@ from collections.abc import Callable
 from devkb.errors import DevkbError
 from devkb.indexing.pipeline import IndexingPipeline
 from devkb.indexing.run_status import RunStatus, utc_now
-from devkb.sources.base import HistoryPolicy, HistoryReading, Refetching, RetryReporting, SourceLoader
+from devkb.sources.base import (
+    HistoryPolicy,
+    HistoryReading,
+    ProblemReporting,
+    Refetching,
+    RetryReporting,
+    SourceLoader,
+)
 from devkb.store.models import SyncState
 from devkb.store.protocol import GraphStore
 
@@ -61,6 +68,8 @@ class SourceSync:
                     self.history, stored=lambda doc_id, kind: [] if full else stored(doc_id, [kind])
                 )
             )
+        if isinstance(loader, ProblemReporting):
+            loader.set_problem_hook(status.note_problem)
         embedded_before = self.pipeline.chunk_embedder.embedded
 
         def progress() -> None:
@@ -133,6 +142,7 @@ class SourceSync:
                 "unchanged": status.documents_unchanged,
                 "deleted": status.documents_deleted,
                 "chunks_embedded": status.chunks_embedded,
+                "skipped": status.skipped,
             }
             state.extra = {**state.extra, "last_run": status.id}
             self.store.save_sync_state(state)

@@ -9,6 +9,7 @@ from devkb.agent.ask_service import AskService
 from devkb.agent.tools import Toolbox
 from devkb.config.settings import Settings
 from devkb.indexing.run_manager import RunManager
+from devkb.indexing.uploads import UploadIngest
 from devkb.store.protocol import GraphStore
 
 
@@ -21,3 +22,4 @@ class McpParts:
     toolbox: Callable[[], Toolbox]
     ask: Callable[[], AskService]
     runs: Callable[[], RunManager]
+    uploads: Callable[[], UploadIngest] | None = None  # the ingest tool; None: uploads disabled

@@ -9,6 +9,8 @@ unknown edge kind, an unreachable store) are turned into ``ToolError`` here.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import difflib
 from collections.abc import Callable
 from dataclasses import asdict
@@ -32,14 +34,18 @@ from devkb.errors import DevkbError
 from devkb.mcp.auth import may_administer
 from devkb.mcp.parts import McpParts
 from devkb.mcp.results import document_ref, evidence_result, neighbor_result, snippet
+from devkb.sources.uploads import UploadError
 from devkb.store.models import Document, Neighbor, SourceType
 
 T = TypeVar("T")
-SourceName = Literal["jira", "confluence", "github"]
+SourceName = Literal["jira", "confluence", "github", "files", "web", "upload"]
 SOURCE_TYPES: dict[str, SourceType] = {
     "jira": SourceType.JIRA,
     "confluence": SourceType.CONFLUENCE,
     "github": SourceType.GITHUB,
+    "files": SourceType.FILES,
+    "web": SourceType.WEB,
+    "upload": SourceType.UPLOAD,
 }
 MAX_DOCUMENT_CHARS = 20_000
 Sources = Annotated[list[SourceName] | None, Field(description="Only these sources (default: all).")]
@@ -441,6 +447,46 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             raise ToolError(f"the sync of {name} failed: {errors}")
         keys = ("id", "state", "documents_indexed", "documents_unchanged", "documents_deleted")
         return {k: snap[k] for k in (*keys, "started_at", "finished_at")}
+
+    @mcp.tool(
+        description="Add a document to the knowledge base (a design note, a runbook, a file from your "
+        "workspace): give its file name (the extension says the format: .md, .txt, .html, .py, …) and "
+        "its text, or its bytes in base64 for PDF and DOCX. It is indexed when this returns and "
+        "private to you until an admin shares it. Returns its document id."
+    )
+    def ingest(
+        filename: Annotated[
+            str, Field(description="File name with extension, e.g. runbook.md.", min_length=1)
+        ],
+        content: Annotated[str | None, Field(description="The text of a text file.")] = None,
+        content_base64: Annotated[
+            str | None, Field(description="The bytes of a binary file (PDF, DOCX), base64-encoded.")
+        ] = None,
+    ) -> dict[str, Any]:
+        if parts.uploads is None:
+            raise ToolError("uploads are disabled on this server")
+        if (content is None) == (content_base64 is None):
+            raise ToolError("give exactly one of content and content_base64")
+        try:
+            data = (
+                content.encode()
+                if content is not None
+                else base64.b64decode(content_base64 or "", validate=True)
+            )
+        except (binascii.Error, ValueError) as e:
+            raise ToolError(f"content_base64 is not valid base64: {e}") from e
+        reader = current_reader(EVERYTHING)
+        ingest = _checked(parts.uploads)
+        try:
+            done = ingest.ingest(filename, data, reader.email or "operator")
+        except UploadError as e:
+            raise ToolError(str(e)) from e
+        return {
+            "document_id": done.document_id,
+            "title": done.title,
+            "bytes": done.record.bytes,
+            "private": True,
+        }
 
 
 def _neighbor(e: EvidenceDoc, n: Neighbor) -> dict[str, Any]:

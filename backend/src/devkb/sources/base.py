@@ -129,3 +129,11 @@ class PermissionSource(Protocol):
     source, none in the source's ``people`` mapping) are left out and counted in a warning."""
 
     def fetch_permissions(self) -> list[tuple[str, str]]: ...
+
+
+@runtime_checkable
+class ProblemReporting(Protocol):
+    """A loader that skips an item it cannot read (a corrupt PDF, a page that answers 404) and
+    says why, instead of failing the run: each problem is one line in the run's errors."""
+
+    def set_problem_hook(self, on_problem: Callable[[str], None] | None) -> None: ...

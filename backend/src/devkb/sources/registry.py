@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the optional capabilities each loader claims: mypy fails wh
 
 
 def build_loader(cfg: SourceConfig) -> SourceLoader:
-    if not cfg.url and cfg.type != "github":
+    if not cfg.url and cfg.type in ("jira", "confluence"):
         raise ConfigurationError(f"source {cfg.name}: url is required for {cfg.type}")
     if cfg.type == "jira":
         return JiraLoader(
@@ -47,7 +47,7 @@ def build_loader(cfg: SourceConfig) -> SourceLoader:
 
 
 def _extra_builders() -> dict[str, Callable[[SourceConfig], SourceLoader]]:
-    """Loaders of other source types register here (Confluence, GitHub)."""
+    """Loaders of other source types register here (Confluence, GitHub, files, web)."""
     found: dict[str, Callable[[SourceConfig], SourceLoader]] = {}
     try:
         from devkb.sources.confluence import build_confluence_loader
@@ -59,6 +59,24 @@ def _extra_builders() -> dict[str, Callable[[SourceConfig], SourceLoader]]:
         from devkb.sources.github import build_github_loader
 
         found["github"] = build_github_loader
+    except ImportError:
+        pass
+    try:  # the converters' libraries (pypdf, python-docx, trafilatura)
+        from devkb.sources.files import build_files_loader
+
+        found["files"] = build_files_loader
+    except ImportError:
+        pass
+    try:
+        from devkb.sources.uploads import build_uploads_loader
+
+        found["uploads"] = build_uploads_loader
+    except ImportError:
+        pass
+    try:
+        from devkb.sources.web import build_web_loader
+
+        found["web"] = build_web_loader
     except ImportError:
         pass
     return found

@@ -18,6 +18,9 @@ class SourceType(StrEnum):
     JIRA = "JIRA"
     CONFLUENCE = "CONFLUENCE"
     GITHUB = "GITHUB"
+    FILES = "FILES"  # a directory of documents (sources/files)
+    WEB = "WEB"  # a crawled documentation site (sources/web)
+    UPLOAD = "UPLOAD"  # files people uploaded (api/routes/uploads.py)
 
     @classmethod
     def parse(cls, value: str) -> SourceType:

@@ -10,9 +10,13 @@ const STYLES: Record<string, DocTypeStyle> = {
   JIRA: { label: 'Jira', short: 'J', color: '#2563eb' },
   CONFLUENCE: { label: 'Confluence', short: 'C', color: '#0f766e' },
   GITHUB: { label: 'GitHub', short: 'GH', color: '#7c3aed' },
+  FILES: { label: 'Files', short: 'F', color: '#b45309' },
+  WEB: { label: 'Web', short: 'W', color: '#be185d' },
+  UPLOAD: { label: 'Upload', short: 'U', color: '#0369a1' },
+  UPLOADS: { label: 'Uploads', short: 'U', color: '#0369a1' },
 };
 
-/** Label, letter and colour of a document type (JIRA, CONFLUENCE, GITHUB), case-insensitive. */
+/** Label, letter and colour of a document type (JIRA, CONFLUENCE, GITHUB, FILES, WEB, UPLOAD), case-insensitive. */
 export function docTypeStyle(type: string): DocTypeStyle {
   return STYLES[type.toUpperCase()] ?? { label: type || 'Document', short: '?', color: '#64748b' };
 }

@@ -108,9 +108,15 @@ def _title_mentions(ctx: LinkContext, text: str) -> Iterable[tuple[str, str]]:
                 yield page_id, text[start:end]
 
 
+_URL_ONLY = {SourceType.FILES: "files", SourceType.WEB: "web", SourceType.UPLOAD: "upload"}
+
+
 def confluence_mentions(doc: SourceDocument, ctx: LinkContext) -> Iterable[Reference]:
     if not (ctx.confluence_urls or ctx.confluence_titles):
         return []
+    prefix = _URL_ONLY.get(doc.type)
+    if prefix is not None:  # files, web pages, uploads: page URLs only (titles are Jira's habit)
+        return _url_mentions(doc, ctx, f"{prefix}-mentions-confluence-url")
     out: dict[tuple[str, str], Reference] = {}
     for text in (doc.reference_text or {"content": doc.content}).values():
         if not text:
@@ -129,9 +135,20 @@ def confluence_mentions(doc: SourceDocument, ctx: LinkContext) -> Iterable[Refer
     return list(out.values())
 
 
+def _url_mentions(doc: SourceDocument, ctx: LinkContext, kind: str) -> list[Reference]:
+    out: dict[str, Reference] = {}
+    for text in (doc.reference_text or {"content": doc.content}).values():
+        for m in URL_IN_TEXT.finditer(text or ""):
+            url = clean_url(m.group(0))
+            page = resolve_url(ctx, url)
+            if page:
+                out.setdefault(page, Reference(doc.id, page, kind, url, doc.id))
+    return list(out.values())
+
+
 RULE = ReferenceRule(
     name="confluence-mentions",
-    applies_to=frozenset({SourceType.JIRA}),
+    applies_to=frozenset({SourceType.JIRA, *_URL_ONLY}),
     uses=frozenset({"confluence_titles", "confluence_urls", "confluence_hosts"}),
     fn=confluence_mentions,
 )

@@ -1,12 +1,13 @@
 """Links to GitHub pull requests, commits and files — and to documentation sites built from a
-repository — in Jira issues and Confluence pages.
+repository — in Jira issues, Confluence pages, files, web pages and uploads.
 
     github.com/<owner>/<repo>/pull/<n>            → github:<owner>/<repo>:pull:<n>       …-mentions-pull-request-url
     github.com/<owner>/<repo>/commit/<sha40>      → github:<owner>/<repo>:commit:<sha>   …-mentions-commit-url
     github.com/<owner>/<repo>/blob/<ref>/<path>   → github:<owner>/<repo>:file:<path>    …-mentions-doc-url
     <doc site prefix><page>[.html]                → file at the site's path template      …-mentions-doc-url
 
-Edge kinds start with the mentioning source (``jira-`` or ``confluence-``). Only repositories
+Edge kinds start with the mentioning source (``jira-``, ``confluence-``, ``files-``, ``web-``,
+``upload-``). Only repositories
 configured in a GitHub source count. Target ids are computed from the URL, so an edge to a file
 or commit that is not indexed yet stays hidden until it is. A blob URL whose path no longer
 exists follows the renames recorded in commits to the one current file it became. The evidence
@@ -29,7 +30,13 @@ _REST = r"[^\s<>\"'`|\[\](){}]+"
 _PAGE = r"[^\s<>\"'`|\[\](){}#?]*"
 _SHA = re.compile(r"([0-9a-fA-F]{40})(?![0-9a-fA-F])")
 _NUMBER = re.compile(r"(\d+)(?!\d)")
-_PREFIX = {SourceType.JIRA: "jira", SourceType.CONFLUENCE: "confluence"}
+_PREFIX = {
+    SourceType.JIRA: "jira",
+    SourceType.CONFLUENCE: "confluence",
+    SourceType.FILES: "files",
+    SourceType.WEB: "web",
+    SourceType.UPLOAD: "upload",
+}
 _MAX_RENAME_HOPS = 50
 
 
@@ -159,7 +166,7 @@ def github_links(doc: SourceDocument, ctx: LinkContext) -> Iterable[Reference]:
 
 RULE = ReferenceRule(
     name="github-links",
-    applies_to=frozenset({SourceType.JIRA, SourceType.CONFLUENCE}),
+    applies_to=frozenset(_PREFIX),
     # repo_files and repo_renames only refine blob links; see backfill.py for why they are left out
     uses=frozenset({"github_repos", "github_hosts", "doc_sites"}),
     fn=github_links,

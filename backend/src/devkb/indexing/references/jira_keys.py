@@ -6,6 +6,9 @@
     Confluence page body    page → jira:KEY         jira-key-in-confluence-page
     page version messages   page → jira:KEY         jira-key-in-version-message
     GitHub issue            issue → jira:KEY        jira-key-in-github-issue
+    file (files source)     file → jira:KEY         jira-key-in-doc
+    web page                page → jira:KEY         jira-key-in-web-page
+    upload                  upload → jira:KEY       jira-key-in-doc
 
 A key counts when its project is one Jira reports (``LinkContext.project_keys``); an edge to an
 issue that does not exist stays hidden by the store until that issue is indexed. Keys inside
@@ -31,6 +34,8 @@ KINDS: dict[str, tuple[str, bool]] = {
     "file": ("jira-key-in-doc", False),
     "page": ("jira-key-in-confluence-page", False),
     "gh-issue": ("jira-key-in-github-issue", False),
+    "web-page": ("jira-key-in-web-page", False),
+    "upload": ("jira-key-in-doc", False),
 }
 
 VERSION_MESSAGES_FIELD = "version-messages"  # reference_text field of a page's version messages
@@ -67,7 +72,9 @@ def jira_keys_in_documents(doc: SourceDocument, ctx: LinkContext) -> Iterable[Re
 
 RULE = ReferenceRule(
     name="jira-keys-in-documents",
-    applies_to=frozenset({SourceType.GITHUB, SourceType.CONFLUENCE}),
+    applies_to=frozenset(
+        {SourceType.GITHUB, SourceType.CONFLUENCE, SourceType.FILES, SourceType.WEB, SourceType.UPLOAD}
+    ),
     uses=frozenset({"project_keys"}),
     fn=jira_keys_in_documents,
 )

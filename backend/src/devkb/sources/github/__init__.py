@@ -20,7 +20,7 @@ def build_github_loader(cfg: SourceConfig) -> GitHubLoader:
             token=cfg.token(),
             include=list(cfg.include),
             exclude=list(cfg.exclude),
-            max_file_bytes=cfg.max_file_bytes,
+            max_file_bytes=cfg.file_size_limit(),
             include_issues=cfg.include_issues,
             branches=list(cfg.branches),
             doc_sites=[dict(s) for s in cfg.doc_sites],

@@ -82,4 +82,15 @@ export class ApiClient {
       responseType: 'json',
     });
   }
+
+  /** A multipart upload of one file (`POST /uploads`): the browser sets the boundary. */
+  upload(file: File): Observable<OkBody<'uploadFile'>> {
+    const { method, path } = OPERATIONS.uploadFile;
+    const form = new FormData();
+    form.append('file', file, file.name);
+    return this.http.request<OkBody<'uploadFile'>>(method, path, {
+      body: form,
+      responseType: 'json',
+    });
+  }
 }

@@ -19,12 +19,13 @@ export type VersionDetail = S['VersionDetail'];
 export type Change = S['ChangeOut'];
 export type SourceStatus = S['SourceOut'];
 export type Run = S['RunOut'];
+export type Upload = S['UploadOut'];
 export type Stats = S['StatsResponse'];
 export type Health = S['HealthResponse'];
 export type ErrorBody = S['ErrorResponse'];
 
 /** The source filter values the API accepts (`AskRequest.sources`, `GET /graph?types=`). */
-export const SOURCE_KINDS = ['jira', 'confluence', 'github'] as const;
+export const SOURCE_KINDS = ['jira', 'confluence', 'github', 'files', 'web', 'upload'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 export type Conversation = S['ConversationOut'];
 export type AuthStatus = S['AuthStatus'];

@@ -28,6 +28,7 @@ export const OPERATIONS = {
   "listShared": { method: 'GET', path: '/admin/shared' },
   "listSources": { method: 'GET', path: '/sources' },
   "listTokens": { method: 'GET', path: '/auth/tokens' },
+  "listUploads": { method: 'GET', path: '/uploads' },
   "listUsers": { method: 'GET', path: '/admin/users' },
   "login": { method: 'POST', path: '/auth/login' },
   "logout": { method: 'POST', path: '/auth/logout' },
@@ -45,6 +46,7 @@ export const OPERATIONS = {
   "syncSource": { method: 'POST', path: '/sources/{name}/sync' },
   "tokenByPassword": { method: 'POST', path: '/auth/token' },
   "updateUser": { method: 'PATCH', path: '/admin/users/{email}' },
+  "uploadFile": { method: 'POST', path: '/uploads' },
 } as const satisfies { [K in keyof operations]: { method: string; path: keyof paths } };
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -743,6 +743,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Uploads
+         * @description The uploads you may read: your own, and those shared with every member.
+         */
+        get: operations["listUploads"];
+        put?: never;
+        /**
+         * Upload File
+         * @description Upload one file (multipart); it is indexed, private to you, when this returns.
+         */
+        post: operations["uploadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -822,6 +846,14 @@ export interface components {
             demo_users?: components["schemas"]["DemoUserOut"][];
             oidc?: components["schemas"]["OidcOut"] | null;
             user?: components["schemas"]["UserOut"] | null;
+        };
+        /** Body_uploadFile */
+        Body_uploadFile: {
+            /**
+             * File
+             * @description The file.
+             */
+            file: string;
         };
         /** ChangeOut */
         ChangeOut: {
@@ -1141,6 +1173,11 @@ export interface components {
             references_written: number;
             /** Retries */
             retries: number;
+            /**
+             * Skipped
+             * @default 0
+             */
+            skipped: number;
             /** Source */
             source: string;
             /** Started At */
@@ -1234,7 +1271,7 @@ export interface components {
          * SourceType
          * @enum {string}
          */
-        SourceType: "JIRA" | "CONFLUENCE" | "GITHUB";
+        SourceType: "JIRA" | "CONFLUENCE" | "GITHUB" | "FILES" | "WEB" | "UPLOAD";
         /** StatsResponse */
         StatsResponse: {
             /** Chunks */
@@ -1320,6 +1357,23 @@ export interface components {
             result_count: number;
             /** Tool */
             tool: string;
+        };
+        /** UploadOut */
+        UploadOut: {
+            /** Bytes */
+            bytes: number;
+            /** Document Id */
+            document_id: string;
+            /** Filename */
+            filename: string;
+            /** Id */
+            id: string;
+            /** Title */
+            title: string;
+            /** Uploaded At */
+            uploaded_at: string;
+            /** Uploader */
+            uploader: string;
         };
         /** UserIn */
         UserIn: {
@@ -3302,6 +3356,113 @@ export interface operations {
             };
             /** @description Missing or invalid API key (header X-API-Key). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listUploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadOut"][];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    uploadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_uploadFile"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadOut"];
+                };
+            };
+            /** @description The body could not be decoded (not UTF-8). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,7 +26,14 @@ describe('ChatPage', () => {
     const el: HTMLElement = fixture.nativeElement;
     expect(el.querySelector('h1')?.textContent).toContain('Ask your team');
     const chips = [...el.querySelectorAll<HTMLButtonElement>('button.chip')];
-    expect(chips.map((c) => c.textContent?.trim())).toEqual(['Jira', 'Confluence', 'GitHub']);
+    expect(chips.map((c) => c.textContent?.trim())).toEqual([
+      'Jira',
+      'Confluence',
+      'GitHub',
+      'Files',
+      'Web',
+      'Upload',
+    ]);
     expect(chips.every((c) => c.getAttribute('aria-pressed') === 'true')).toBe(true);
     expect(el.querySelector<HTMLButtonElement>('button[type=submit]')?.disabled).toBe(true);
   });

@@ -137,6 +137,7 @@ describe('ChatStore', () => {
     stream.events = [{ type: 'done', response: { answer: 'a', sources: [], mode: 'extractive' } }];
     store.toggleSource('jira');
     store.toggleSource('confluence');
+    for (const k of ['files', 'web', 'upload'] as const) store.toggleSource(k);
     expect(store.sourcesParam()).toEqual(['github']);
     await store.ask('q');
     expect(stream.requests[0].sources).toEqual(['github']);

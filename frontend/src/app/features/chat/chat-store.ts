@@ -78,6 +78,9 @@ export class ChatStore {
     jira: true,
     confluence: true,
     github: true,
+    files: true,
+    web: true,
+    upload: true,
   });
   readonly historyState = signal<'idle' | 'loading' | 'loaded' | 'failed'>('idle');
   readonly historyError = signal<string | null>(null);

@@ -44,6 +44,17 @@ export function shortLabel(id: string): string {
   }
   if (source === 'confluence' && parts.length >= 3)
     return `${parts[1]} ${parts.slice(2).join(':')}`;
+  if (source === 'files' && parts.length >= 3)
+    return parts.slice(2).join(':').split('/').pop() || id;
+  if (source === 'web' && parts.length >= 3) {
+    const path = parts
+      .slice(2)
+      .join(':')
+      .replace(/[?#].*$/, '')
+      .replace(/\/$/, '');
+    return path.split('/').pop() || path;
+  }
+  if (source === 'upload') return 'upload';
   return id;
 }
 

@@ -75,7 +75,13 @@ describe('GraphStore', () => {
     store.toggleType('confluence');
     expect(store.visibleNodes().map((n) => n.id)).toEqual(['jira:A', 'jira:B']);
     const req = http.expectOne((r) => r.url === '/graph');
-    expect(req.request.params.getAll('types')).toEqual(['jira', 'github']);
+    expect(req.request.params.getAll('types')).toEqual([
+      'jira',
+      'github',
+      'files',
+      'web',
+      'upload',
+    ]);
     req.flush({ nodes: [doc('jira:A')], edges: [] });
     await flush();
     expect(store.visibleNodes()).toHaveLength(1);

@@ -26,6 +26,9 @@ export class GraphStore {
     jira: true,
     confluence: true,
     github: true,
+    files: true,
+    web: true,
+    upload: true,
   });
   /** Edge kinds shown; empty means all. */
   readonly kinds = signal<ReadonlySet<string>>(new Set());

@@ -1,4 +1,11 @@
-import { ChangeDetectionStrategy, Component, DestroyRef, computed, inject } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  DestroyRef,
+  computed,
+  inject,
+  signal,
+} from '@angular/core';
 
 import type { Run, SourceStatus } from '../../core/api/models';
 import { DocTypeBadge } from '../../shared/doc-type';
@@ -49,6 +56,26 @@ export class SourcesPage {
     // Refresh now and then, so "next run" and schedule-triggered runs show up.
     const timer = setInterval(() => void this.store.load(), 15000);
     inject(DestroyRef).onDestroy(() => clearInterval(timer));
+  }
+
+  protected readonly dragging = signal(false);
+
+  protected onDragOver(event: DragEvent): void {
+    event.preventDefault();
+    this.dragging.set(true);
+  }
+
+  protected onDrop(event: DragEvent): void {
+    event.preventDefault();
+    this.dragging.set(false);
+    const files = Array.from(event.dataTransfer?.files ?? []);
+    if (files.length) void this.store.upload(files);
+  }
+
+  protected onPick(input: HTMLInputElement): void {
+    const files = Array.from(input.files ?? []);
+    input.value = '';
+    if (files.length) void this.store.upload(files);
   }
 
   protected rel(iso: string | null | undefined): string {

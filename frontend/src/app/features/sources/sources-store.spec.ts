@@ -93,6 +93,48 @@ describe('SourcesStore', () => {
     await vi.advanceTimersByTimeAsync(0);
     http.expectOne('/sources').flush([source('jira')]);
   });
+
+  it('uploads each dropped file as multipart, then shows it indexed or refused with the reason', async () => {
+    const files = [
+      new File(['# Runbook'], 'runbook.md', { type: 'text/markdown' }),
+      new File(['MZ'], 'tool.exe'),
+    ];
+    const done = store.upload(files);
+    const first = http.expectOne('/uploads');
+    expect(first.request.method).toBe('POST');
+    expect(first.request.body).toBeInstanceOf(FormData);
+    expect(((first.request.body as FormData).get('file') as File).name).toBe('runbook.md');
+    expect(store.uploads()[0]).toEqual({ name: 'runbook.md', state: 'sending' });
+    first.flush(
+      {
+        id: 'u1',
+        document_id: 'upload:u1',
+        filename: 'runbook.md',
+        title: 'Runbook',
+        bytes: 9,
+        uploader: 'bob@acme.example',
+        uploaded_at: '2026-11-25T22:00:00+00:00',
+      },
+      { status: 201, statusText: 'Created' },
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    http
+      .expectOne('/uploads')
+      .flush(
+        { detail: 'tool.exe: .exe is not accepted' },
+        { status: 415, statusText: 'Unsupported Media Type' },
+      );
+    await vi.advanceTimersByTimeAsync(0);
+    http.expectOne('/sources').flush([source('uploads')]);
+    await done;
+    expect(store.uploads().map((u) => [u.name, u.state])).toEqual([
+      ['tool.exe', 'failed'],
+      ['runbook.md', 'done'],
+    ]);
+    expect(store.uploads()[0].message).toContain('.exe is not accepted');
+    expect(store.uploads()[1].upload?.title).toBe('Runbook');
+    http.verify();
+  });
 });
 
 describe('progress helpers', () => {

@@ -3,7 +3,7 @@ import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
 import { ApiError, toApiError } from '../../core/api/api-error';
-import type { Run, SourceStatus } from '../../core/api/models';
+import type { Run, SourceStatus, Upload } from '../../core/api/models';
 
 export const POLL_MS = 700;
 
@@ -20,6 +20,14 @@ export function progressPercent(run: Pick<Run, 'done' | 'total' | 'state'>): num
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** One file dropped on the page: sending, indexed (with its document), or refused (with why). */
+export interface UploadItem {
+  name: string;
+  state: 'sending' | 'done' | 'failed';
+  upload?: Upload;
+  message?: string;
+}
+
 /** Sources, and the live runs this page started or found running, polled until they finish. */
 @Injectable({ providedIn: 'root' })
 export class SourcesStore {
@@ -33,6 +41,25 @@ export class SourcesStore {
   /** Per-source message from the last "Sync now" (e.g. already running, failed to start). */
   readonly notes = signal<Record<string, string>>({});
   private readonly polling = new Set<string>();
+  /** Files dropped on this page, newest first. */
+  readonly uploads = signal<UploadItem[]>([]);
+
+  /** Uploads each file in turn (indexed when the server answers), then refreshes the list. */
+  async upload(files: readonly File[]): Promise<void> {
+    for (const file of files) {
+      const item: UploadItem = { name: file.name, state: 'sending' };
+      this.uploads.update((u) => [item, ...u]);
+      let done: UploadItem;
+      try {
+        const upload = await firstValueFrom(this.api.upload(file));
+        done = { name: file.name, state: 'done', upload };
+      } catch (e) {
+        done = { name: file.name, state: 'failed', message: toApiError(e).message };
+      }
+      this.uploads.update((u) => u.map((x) => (x === item ? done : x)));
+    }
+    await this.load();
+  }
 
   async load(): Promise<void> {
     this.loading.set(true);

@@ -1,0 +1,92 @@
+"""``/uploads``: files people upload — private to the uploader until an admin shares them
+(``POST /admin/shared``); every read goes through the reader policy like any document."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, File, HTTPException, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
+
+from devkb.api.deps import ContainerDep, StoreDep
+from devkb.api.schemas import ErrorResponse, UploadOut
+from devkb.errors import ConfigurationError
+from devkb.indexing.uploads import UploadIngest
+from devkb.sources.uploads import UploadError, doc_id
+
+router = APIRouter(prefix="/uploads", tags=["uploads"])
+
+READ_CHUNK = 1 << 20
+
+
+def _ingest(container: ContainerDep) -> UploadIngest:
+    try:
+        value: UploadIngest = container.uploads()
+    except ConfigurationError as e:
+        raise HTTPException(404, str(e)) from e
+    return value
+
+
+def uploader(request: Request) -> str:
+    """The signed-in user's e-mail; ``operator`` on a server without accounts."""
+    user = getattr(request.state, "user", None)
+    return str(user.email) if user is not None else "operator"
+
+
+@router.post(
+    "",
+    response_model=UploadOut,
+    status_code=201,
+    operation_id="uploadFile",
+    responses={
+        404: {"model": ErrorResponse},
+        413: {"model": ErrorResponse},
+        415: {"model": ErrorResponse},
+        422: {"model": ErrorResponse},
+    },
+)
+async def upload_file(
+    request: Request, container: ContainerDep, file: Annotated[UploadFile, File(description="The file.")]
+) -> UploadOut:
+    """Upload one file (multipart); it is indexed, private to you, when this returns."""
+    ingest = _ingest(container)
+    name = file.filename or ""
+    try:
+        ingest.check(name, 0)
+        data = bytearray()
+        while chunk := await file.read(READ_CHUNK):  # stop reading as soon as it is too large
+            data += chunk
+            ingest.check(name, len(data))
+        done = await run_in_threadpool(ingest.ingest, name, bytes(data), uploader(request))
+    except UploadError as e:
+        raise HTTPException(e.status, str(e)) from e
+    return UploadOut(
+        id=done.record.id,
+        document_id=done.document_id,
+        filename=done.record.filename,
+        title=done.title,
+        bytes=done.record.bytes,
+        uploader=done.record.uploader,
+        uploaded_at=done.record.uploaded_at,
+    )
+
+
+@router.get("", response_model=list[UploadOut], operation_id="listUploads")
+def list_uploads(container: ContainerDep, store: StoreDep) -> list[UploadOut]:
+    """The uploads you may read: your own, and those shared with every member."""
+    ingest = _ingest(container)
+    records = {doc_id(r.id): r for r in ingest.store.records()}
+    readable = {d.id: d for d in store.get_documents(sorted(records))}
+    return [
+        UploadOut(
+            id=r.id,
+            document_id=i,
+            filename=r.filename,
+            title=readable[i].title,
+            bytes=r.bytes,
+            uploader=r.uploader,
+            uploaded_at=r.uploaded_at,
+        )
+        for i, r in records.items()
+        if i in readable
+    ]

@@ -1,0 +1,127 @@
+"""``UploadStore``: the files people uploaded, on disk under the data directory.
+
+    <root>/.incoming/<random>          bytes being received (never read; cleared at start)
+    <root>/<id>.bin                    the file, once complete
+    <root>/<id>.json                   who uploaded it, its name, size and hash — written last
+
+Each file is written to ``.incoming``, flushed and fsynced, then renamed into place (a rename is
+atomic on one filesystem); the ``.json`` record is written the same way after it. An upload
+exists when its record does, so a restart mid-upload leaves either nothing or a complete upload,
+and an upload is acknowledged only after its record is on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from devkb.errors import DevkbError
+
+_ID = re.compile(r"^[0-9a-f]{24}$")
+
+
+class UploadError(DevkbError):
+    """An upload refused (``status``: the HTTP status the API answers with)."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class UploadRecord:
+    id: str
+    filename: str
+    uploader: str  # e-mail, lower case
+    bytes: int
+    sha256: str
+    uploaded_at: str
+
+
+def safe_name(filename: str) -> str:
+    """The base name only, without path parts or control characters."""
+    name = re.split(r"[\\/]", filename or "")[-1].strip()
+    name = "".join(ch for ch in name if ch.isprintable())[:200]
+    if not name or name in (".", ".."):
+        raise UploadError("the upload has no file name", 422)
+    return name
+
+
+class UploadStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _incoming(self) -> Path:
+        path = self.root / ".incoming"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def clear_incoming(self) -> int:
+        """Remove partial uploads a crash left behind; returns how many."""
+        path = self.root / ".incoming"
+        if not path.is_dir():
+            return 0
+        partial = list(path.iterdir())
+        shutil.rmtree(path, ignore_errors=True)
+        return len(partial)
+
+    def _write_atomic(self, target: Path, data: bytes) -> None:
+        tmp = self._incoming() / secrets.token_hex(12)
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+        dir_fd = os.open(self.root, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)  # the rename itself survives a power cut
+        finally:
+            os.close(dir_fd)
+
+    def save(self, filename: str, data: bytes, uploader: str) -> UploadRecord:
+        record = UploadRecord(
+            id=secrets.token_hex(12),
+            filename=safe_name(filename),
+            uploader=uploader.strip().lower(),
+            bytes=len(data),
+            sha256=hashlib.sha256(data).hexdigest(),
+            uploaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._write_atomic(self.root / f"{record.id}.bin", data)
+        self._write_atomic(self.root / f"{record.id}.json", json.dumps(asdict(record)).encode())
+        return record
+
+    def records(self) -> list[UploadRecord]:
+        if not self.root.is_dir():
+            return []
+        out = []
+        for path in sorted(self.root.glob("*.json")):
+            if not _ID.match(path.stem) or not (self.root / f"{path.stem}.bin").is_file():
+                continue
+            try:
+                out.append(UploadRecord(**json.loads(path.read_text(encoding="utf-8"))))
+            except (OSError, ValueError, TypeError):
+                continue
+        return out
+
+    def get(self, upload_id: str) -> UploadRecord | None:
+        return next((r for r in self.records() if r.id == upload_id), None) if _ID.match(upload_id) else None
+
+    def data(self, record: UploadRecord) -> bytes:
+        return (self.root / f"{record.id}.bin").read_bytes()
+
+    def delete(self, upload_id: str) -> bool:
+        if not _ID.match(upload_id):
+            return False
+        found = (self.root / f"{upload_id}.json").exists()
+        (self.root / f"{upload_id}.json").unlink(missing_ok=True)  # the record first: it makes the upload
+        (self.root / f"{upload_id}.bin").unlink(missing_ok=True)
+        return found

@@ -1,0 +1,276 @@
+"""``WebLoader``: a documentation site, crawled breadth first from its start URLs and sitemaps.
+
+Scope: the start URLs' hosts (and ``hosts``), the path ``include``/``exclude`` globs,
+``max_depth`` links from a start page, at most ``max_pages`` pages. Politeness in ``fetch.py``.
+
+Each page: its main content (trafilatura; navigation, headers and footers dropped) with its
+headings; its URL is the ``<link rel=canonical>`` when that is in scope, else the URL after
+redirects; a second URL for the same page or the same text is a duplicate and skipped. Links of
+the main content to other pages in scope become ``web-link`` REFERENCES (hidden until the target
+is indexed); Jira keys, Confluence and GitHub URLs in the text or the links become REFERENCES
+through the reference rules (``reference_text["links"]``).
+
+Incremental: the cursor keeps, per URL fetched, its ``ETag``, ``Last-Modified``, the links it
+had and its text hash; a re-crawl asks conditionally, and a 304 page yields nothing (its links
+are followed from the cursor), so an unchanged site re-crawls without converting or embedding.
+Pages that fail (404, a redirect loop, robots.txt, no main content) are reported with their
+reason on every crawl and left out of ``list_ids``; a crawl that reaches no page at all fails
+instead of deleting the site.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from devkb.errors import SourceError
+from devkb.sources.base import LoadBatch, SourceDocument
+from devkb.sources.formats import Unreadable, convert_bytes, format_of
+from devkb.sources.formats.convert import html_to_markdown
+from devkb.sources.web.fetch import Fetched, FetchError, PoliteClient
+from devkb.sources.web.urls import Scope, absolute_links, canonical, host_port, page_links, sitemap_locations
+from devkb.store.models import Reference, SourceType
+
+BATCH_SIZE = 50
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+DOCUMENT_TYPES = {"pdf": "application/pdf", "docx": "application/vnd.openxmlformats"}
+
+
+@dataclass
+class WebLoaderConfig:
+    name: str
+    start_urls: list[str]
+    sitemaps: list[str] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    max_pages: int = 1000
+    max_depth: int = 20
+    concurrency: int = 4
+    requests_per_second: float = 10.0
+    user_agent: str = "devkb-crawler/0.1"
+    respect_robots: bool = True
+    max_bytes: int = 25_000_000
+    acl: list[list[str]] = field(default_factory=lambda: [["everyone"]])
+
+
+def doc_id(source: str, url: str) -> str:
+    return f"web:{source}:{url}"
+
+
+@dataclass
+class _Visit:
+    """What fetching one URL gave."""
+
+    links: list[str] = field(default_factory=list)  # in scope, to crawl
+    entry: dict[str, Any] | None = None  # cursor entry when the page counts as indexed
+    document: SourceDocument | None = None  # when it changed
+    problem: str | None = None
+
+
+class WebLoader:
+    type = SourceType.WEB
+
+    def __init__(self, config: WebLoaderConfig) -> None:
+        self.config = config
+        self.name = config.name
+        self.scope = Scope(
+            hosts={host_port(u) for u in [*config.start_urls, *config.sitemaps]}
+            | {h.lower() for h in config.hosts},
+            include=list(config.include),
+            exclude=list(config.exclude),
+        )
+        self._on_problem: Callable[[str], None] | None = None
+        self._seen: set[str] | None = None
+        self.last_crawl: dict[str, int] = {}
+
+    def set_problem_hook(self, on_problem: Callable[[str], None] | None) -> None:
+        self._on_problem = on_problem
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "start_urls": self.config.start_urls,
+            "sitemaps": self.config.sitemaps,
+            "include": self.config.include,
+            "exclude": self.config.exclude,
+            "max_pages": self.config.max_pages,
+        }
+
+    def list_ids(self) -> set[str]:
+        if self._seen is None:  # not crawled by this loader yet
+            for _ in self.load(None):
+                pass
+        return set(self._seen or ())
+
+    # -- the crawl -------------------------------------------------------------------------
+    def load(self, since: str | None) -> Iterator[LoadBatch]:
+        old: dict[str, dict[str, Any]] = json.loads(since).get("pages", {}) if since else {}
+        cfg = self.config
+        client = PoliteClient(
+            cfg.user_agent, cfg.concurrency, cfg.requests_per_second, cfg.respect_robots, cfg.max_bytes
+        )
+        pages: dict[str, dict[str, Any]] = {}  # URL fetched → cursor entry
+        indexed_urls: set[str] = set()  # canonical page URLs
+        texts: set[str] = set()
+        batch: list[SourceDocument] = []
+        problems = 0
+        try:
+            seeds = [canonical(u) for u in cfg.start_urls] + self._sitemap_pages(client)
+            queued = set(seeds)
+            frontier = [(u, 0) for u in dict.fromkeys(seeds) if self.scope.allows(u)]
+            with ThreadPoolExecutor(
+                max_workers=cfg.concurrency, thread_name_prefix=f"crawl-{self.name}"
+            ) as pool:
+                while frontier and len(indexed_urls) < cfg.max_pages:
+                    level, frontier = frontier, []
+                    step = cfg.concurrency * 4
+                    for start in range(0, len(level), step):
+                        if len(indexed_urls) >= cfg.max_pages:
+                            break
+                        part = level[start : start + step]
+                        visits = pool.map(lambda item: self._visit(client, item[0], old.get(item[0])), part)
+                        for (url, depth), visit in zip(part, visits, strict=True):
+                            if visit.problem:
+                                problems += 1
+                                if self._on_problem:
+                                    self._on_problem(f"{url}: {visit.problem}")
+                            if visit.entry is not None and len(indexed_urls) < cfg.max_pages:
+                                page, text_hash = visit.entry["page"], visit.entry["hash"]
+                                if page in indexed_urls or text_hash in texts:
+                                    continue  # the same page under a second URL
+                                indexed_urls.add(page)
+                                texts.add(text_hash)
+                                pages[url] = visit.entry
+                                if visit.document is not None:
+                                    batch.append(visit.document)
+                            if depth < cfg.max_depth:
+                                for link in visit.links:
+                                    if link not in queued:
+                                        queued.add(link)
+                                        frontier.append((link, depth + 1))
+                        if len(batch) >= BATCH_SIZE:
+                            yield LoadBatch(batch, json.dumps({"pages": {**old, **pages}}))
+                            batch = []
+            if not indexed_urls and problems:
+                raise SourceError(
+                    f"{self.name}: no page could be crawled ({problems} failed); nothing deleted"
+                )
+            self._seen = {doc_id(self.name, p) for p in indexed_urls}
+            self.last_crawl = {"pages": len(indexed_urls), "problems": problems, "requests": client.requests}
+            yield LoadBatch(batch, json.dumps({"pages": pages}))
+        finally:
+            client.close()
+
+    def _sitemap_pages(self, client: PoliteClient) -> list[str]:
+        out: list[str] = []
+        todo, done = list(self.config.sitemaps), set[str]()
+        while todo and len(done) < 100:
+            url = todo.pop(0)
+            if url in done:
+                continue
+            done.add(url)
+            try:
+                fetched = client.get(url)
+            except FetchError as e:
+                raise SourceError(f"{self.name}: sitemap {url}: {e}") from e
+            if fetched.status != 200:
+                raise SourceError(f"{self.name}: sitemap {url} answered HTTP {fetched.status}")
+            pages, nested = sitemap_locations(fetched.body)
+            out.extend(canonical(p) for p in pages)
+            todo.extend(nested)
+        return out
+
+    def _visit(self, client: PoliteClient, url: str, before: dict[str, Any] | None) -> _Visit:
+        if not client.allowed(url):
+            return _Visit(problem="disallowed by robots.txt")
+        try:
+            fetched = client.get(url, *((before.get("etag"), before.get("lm")) if before else (None, None)))
+        except FetchError as e:
+            return _Visit(problem=str(e))
+        if fetched.status == 304 and before:
+            return _Visit(links=list(before.get("links", [])), entry=before)
+        if fetched.status != 200:
+            return _Visit(problem=f"HTTP {fetched.status}")
+        final = canonical(fetched.url)
+        if final != url and not self.scope.allows(final):
+            return _Visit(problem=f"redirected out of the crawl's scope to {final}")
+        if fetched.content_type in HTML_TYPES or (not fetched.content_type and format_of(final) == "html"):
+            return self._html(fetched, final)
+        fmt = format_of(urlsplit(final).path)
+        if fmt in DOCUMENT_TYPES and fetched.content_type.startswith(DOCUMENT_TYPES[fmt]):
+            try:
+                converted = convert_bytes(urlsplit(final).path, fetched.body, self.config.max_bytes)
+            except Unreadable as e:
+                return _Visit(problem=e.reason)
+            return self._page(fetched, final, converted.title, converted.text, [], [], converted.metadata)
+        return _Visit()  # not a page (an image, a stylesheet served without a telling suffix)
+
+    def _html(self, fetched: Fetched, final: str) -> _Visit:
+        hrefs, canon = page_links(fetched.body.decode("utf-8", "replace"))
+        crawl = [u for u in absolute_links(final, hrefs) if self.scope.allows(u)]
+        page = final
+        if canon:
+            canon_urls = absolute_links(final, [canon])
+            if canon_urls and self.scope.allows(canon_urls[0]):
+                page = canon_urls[0]
+        try:
+            converted = html_to_markdown(fetched.body.decode("utf-8", "replace"), with_links=True)
+        except Unreadable as e:
+            return _Visit(links=crawl, problem=e.reason)
+        links = absolute_links(final, converted.links)
+        visit = self._page(fetched, page, converted.title, converted.text, links, crawl, {})
+        return visit
+
+    def _page(
+        self,
+        fetched: Fetched,
+        page: str,
+        title: str,
+        text: str,
+        links: list[str],
+        crawl: list[str],
+        extra: dict[str, Any],
+    ) -> _Visit:
+        me = doc_id(self.name, page)
+        references = [
+            Reference(me, doc_id(self.name, link), "web-link", link, me)
+            for link in links
+            if link != page and self.scope.allows(link)
+        ]
+        parts = urlsplit(page)
+        document = SourceDocument(
+            id=me,
+            type=SourceType.WEB,
+            kind="web-page",
+            title=title or parts.path or page,
+            url=page,
+            updated_at=_http_date(fetched.last_modified),
+            content=text,
+            metadata={"host": host_port(page), "path": parts.path, "acl": self.config.acl, **extra},
+            references=references,
+            reference_text={"content": text, "links": "\n".join(links)},
+        )
+        entry = {
+            "page": page,
+            "etag": fetched.etag,
+            "lm": fetched.last_modified,
+            "links": crawl,
+            "hash": hashlib.sha256(text.encode()).hexdigest()[:32],
+        }
+        return _Visit(links=crawl, entry=entry, document=document)
+
+
+def _http_date(value: str | None) -> str:
+    if not value:
+        return ""
+    try:
+        return parsedate_to_datetime(value).astimezone(UTC).isoformat(timespec="seconds")
+    except (TypeError, ValueError):
+        return ""
