@@ -118,6 +118,7 @@ describe('ChatStore', () => {
           sources: [citation('jira:PAY-7')],
           tool_calls: [{ tool: 'RAGSearch', arguments: {}, result_count: 3 }],
           mode: 'extractive',
+          status: 'answered',
           note: null,
         },
       },
@@ -134,7 +135,12 @@ describe('ChatStore', () => {
   });
 
   it('sends the source filter only when some sources are off, and refuses with none', async () => {
-    stream.events = [{ type: 'done', response: { answer: 'a', sources: [], mode: 'extractive' } }];
+    stream.events = [
+      {
+        type: 'done',
+        response: { answer: 'a', sources: [], mode: 'extractive', status: 'answered' },
+      },
+    ];
     store.toggleSource('jira');
     store.toggleSource('confluence');
     for (const k of ['files', 'web', 'upload'] as const) store.toggleSource(k);
