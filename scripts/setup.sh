@@ -25,11 +25,16 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
     echo "ERROR: backend/requirements.lock does not match the pyproject files; regenerate it (scripts/lock.sh header)" >&2
     exit 1
   fi
-  .venv/bin/python -m pip install -q --no-deps -e "backend[dev]"
+  .venv/bin/python -m pip install -q --no-deps -e "backend[dev,torch]"
   # the development tooling (emulators, demo workspace, bench, eval): a sibling distribution
   .venv/bin/python -m pip install -q --no-deps -e backend/devtools
   echo "$WANT" > "$STAMP"
 fi
+
+# the embedding model's ONNX export, made here (with torch, the `torch` extra) so the served product
+# needs only onnxruntime: a few seconds once, then a hash check (backend/src/devkb/indexing/embedders/onnx_export.py)
+MODELS=${DEVKB_MODEL_CACHE_DIR:-${DEVKB_DATA_DIR:-data}/models}
+HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m devkb.indexing.embedders.onnx_export --out "$MODELS" >/dev/null
 
 if [ -f frontend/package.json ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
   bash scripts/build_frontend.sh
