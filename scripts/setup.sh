@@ -41,7 +41,7 @@ if [ -f frontend/package.json ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
 fi
 
 # the vendors' published API descriptions that tests validate the emulators against (npm packages;
-# backend/devtools/src/devkb/emulators/vendor_check.py): the ADF JSON schema, GitHub's OpenAPI
+# backend/devtools/src/devkb_devtools/emulators/vendor_check.py): the ADF JSON schema, GitHub's OpenAPI
 if [ -f tools/vendor-apis/package-lock.json ]; then
   STAMP_VENDOR=.cache/vendor-apis.stamp
   WANT_VENDOR=$(sha256sum tools/vendor-apis/package-lock.json | cut -c1-16)

@@ -181,7 +181,7 @@ def build_background(
 def demo_resource() -> Iterator[list[SourceConfig]]:
     """The built-in demo: emulators on loopback serving the demo dataset; yields its sources."""
     try:
-        from devkb.demo.workspace import start_demo
+        from devkb_devtools.demo.workspace import start_demo
     except ImportError as e:
         raise ConfigurationError(
             "no sources are configured (DEVKB_SOURCES_FILE or DEVKB_JIRA_URL) and the demo workspace is "
@@ -235,7 +235,7 @@ def demo_users(settings: Settings) -> list[dict[str, str]]:
     if not (settings.demo_users and is_demo(settings)):
         return []
     try:
-        from devkb.demo.people import DEMO_USERS
+        from devkb_devtools.demo.people import DEMO_USERS
     except ImportError:
         return []
     return [{"email": u.email, "password": u.password, "role": u.role, "sees": u.sees} for u in DEMO_USERS]
@@ -250,7 +250,7 @@ def ensure_demo_users(container: Container) -> None:
     accounts: AccountStore = container.accounts()
     if accounts.user_count() > 0:
         return
-    from devkb.demo.people import DEMO_USERS
+    from devkb_devtools.demo.people import DEMO_USERS
 
     for u in DEMO_USERS:
         if accounts.user(u.email) is None:

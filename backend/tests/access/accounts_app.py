@@ -1,5 +1,5 @@
 """An in-process devkb app on a copy of the indexed demo workspace, with accounts: the demo's
-people (``devkb.demo.people``) and the demo sources' permissions mirrored once."""
+people (``devkb_devtools.demo.people``) and the demo sources' permissions mirrored once."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from devkb.api.app import create_app
-from devkb.demo.people import DEMO_USERS
+from devkb_devtools.demo.people import DEMO_USERS
 from tests.demo_workspace import make_container
 
 PASSWORDS = {u.email: u.password for u in DEMO_USERS}

@@ -1,6 +1,6 @@
 """The leak matrix: every demo user × every document × every endpoint that can show a document.
 
-The demo workspace's sources say who may read what (``devkb/demo/README.md``): PAY (Jira, the
+The demo workspace's sources say who may read what (``devkb_devtools/demo/README.md``): PAY (Jira, the
 wiki, the code) is for the payments group — bob, dave, alice —, WEB for everybody, and the
 security-level issues and the restricted wiki pages for dave (and alice, the admin, who reads
 everything). The oracle below reads those rules off the recorded vendor data (issue
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from devkb.demo.workspace import DEMO_DATA
+from devkb_devtools.demo.workspace import DEMO_DATA
 from tests.access.accounts_app import accounts_client, signed_in
 
 pytestmark = pytest.mark.integration

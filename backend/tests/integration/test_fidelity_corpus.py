@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from devkb.config.sources_file import SourceConfig
-from devkb.emulators import Dataset, EmulatorSuite
 from devkb.sources.registry import build_loader
-from devkb.testkit import build_indexer
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.testkit import build_indexer
 from tests.conftest import REPO_ROOT
 from tests.hashing_embedder import HashingEmbedder
 

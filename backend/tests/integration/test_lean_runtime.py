@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from devkb.demo.workspace import DEMO_DATA
-from devkb.emulators import Dataset, EmulatorSuite
 from devkb.indexing.embedders.onnx_export import ensure_export
+from devkb_devtools.demo.workspace import DEMO_DATA
+from devkb_devtools.emulators import Dataset, EmulatorSuite
 from tests.demo_workspace import write_sources_file
 from tests.import_blocker import attempts, blocking_env
 

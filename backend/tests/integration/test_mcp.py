@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from devkb.bench.server_process import DevkbServer
+from devkb_devtools.bench.server_process import DevkbServer
 
 pytestmark = pytest.mark.integration
 

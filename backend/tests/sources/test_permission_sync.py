@@ -10,17 +10,17 @@ import logging
 import pytest
 
 from devkb.access.acl import account, group, scope
-from devkb.demo.content.permissions import ACCOUNTS
-from devkb.demo.workspace import demo_sources
-from devkb.emulators import Dataset, EmulatorSuite
-from devkb.emulators.confluence_cloud import account_id as confluence_account_id
-from devkb.emulators.jira_cloud import _account_id as jira_account_id
-from devkb.emulators.vendor_check import SESSION_CHECK, description_available
 from devkb.sources.base import PermissionSource
 from devkb.sources.confluence import ConfluenceLoader, ConfluenceLoaderConfig
 from devkb.sources.github import GitHubLoader, GitHubLoaderConfig
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 from devkb.sources.registry import build_loader
+from devkb_devtools.demo.content.permissions import ACCOUNTS
+from devkb_devtools.demo.workspace import demo_sources
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.emulators.confluence_cloud import account_id as confluence_account_id
+from devkb_devtools.emulators.jira_cloud import _account_id as jira_account_id
+from devkb_devtools.emulators.vendor_check import SESSION_CHECK, description_available
 from tests.demo_workspace import DEMO_DATA
 
 pytestmark = pytest.mark.integration
