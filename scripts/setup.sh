@@ -26,7 +26,8 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
     exit 1
   fi
   .venv/bin/python -m pip install -q --no-deps -e "backend[dev,torch]"
-  # the development tooling (emulators, demo workspace, bench, eval): a sibling distribution
+  # the development tooling (emulators, demo workspace, bench, eval): its own package, devkb_devtools;
+  # the demo reaches the product through its `devkb.workspaces` entry point (devkb/config/workspaces.py)
   .venv/bin/python -m pip install -q --no-deps -e backend/devtools
   echo "$WANT" > "$STAMP"
 fi
