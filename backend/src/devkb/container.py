@@ -31,12 +31,12 @@ from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.tools import Toolbox
-from devkb.api.sessions import ChatMemory, SessionMemory
-from devkb.api.store_memory import StoreChatMemory
 from devkb.config.secrets import masker_for
 from devkb.config.settings import Settings
 from devkb.config.sources_file import SourceConfig, load_sources_file
 from devkb.config.workspaces import WorkspaceUser, find_workspace
+from devkb.conversations.memory import ChatMemory, SessionMemory
+from devkb.conversations.store_memory import StoreChatMemory
 from devkb.errors import ConfigurationError
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.indexing.pipeline import IndexingPipeline

@@ -9,10 +9,10 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from devkb.access import acl
 from devkb.access.accounts import AccountStore, User
 from devkb.access.policy import AccessPolicy
 from devkb.access.scoped_store import ScopedStore
+from devkb.sources import acl
 from devkb.store.models import Chunk, Document, Reference, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
 

@@ -9,7 +9,7 @@ import logging
 
 import pytest
 
-from devkb.access.acl import account, group, scope
+from devkb.sources.acl import account, group, scope
 from devkb.sources.base import PermissionSource
 from devkb.sources.confluence import ConfluenceLoader, ConfluenceLoaderConfig
 from devkb.sources.github import GitHubLoader, GitHubLoaderConfig

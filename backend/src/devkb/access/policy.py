@@ -3,7 +3,7 @@
 The policy is the single place that decides; ``ScopedStore`` and the retrieval snapshot ask it.
 A reader may read a document when they are unrestricted (an admin, or the single user of a
 server without accounts), when an admin shared it with every member, or when their principals
-pass every gate of the document's ``acl`` (``access/acl.py``).
+pass every gate of the document's ``acl`` (``sources/acl.py``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from devkb.access import acl
 from devkb.access.accounts import AccountStore, User
 from devkb.access.readers import EVERYTHING, NOBODY, Reader, current_reader
+from devkb.sources import acl
 from devkb.store.models import Document
 
 

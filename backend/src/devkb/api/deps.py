@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from devkb.agent.ask_service import AskService
-from devkb.api.sessions import SessionMemory
 from devkb.config.settings import Settings
 from devkb.container import Container
+from devkb.conversations.memory import SessionMemory
 from devkb.indexing.run_manager import RunManager
 from devkb.store.protocol import GraphStore
 

@@ -15,8 +15,6 @@ allowed; neither message contains a secret.
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 from collections.abc import Iterable
 from typing import Annotated, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -26,6 +24,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.security import APIKeyHeader
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from devkb.access.keys import is_loopback, key_matches
 from devkb.config.secrets import SecretMasker, install_log_masking
 from devkb.config.settings import Settings
 
@@ -43,15 +42,6 @@ api_key_header = APIKeyHeader(
 def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.container.settings()
     return settings
-
-
-def key_matches(given: str | None, settings: Settings) -> bool:
-    if settings.api_key is None or given is None:
-        return False
-    return hmac.compare_digest(
-        given.encode("utf-8", "surrogatepass"),
-        settings.api_key.get_secret_value().encode("utf-8", "surrogatepass"),
-    )
 
 
 def _unauthorized() -> HTTPException:
@@ -90,15 +80,6 @@ def require_api_key(request: Request, key: Annotated[str | None, Security(api_ke
     settings = _settings(request)
     if settings.api_key is not None and not key_matches(key, settings):
         raise _unauthorized()
-
-
-def is_loopback(host: str | None) -> bool:
-    if not host:
-        return False
-    try:
-        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 def is_cross_site(request: Request, allowed_origins: Iterable[str]) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from devkb.api.security import is_loopback, key_matches
+from devkb.access.keys import is_loopback, key_matches
 from devkb.config.settings import Settings
 
 REFUSAL = "the MCP endpoint needs the API key: send X-API-Key or Authorization: Bearer"

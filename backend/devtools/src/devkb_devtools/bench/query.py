@@ -30,7 +30,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from devkb.access.acl import gates_of
 from devkb.access.policy import AccessPolicy
 from devkb.access.readers import Reader, reading_as
 from devkb.access.scoped_store import ScopedStore
@@ -39,6 +38,7 @@ from devkb.agent.retrieval import RelatedSearch
 from devkb.api.blas_threads import limit_blas_threads
 from devkb.config.settings import Settings
 from devkb.indexing.embedders.base import TextEmbedder
+from devkb.sources.acl import gates_of
 from devkb.store.sqlite import SQLiteGraphStore
 from devkb_devtools.bench.clients import ServerProcess, embedder_env, http_closed_loop, thread_closed_loop
 from devkb_devtools.bench.haystack_baseline import HaystackBaseline

@@ -29,7 +29,7 @@ from devkb.access.readers import bound_to_current_reader
 from devkb.agent.answer import Answer, HistoryTurn
 from devkb.api.deps import AskDep, MemoryDep, SessionDep, SettingsDep
 from devkb.api.schemas import AskRequest, AskResponse, ErrorResponse, SourceCitation, ToolCallOut
-from devkb.api.sessions import SessionMemory, StoredMessage, now_iso
+from devkb.conversations.memory import SessionMemory, StoredMessage, now_iso
 from devkb.errors import DevkbError
 
 log = logging.getLogger(__name__)

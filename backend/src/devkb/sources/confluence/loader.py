@@ -21,8 +21,8 @@ from urllib.parse import quote, urlsplit
 from atlassian import Confluence
 from pydantic import SecretStr
 
-from devkb.access.acl import account, group, scope
 from devkb.errors import ConfigurationError, PermanentSourceError
+from devkb.sources.acl import account, group, scope
 from devkb.sources.base import LoadBatch
 from devkb.sources.confluence.cloud_api import CloudPages, as_v1_page
 from devkb.sources.confluence.convert import (

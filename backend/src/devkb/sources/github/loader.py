@@ -33,8 +33,8 @@ from github import Auth, Github, GithubException
 from github.Repository import Repository
 from pydantic import SecretStr
 
-from devkb.access.acl import scope
 from devkb.errors import ConfigurationError, PermanentSourceError, TransientSourceError
+from devkb.sources.acl import scope
 from devkb.sources.base import LoadBatch, SourceDocument
 from devkb.sources.github.convert import (
     commit_to_document,

@@ -31,8 +31,8 @@ from atlassian import Jira
 from atlassian.jira import JiraCloud
 from pydantic import SecretStr
 
-from devkb.access.acl import scope
 from devkb.errors import ConfigurationError
+from devkb.sources.acl import scope
 from devkb.sources.base import LoadBatch, SourceDocument
 from devkb.sources.http_retry import atlassian_client
 from devkb.sources.jira.convert import issue_to_document, jira_doc_id, parse_jira_time

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 
 from devkb.access.readers import EVERYTHING, current_reader
-from devkb.api.sessions import StoredMessage
+from devkb.conversations.memory import StoredMessage
 from devkb.store.shared_state import SharedState
 
 EXPIRY_EVERY_SECONDS = 3600.0  # how often retention runs (on the next write after that long)
