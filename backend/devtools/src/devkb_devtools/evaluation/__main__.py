@@ -50,7 +50,8 @@ def log(message: str) -> None:
 
 
 def run_fidelity(timeout: float) -> tuple[str | None, str, float]:
-    """Run the graph-fidelity test (it writes its table into docs/graph-fidelity.md); return the table."""
+    """Run the graph-fidelity test (it writes its table to ``DEVKB_FIDELITY_OUT``), copy the table into
+    docs/graph-fidelity.md between its markers, and return it."""
     if not FIDELITY_TEST.exists():
         return None, f"{FIDELITY_TEST.relative_to(REPO_ROOT)} is not in this checkout", 0.0
     started = time.monotonic()
@@ -64,17 +65,21 @@ def run_fidelity(timeout: float) -> tuple[str | None, str, float]:
         "no:cacheprovider",
         str(FIDELITY_TEST.relative_to(BACKEND)),
     ]
-    try:
-        proc = subprocess.run(cmd, check=False, cwd=BACKEND, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, f"the fidelity test did not finish in {timeout:.0f} s", time.monotonic() - started
-    seconds = time.monotonic() - started
-    text = FIDELITY_DOC.read_text(encoding="utf-8") if FIDELITY_DOC.exists() else ""
-    table = None
-    if FIDELITY_BEGIN in text and FIDELITY_END in text:
-        table = text.split(FIDELITY_BEGIN, 1)[1].split(FIDELITY_END, 1)[0].strip()
-        if not table.startswith("|"):
-            table = None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "graph-fidelity.md"
+        env = {**os.environ, "DEVKB_FIDELITY_OUT": str(out)}
+        try:
+            proc = subprocess.run(
+                cmd, check=False, cwd=BACKEND, capture_output=True, text=True, timeout=timeout, env=env
+            )
+        except subprocess.TimeoutExpired:
+            return None, f"the fidelity test did not finish in {timeout:.0f} s", time.monotonic() - started
+        seconds = time.monotonic() - started
+        table = out.read_text(encoding="utf-8").strip() if out.exists() else None
+    if table is not None and not table.startswith("|"):
+        table = None
+    if table is not None:
+        write_fidelity_doc(table)
     if proc.returncode != 0:
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
         note = f"the fidelity test failed (exit {proc.returncode}): {' / '.join(tail)}"
@@ -82,8 +87,19 @@ def run_fidelity(timeout: float) -> tuple[str | None, str, float]:
             return f"{table}\n\n(the test failed its thresholds: {' / '.join(tail)})", note, seconds
         return None, note, seconds
     if table is None:
-        return None, "the fidelity test ran but wrote no table into docs/graph-fidelity.md", seconds
+        return None, "the fidelity test ran but wrote no table", seconds
     return table, "", seconds
+
+
+def write_fidelity_doc(table: str) -> None:
+    """The table between the markers of docs/graph-fidelity.md (the rest of the page is prose)."""
+    if not FIDELITY_DOC.exists():
+        return
+    text = FIDELITY_DOC.read_text(encoding="utf-8")
+    if FIDELITY_BEGIN in text and FIDELITY_END in text:
+        head, rest = text.split(FIDELITY_BEGIN, 1)
+        tail = rest.split(FIDELITY_END, 1)[1]
+        FIDELITY_DOC.write_text(f"{head}{FIDELITY_BEGIN}\n{table}\n{FIDELITY_END}{tail}", encoding="utf-8")
 
 
 def run_agent(fluid_dir: Path, timeout: float) -> tuple[dict[str, Any] | None, str, float]:
