@@ -54,7 +54,7 @@ if [ -f tools/vendor-apis/package-lock.json ]; then
 fi
 
 # a real OpenID Connect provider (panva's oidc-provider, npm) that the sign-in tests start on loopback
-# (tools/oidc-provider/provider.mjs; backend/tests/access/test_oidc_real_provider.py)
+# (tools/oidc-provider/provider.mjs; backend/tests/integration/access/test_oidc_real_provider.py)
 if [ -f tools/oidc-provider/package-lock.json ]; then
   STAMP_OIDC=.cache/oidc-provider.stamp
   WANT_OIDC=$(sha256sum tools/oidc-provider/package-lock.json | cut -c1-16)

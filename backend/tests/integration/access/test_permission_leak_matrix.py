@@ -20,7 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from devkb_devtools.demo.workspace import DEMO_DATA
-from tests.access.accounts_app import accounts_client, signed_in
+from tests.accounts_app import accounts_client, signed_in
 
 pytestmark = pytest.mark.integration
 

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.access.accounts_app import PASSWORDS, accounts_client, signed_in
-from tests.access.test_oidc_real_provider import CLIENT_ID, CLIENT_SECRET, _parse, _start_provider
+from tests.accounts_app import PASSWORDS, accounts_client, signed_in
+from tests.integration.access.test_oidc_real_provider import CLIENT_ID, CLIENT_SECRET, _parse, _start_provider
 
 pytestmark = pytest.mark.integration
 ASK = {"question": "What is PAY-12 about?"}

@@ -24,7 +24,7 @@ from devkb.access.oidc import OidcError, OidcIdentity, OidcSignIn
 
 pytestmark = pytest.mark.integration
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[4]
 PROVIDER_DIR = REPO_ROOT / "tools" / "oidc-provider"
 REDIRECT_URI = "http://127.0.0.1:1/callback"  # never contacted: the test reads the Location header
 CLIENT_ID = "devkb-test"

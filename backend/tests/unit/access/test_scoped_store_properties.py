@@ -16,8 +16,8 @@ from devkb.access.readers import reading_as
 from devkb.agent.evidence import Scope
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.tools import Toolbox
-from tests.access.permission_world import USERS, WORDS, World, build_world
 from tests.hashing_embedder import HashingEmbedder
+from tests.permission_world import USERS, WORDS, World, build_world
 
 EMBEDDER = HashingEmbedder()
 _WORLDS: dict[int, World] = {}
