@@ -118,7 +118,7 @@ def retrieval_side_by_side(
     store = SQLiteGraphStore(db_path)
     try:
         hybrid = HybridSearch(store, embedder, candidates=TOP_K)
-        related = RelatedSearch(store, embedder, candidates=TOP_K)
+        related = RelatedSearch(store, embedder, candidates=TOP_K, unrestricted=True)
         related.warm_up()  # its corpus snapshot
         t = time.perf_counter()
         baseline = HaystackBaseline(db_path, embedder, top_k=TOP_K)

@@ -143,7 +143,7 @@ def run_related(
     store = SQLiteGraphStore(store_path)
     try:
         t = time.perf_counter()
-        related = RelatedSearch(store, embedder)
+        related = RelatedSearch(store, embedder, unrestricted=True)
         related.warm_up()
         snap = related.snapshot()
         timings["snapshot"] = time.perf_counter() - t

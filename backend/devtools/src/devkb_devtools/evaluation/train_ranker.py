@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     queries = load_queries(args.data / "eval" / "linked_issues_dev.jsonl", args.data)
     store = SQLiteGraphStore(args.store)
-    related = RelatedSearch(store, make_embedder())
+    related = RelatedSearch(store, make_embedder(), unrestricted=True)
     related.warm_up()
     report = {}
     for model in args.model or sorted(MODELS):
