@@ -81,6 +81,22 @@ class AccessPolicy:
                 self._principals[key] = principals
         return Reader(email=user.email, role=user.role, principals=principals, version=version)
 
+    # -- beyond reading: administration and operational visibility ---------------------------
+    def may_administer(self, reader: Reader | None) -> bool:
+        """Whether ``reader`` (the request's, None when nobody signed in) may manage users, shared
+        documents, syncs and the permission sync: an admin, the operator's key, the single user
+        of a server without accounts. How a request proves it (cookie, token, key, loopback) is
+        the API's and MCP's business; who may is decided here."""
+        if reader is None:
+            return not self.enabled
+        return reader.role in ("admin", "system")
+
+    def sees_operations(self, reader: Reader | None) -> bool:
+        """Whether ``reader`` sees what describes every document — counts, sync runs and their
+        errors, source configuration — rather than only the documents they may read: the people
+        who may administer."""
+        return self.may_administer(reader)
+
     def shared_ids(self) -> frozenset[str]:
         store = self.accounts
         if store is None:

@@ -25,6 +25,7 @@ from fastapi.security import APIKeyHeader
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from devkb.access.keys import is_loopback, key_matches
+from devkb.access.policy import AccessPolicy
 from devkb.config.secrets import SecretMasker, install_log_masking
 from devkb.config.settings import Settings
 
@@ -103,7 +104,8 @@ def require_admin(request: Request, key: Annotated[str | None, Security(api_key_
             return
         if user is None:
             raise HTTPException(401, SIGN_IN, headers={"WWW-Authenticate": "Bearer"})
-        if user.role != "admin":
+        policy: AccessPolicy = request.app.state.container.access_policy()
+        if not policy.may_administer(getattr(request.state, "reader", None)):
             raise HTTPException(403, f"admins only: {user.email} is a {user.role}")
         if is_cross_site(request, settings.cors_origins):
             raise HTTPException(403, "cross-site admin request refused: call from the web app's own origin")

@@ -40,3 +40,23 @@ def test_ranking_without_a_policy_refuses(raw):
     assert RelatedSearch(raw, HashingEmbedder(), unrestricted=True).search("anything", top_k=3) == []
     scoped = ScopedStore(raw, policy)
     assert RelatedSearch(scoped, HashingEmbedder(), snapshot_store=raw, policy=policy).policy is policy
+
+
+def test_administration_and_operations_are_asked_of_the_policy(tmp_path):
+    from devkb.access.accounts import AccountStore
+    from devkb.access.readers import EVERYTHING, NOBODY, Reader
+
+    accounts = AccountStore(tmp_path / "accounts.db")
+    try:
+        policy = AccessPolicy(lambda: accounts)
+        admin, member = Reader("a@x", "admin"), Reader("m@x", "member")
+        assert policy.may_administer(None) and policy.sees_operations(None)  # no accounts: the one user
+        accounts.create_user("a@x", "A", "admin", "a-password-long")
+        policy.forget()
+        assert policy.may_administer(admin) and policy.may_administer(EVERYTHING)  # admin, operator key
+        assert not policy.may_administer(member) and not policy.may_administer(NOBODY)
+        assert not policy.may_administer(None)  # accounts exist: nobody signed in may not
+        assert policy.sees_operations(admin) and not policy.sees_operations(member)
+        assert not policy.sees_operations(None)
+    finally:
+        accounts.close()
