@@ -11,13 +11,14 @@ if [ $# -eq 0 ]; then
   if [ -d backend/devtools/src/devkb ] && [ ! -d backend/devtools/src/devkb_devtools ]; then
     git mv backend/devtools/src/devkb backend/devtools/src/devkb_devtools
   fi
-  mapfile -t files < <(git grep -lIE '\bdevkb[./](demo|emulators|bench|evaluation|testkit)\b|devtools/src/devkb\b' -- . ':!scripts/refactor/')
+  mapfile -t files < <(git grep -lIE '\bdevkb[./](demo|emulators|bench|evaluation|testkit)\b|devtools/src/devkb\b|"devtools" / "src" / "devkb"' -- . ':!scripts/refactor/')
 else
   files=("$@")
 fi
 [ ${#files[@]} -eq 0 ] && exit 0
 sed -i -E \
   -e 's#devtools/src/devkb\b#devtools/src/devkb_devtools#g' \
+  -e 's#"devtools" / "src" / "devkb"#"devtools" / "src" / "devkb_devtools"#g' \
   -e 's#\bdevkb\.(demo|emulators|bench|evaluation|testkit)\b#devkb_devtools.\1#g' \
   -e 's#(^|[^/_[:alnum:]])devkb/(demo|emulators|bench|evaluation|testkit)\b#\1devkb_devtools/\2#g' \
   "${files[@]}"

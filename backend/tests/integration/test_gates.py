@@ -91,7 +91,7 @@ def test_stale_openapi_schema_fires(tmp_path: Path) -> None:
 
 
 def test_stale_demo_data_fires(tmp_path: Path) -> None:
-    builder = BACKEND / "devtools" / "src" / "devkb" / "demo" / "build_demo_data.py"
+    builder = BACKEND / "devtools" / "src" / "devkb_devtools" / "demo" / "build_demo_data.py"
     copy = tmp_path / "demo"
     shutil.copytree(builder.parent / "data", copy / "data")
     shutil.copy(builder.parent / "README.md", copy / "README.md")
@@ -148,8 +148,8 @@ def test_lint_script_runs_every_python_gate_and_fails(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     package = root / "backend" / "src" / "devkb"
     package.mkdir(parents=True)
-    (root / "backend" / "devtools" / "src" / "devkb").mkdir(parents=True)
-    (root / "backend" / "devtools" / "src" / "devkb" / "tool.py").write_text("VERSION = 1\n")
+    (root / "backend" / "devtools" / "src" / "devkb_devtools").mkdir(parents=True)
+    (root / "backend" / "devtools" / "src" / "devkb_devtools" / "tool.py").write_text("VERSION = 1\n")
     shutil.copy(CONFIG, root / "backend" / "pyproject.toml")
     (root / "scripts").mkdir()
     for script in ("check_lock.py", "check_openapi.py"):
