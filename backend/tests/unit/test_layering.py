@@ -41,9 +41,10 @@ def layer_of(package: str) -> int:
 def imports(path: Path) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if isinstance(node, ast.ImportFrom) and node.module == "devkb" and node.level == 0:
+            found += [(node.lineno, f"devkb.{a.name}") for a in node.names]  # from devkb import store
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append((node.lineno, node.module))
-            found += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]  # from devkb import x
         elif isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names]
     return found
