@@ -1,5 +1,5 @@
 # Thin wrapper: every target calls a script in scripts/ (the logic lives there).
-.PHONY: setup run test test-backend test-frontend bench eval lint clean
+.PHONY: setup run test bench eval lint clean
 
 setup:
 	@bash scripts/setup.sh

@@ -1,6 +1,6 @@
 """Writes ``fluid-sources.yaml``: the three Fluid Project sources served by devkb's emulators.
 
-    python -m devkb.emulators --dataset ../shared/data/fluid --port 8081 &   # Jira 8081, Confluence 8082, GitHub 8083
+    python -m devkb_devtools.emulators --dataset ../shared/data/fluid --port 8081 &   # Jira 8081, Confluence 8082, GitHub 8083
     python examples/fluid_sources.py ../shared/data/fluid > examples/fluid-sources.yaml
     DEVKB_SOURCES_FILE=examples/fluid-sources.yaml DEVKB_DATA_DIR=data/fluid devkb index
 

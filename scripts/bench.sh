@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench [ARGS="--quick | --full | --only query --repeats 5 ..."]: every benchmark, then the
-# load test (when present), then docs/benchmarks.md. The logic lives in backend/devtools/src/devkb/bench.
+# load test (when present), then docs/benchmarks.md. The logic lives in backend/devtools/src/devkb_devtools/bench.
 # Runs under `nice` so a shared machine stays usable; JSON in artifacts/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,20 +9,20 @@ export DEVKB_BENCH_COMMAND="make bench${*:+ ARGS=\"$*\"}"
 PY=.venv/bin/python
 NICE=${DEVKB_BENCH_NICE:-10}
 status=0
-nice -n "$NICE" "$PY" -m devkb.bench run "$@" || status=$?
+nice -n "$NICE" "$PY" -m devkb_devtools.bench run "$@" || status=$?
 
 # The 50-session load test is its own engineer's tool; run it when it exists (not in --quick).
 case " $* " in *" --quick "*) quick=1 ;; *) quick=0 ;; esac
 if [ "$quick" = 0 ]; then
   if [ -f scripts/bench_load.sh ]; then
     nice -n "$NICE" bash scripts/bench_load.sh || status=$?
-  elif [ -f backend/devtools/src/devkb/bench/load_test.py ]; then
-    nice -n "$NICE" "$PY" -m devkb.bench.load_test || status=$?
+  elif [ -f backend/devtools/src/devkb_devtools/bench/load_test.py ]; then
+    nice -n "$NICE" "$PY" -m devkb_devtools.bench.load_test || status=$?
   else
-    echo "load test not present yet (backend/devtools/src/devkb/bench/load_test.py or scripts/bench_load.sh): skipped"
+    echo "load test not present yet (backend/devtools/src/devkb_devtools/bench/load_test.py or scripts/bench_load.sh): skipped"
   fi
   # /ask with 1 process and with one per core behind nginx (tests/integration/test_replicas.py's proxy)
-  nice -n "$NICE" "$PY" -m devkb.bench.replicas || status=$?
-  "$PY" -m devkb.bench report   # re-render with the load test's and the replicas' JSON
+  nice -n "$NICE" "$PY" -m devkb_devtools.bench.replicas || status=$?
+  "$PY" -m devkb_devtools.bench report   # re-render with the load test's and the replicas' JSON
 fi
 exit $status

@@ -22,7 +22,7 @@ gate "mypy" "$PY" -m mypy
 gate "lock file" "$PY" "$ROOT/scripts/check_lock.py" "$ROOT"
 export PYTHONPATH="$ROOT/backend/src:$ROOT/backend/devtools/src"
 gate "OpenAPI schema of the web app" "$PY" "$ROOT/scripts/check_openapi.py" "$ROOT/frontend/openapi.json"
-gate "demo data" "$PY" "$ROOT/backend/devtools/src/devkb/demo/build_demo_data.py" --check
+gate "demo data" "$PY" "$ROOT/backend/devtools/src/devkb_devtools/demo/build_demo_data.py" --check
 unset PYTHONPATH
 if [ -f "$ROOT/frontend/package.json" ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
   cd "$ROOT/frontend"

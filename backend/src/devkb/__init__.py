@@ -11,8 +11,3 @@ _os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 _os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 __version__ = "0.1.0"
-
-# The development tooling (emulators, demo workspace, benchmarks, evaluation) is a separate
-# distribution, ``backend/devtools``, that adds its subpackages to this one (pkgutil-style), so
-# ``python -m devkb.emulators`` works where it is installed and this folder holds only the product.
-__path__ = __import__("pkgutil").extend_path(__path__, __name__)

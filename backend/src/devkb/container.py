@@ -2,7 +2,7 @@
 
 settings ─┬─ store (sqlite | neo4j)
           ├─ embedder (local | onnx | ollama | openai)
-          ├─ source configs (sources file | DEVKB_JIRA_* | demo workspace) → loaders
+          ├─ source configs (sources file | DEVKB_JIRA_* | the `devkb.workspaces` demo) → loaders
           ├─ link context builder → indexing pipeline → source sync → run manager
           ├─ hybrid search → toolbox (RAGSearch, GraphQuery, FetchNeighbors, FilterDocs)
           │     → planner (rules, no LLM) ─┐
@@ -31,11 +31,12 @@ from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.tools import Toolbox
-from devkb.api.sessions import ChatMemory, SessionMemory
-from devkb.api.store_memory import StoreChatMemory
 from devkb.config.secrets import masker_for
 from devkb.config.settings import Settings
 from devkb.config.sources_file import SourceConfig, load_sources_file
+from devkb.config.workspaces import WorkspaceUser, find_workspace
+from devkb.conversations.memory import ChatMemory, SessionMemory
+from devkb.conversations.store_memory import StoreChatMemory
 from devkb.errors import ConfigurationError
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.indexing.pipeline import IndexingPipeline
@@ -181,21 +182,20 @@ def build_background(
 
 
 def demo_resource() -> Iterator[list[SourceConfig]]:
-    """The built-in demo: emulators on loopback serving the demo dataset; yields its sources."""
-    try:
-        from devkb.demo.workspace import start_demo
-    except ImportError as e:
+    """The built-in demo workspace (the ``devkb.workspaces`` entry point ``demo``, offered by the
+    development tooling): its servers on loopback while the container runs; yields its sources."""
+    workspace = find_workspace("demo")
+    if workspace is None:
         raise ConfigurationError(
-            "no sources are configured (DEVKB_SOURCES_FILE or DEVKB_JIRA_URL) and the demo workspace is "
-            "not installed: configure a source, or install the development tooling "
+            "no sources are configured (DEVKB_SOURCES_FILE or DEVKB_JIRA_URL) and no demo workspace is "
+            "installed: configure a source, or install the development tooling "
             "(pip install -e backend/devtools)"
-        ) from e
-
-    server, sources = start_demo()
+        )
+    running = workspace.start()
     try:
-        yield sources
+        yield running.sources
     finally:
-        server.stop()
+        running.stop()
 
 
 def source_configs(settings: Settings, demo: providers.Provider[list[SourceConfig]]) -> list[SourceConfig]:
@@ -260,29 +260,24 @@ def accounts_resource(settings: Settings) -> Iterator[AccountStore]:
         accounts.close()
 
 
-def demo_users(settings: Settings) -> list[dict[str, str]]:
+def demo_users(settings: Settings) -> list[WorkspaceUser]:
     """The demo workspace's users, when the demo runs with accounts (``DEVKB_DEMO_USERS``)."""
     if not (settings.demo_users and is_demo(settings)):
         return []
-    try:
-        from devkb.demo.people import DEMO_USERS
-    except ImportError:
-        return []
-    return [{"email": u.email, "password": u.password, "role": u.role, "sees": u.sees} for u in DEMO_USERS]
+    workspace = find_workspace("demo")
+    return list(workspace.users()) if workspace is not None else []
 
 
 def ensure_demo_users(container: Container) -> None:
     """Create the demo's users on a demo server with ``DEVKB_DEMO_USERS`` (once: existing users
     are left as they are)."""
-    users = container.demo_users()
+    users: list[WorkspaceUser] = container.demo_users()
     if not users:
         return
     accounts: AccountStore = container.accounts()
     if accounts.user_count() > 0:
         return
-    from devkb.demo.people import DEMO_USERS
-
-    for u in DEMO_USERS:
+    for u in users:
         if accounts.user(u.email) is None:
             accounts.create_user(u.email, u.name, u.role, u.password)
     container.access_policy().forget()

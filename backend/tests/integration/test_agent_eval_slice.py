@@ -1,7 +1,7 @@
 """The evaluation set's ``none`` path on a real Fluid slice: the real embedder and SQLite store,
 documents from the sources' converters through the indexing pipeline, a subset of the questions
 (five per category, chosen to keep the slice near 150 chunks) and their gold documents among
-seeded distractors. The full set's numbers are in docs/agent.md (``python -m devkb.evaluation.agent_questions
+seeded distractors. The full set's numbers are in docs/agent.md (``python -m devkb_devtools.evaluation.agent_questions
 --fluid-slice``)."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from devkb.agent.ask_service import AskService
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.planner import Planner
 from devkb.agent.tools import Toolbox
-from devkb.evaluation.agent_questions import evaluate, load_questions
-from devkb.evaluation.fluid_slice import build_slice, fluid_project_keys
 from devkb.store.sqlite import SQLiteGraphStore
+from devkb_devtools.evaluation.agent_questions import evaluate, load_questions
+from devkb_devtools.evaluation.fluid_slice import build_slice, fluid_project_keys
 
 pytestmark = pytest.mark.corpus
 

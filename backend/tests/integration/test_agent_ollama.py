@@ -25,8 +25,8 @@ from devkb.agent.tools import TOOL_NAMES, Toolbox
 from devkb.api.app import create_app
 from devkb.config.settings import Settings
 from devkb.container import Container
-from devkb.emulators.ollama import ModelTurn, OllamaEmulator
 from devkb.store.models import SourceType
+from devkb_devtools.emulators.ollama import ModelTurn, OllamaEmulator
 from tests.agent_corpus import COMMIT_ID, INJECTION, PAGE_ID, build_store
 
 pytestmark = pytest.mark.integration

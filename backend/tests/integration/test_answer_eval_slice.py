@@ -1,4 +1,4 @@
-"""A fast subset of the answer evaluation (``python -m devkb.evaluation.answer_eval``) as a
+"""A fast subset of the answer evaluation (``python -m devkb_devtools.evaluation.answer_eval``) as a
 regression test: two tuning questions per intent on a small real Fluid slice (real embedder, SQLite
 store, the sources' converters), scored against gold computed from the raw Jira/GitHub JSON. The
 thresholds sit a little under the measured values (all 1.0 on this subset); the full tables, held-out
@@ -14,9 +14,9 @@ from devkb.agent.ask_service import AskService
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.planner import Planner
 from devkb.agent.tools import Toolbox
-from devkb.evaluation.answer_eval import CorpusGold, evaluate, load_questions, slice_questions
-from devkb.evaluation.fluid_slice import build_slice, fluid_project_keys
 from devkb.store.sqlite import SQLiteGraphStore
+from devkb_devtools.evaluation.answer_eval import CorpusGold, evaluate, load_questions, slice_questions
+from devkb_devtools.evaluation.fluid_slice import build_slice, fluid_project_keys
 
 pytestmark = pytest.mark.corpus
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from devkb.bench.harness import run_all
-from devkb.bench.options import BENCHMARKS, options_for
+from devkb_devtools.bench.harness import run_all
+from devkb_devtools.bench.options import BENCHMARKS, options_for
 
 pytestmark = [pytest.mark.integration]
 

@@ -11,9 +11,9 @@ import json
 import httpx
 import pytest
 
-from devkb.emulators import Dataset, EmulatorSuite
-from devkb.emulators.vendor_check import SESSION_CHECK, description_available
 from devkb.sources.confluence import ConfluenceLoader, ConfluenceLoaderConfig
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.emulators.vendor_check import SESSION_CHECK, description_available
 from tests.demo_workspace import DEMO_DATA
 from tests.hashing_embedder import HashingEmbedder
 from tests.support import build_indexer

@@ -23,9 +23,9 @@ from atlassian import Confluence, Jira
 from atlassian.errors import ApiError
 from github import Github, GithubException
 
-from devkb.emulators import Dataset, EmulatorServer, EmulatorSuite, JiraEmulator
-from devkb.emulators.git_objects import git_blob_sha
-from devkb.emulators.timestamps import parse_timestamp
+from devkb_devtools.emulators import Dataset, EmulatorServer, EmulatorSuite, JiraEmulator
+from devkb_devtools.emulators.git_objects import git_blob_sha
+from devkb_devtools.emulators.timestamps import parse_timestamp
 
 pytestmark = pytest.mark.integration
 

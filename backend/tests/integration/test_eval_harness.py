@@ -10,13 +10,13 @@ import random
 
 import pytest
 
-from devkb.emulators import Dataset
-from devkb.evaluation.corpus import build_corpus
-from devkb.evaluation.queries import load_queries
-from devkb.evaluation.related import run_related
-from devkb.evaluation.report import BEGIN, END, IMPROVED, Report
 from devkb.indexing.embedders.cache import CachingEmbedder
 from devkb.store.sqlite import SQLiteGraphStore
+from devkb_devtools.emulators import Dataset
+from devkb_devtools.evaluation.corpus import build_corpus
+from devkb_devtools.evaluation.queries import load_queries
+from devkb_devtools.evaluation.related import run_related
+from devkb_devtools.evaluation.report import BEGIN, END, IMPROVED, Report
 from tests.hashing_embedder import HashingEmbedder
 
 pytestmark = [pytest.mark.integration, pytest.mark.corpus]

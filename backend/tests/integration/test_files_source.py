@@ -16,7 +16,7 @@ from devkb.indexing.references.context import LinkContext
 from devkb.sources.files import FilesLoader
 from devkb.sources.registry import build_loader
 from devkb.store.models import SourceType
-from devkb.testkit import build_indexer
+from devkb_devtools.testkit import build_indexer
 from tests.hashing_embedder import HashingEmbedder
 
 pytestmark = [pytest.mark.integration]

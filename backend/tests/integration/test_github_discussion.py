@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from devkb.config.sources_file import SourceConfig
-from devkb.emulators import Dataset, EmulatorSuite
 from devkb.sources.github import GitHubLoader, GitHubLoaderConfig
+from devkb_devtools.emulators import Dataset, EmulatorSuite
 from tests.demo_workspace import DEMO_DATA
 
 pytestmark = pytest.mark.integration

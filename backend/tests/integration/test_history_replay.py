@@ -1,4 +1,4 @@
-"""Each Jira changelog of the demo replayed from the raw records (``devkb.evaluation.
+"""Each Jira changelog of the demo replayed from the raw records (``devkb_devtools.evaluation.
 history_questions.replay``, which reads the recorded issues and never devkb) against the state
 devkb answers from its stored transitions, at every transition instant and at the end of every
 transition day: they agree on status, assignee, resolution and fix version (1.00). The Fluid
@@ -13,11 +13,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from devkb.agent.history.compose import value_at
-from devkb.demo.workspace import DEMO_DATA
-from devkb.emulators import Dataset, EmulatorSuite
-from devkb.evaluation.history_questions import FIELDS, changelog_items, replay
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 from devkb.store.models import SourceType
+from devkb_devtools.demo.workspace import DEMO_DATA
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.evaluation.history_questions import FIELDS, changelog_items, replay
 from tests.hashing_embedder import HashingEmbedder
 from tests.support import build_indexer
 

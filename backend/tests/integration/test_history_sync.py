@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from devkb.emulators import Dataset, EmulatorSuite
-from devkb.emulators.vendor_check import SESSION_CHECK, description_available
 from devkb.indexing.references.context import LinkContext
 from devkb.sources.confluence import ConfluenceLoader, ConfluenceLoaderConfig
 from devkb.sources.confluence.storage_format import storage_to_text
 from devkb.sources.timestamps import to_utc_iso
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.emulators.vendor_check import SESSION_CHECK, description_available
 from tests.hashing_embedder import HashingEmbedder
 from tests.support import build_indexer
 

@@ -19,8 +19,6 @@ from pathlib import Path
 import pytest
 
 from devkb.config.sources_file import SourceConfig
-from devkb.demo.workspace import DEMO_DATA, JIRA_PUBLIC_URL, demo_sources
-from devkb.emulators import Dataset, EmulatorSuite
 from devkb.errors import SourceError
 from devkb.indexing.components.splitter import KindAwareSplitter
 from devkb.indexing.embedders.base import TextEmbedder
@@ -34,7 +32,9 @@ from devkb.sources.github.convert import commit_to_document, file_to_document, p
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 from devkb.sources.jira.convert import issue_to_document
 from devkb.sources.registry import build_loader
-from devkb.testkit import build_indexer
+from devkb_devtools.demo.workspace import DEMO_DATA, JIRA_PUBLIC_URL, demo_sources
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.testkit import build_indexer
 
 pytestmark = [pytest.mark.integration]
 

@@ -17,11 +17,11 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from devkb.emulators import Dataset, EmulatorSuite
-from devkb.emulators.jira import FIELD_NAMES
-from devkb.emulators.vendor_check import SESSION_CHECK, description_available
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 from devkb.sources.jira.convert import issue_to_document
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.emulators.jira import FIELD_NAMES
+from devkb_devtools.emulators.vendor_check import SESSION_CHECK, description_available
 from tests.demo_workspace import DEMO_DATA
 from tests.hashing_embedder import HashingEmbedder
 from tests.support import build_indexer

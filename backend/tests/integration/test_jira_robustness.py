@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from devkb.emulators import Dataset, EmulatorSuite
-from devkb.emulators.jsonl import REPLACED_LINES
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 from devkb.sources.jira.convert import issue_to_document
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.emulators.jsonl import REPLACED_LINES
 from tests.hashing_embedder import HashingEmbedder
 from tests.support import build_indexer
 

@@ -11,10 +11,10 @@ import json
 
 import pytest
 
-from devkb.demo.content.common import PEOPLE
-from devkb.demo.content.jira_issues import HISTORY, SPRINTS
-from devkb.emulators import Dataset, EmulatorSuite
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
+from devkb_devtools.demo.content.common import PEOPLE
+from devkb_devtools.demo.content.jira_issues import HISTORY, SPRINTS
+from devkb_devtools.emulators import Dataset, EmulatorSuite
 from tests.demo_workspace import DEMO_DATA
 from tests.hashing_embedder import HashingEmbedder
 from tests.support import build_indexer

@@ -11,13 +11,13 @@ import json
 
 import pytest
 
-from devkb.emulators import Dataset, EmulatorSuite
 from devkb.errors import SourceError
 from devkb.indexing.components.splitter import KindAwareSplitter
 from devkb.indexing.pipeline import to_haystack
 from devkb.sources.jira import JiraLoader, JiraLoaderConfig
 from devkb.sources.jira.convert import issue_to_document
 from devkb.store.models import SourceType
+from devkb_devtools.emulators import Dataset, EmulatorSuite
 from tests.support import build_indexer
 
 pytestmark = [pytest.mark.integration, pytest.mark.corpus]

@@ -3,7 +3,7 @@ same graph as a clean run: nothing lost, nothing duplicated, and the restart res
 last checkpoint instead of starting over.
 
 Real processes only: the emulators serve a Fluid slice (45 issues of the KETTLE project) from
-``python -m devkb.emulators``; ``devkb index`` runs as the CLI does, with the real embedder."""
+``python -m devkb_devtools.emulators``; ``devkb index`` runs as the CLI does, with the real embedder."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from devkb.emulators import Dataset
+from devkb_devtools.emulators import Dataset
 from tests.demo_workspace import graph_snapshot
 from tests.integration.test_jira_sync import BROWSE, PROJECT, assert_graph, expected_graph, loader_for
 from tests.support import build_indexer
@@ -46,11 +46,11 @@ def write_slice(fluid_dir: Path, out: Path) -> Dataset:
 
 
 class Emulators:
-    """``python -m devkb.emulators`` on free loopback ports, stopped on exit."""
+    """``python -m devkb_devtools.emulators`` on free loopback ports, stopped on exit."""
 
     def __init__(self, dataset_dir: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "devkb.emulators", "--dataset", str(dataset_dir), "--port", "0"],
+            [sys.executable, "-m", "devkb_devtools.emulators", "--dataset", str(dataset_dir), "--port", "0"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,

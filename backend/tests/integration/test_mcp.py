@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from devkb.bench.server_process import DevkbServer
+from devkb_devtools.bench.server_process import DevkbServer
 
 pytestmark = pytest.mark.integration
 
@@ -240,18 +240,21 @@ def test_sync_source_needs_the_key_over_http_from_elsewhere(demo_workspace, tmp_
     test's client is on loopback, so the refusal is shown by ``may_administer`` directly."""
     from starlette.requests import Request
 
+    from devkb.access.policy import AccessPolicy
     from devkb.config.settings import Settings
     from devkb.mcp.auth import may_administer
+
+    policy = AccessPolicy()  # no accounts: the transport decides (key, loopback)
 
     def request(client: str, headers: dict[str, str] | None = None) -> Request:
         raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
         return Request({"type": "http", "client": (client, 1234), "headers": raw, "path": "/mcp"})
 
     open_server = Settings(_env_file=None)
-    assert may_administer(None, open_server)  # stdio: the local user
-    assert may_administer(request("127.0.0.1"), open_server)
-    assert not may_administer(request("10.1.2.3"), open_server)
+    assert may_administer(None, open_server, policy)  # stdio: the local user
+    assert may_administer(request("127.0.0.1"), open_server, policy)
+    assert not may_administer(request("10.1.2.3"), open_server, policy)
     keyed = Settings(_env_file=None, api_key=KEY)
-    assert not may_administer(request("127.0.0.1"), keyed)
-    assert may_administer(request("10.1.2.3", {"X-API-Key": KEY}), keyed)
-    assert may_administer(request("10.1.2.3", {"Authorization": f"Bearer {KEY}"}), keyed)
+    assert not may_administer(request("127.0.0.1"), keyed, policy)
+    assert may_administer(request("10.1.2.3", {"X-API-Key": KEY}), keyed, policy)
+    assert may_administer(request("10.1.2.3", {"Authorization": f"Bearer {KEY}"}), keyed, policy)

@@ -23,9 +23,9 @@ import httpx
 import pytest
 import yaml
 
-from devkb.bench import proxy
-from devkb.bench.server_process import DevkbServer
 from devkb.store.sqlite.shared_state import SQLiteSharedState
+from devkb_devtools.bench import proxy
+from devkb_devtools.bench.server_process import DevkbServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

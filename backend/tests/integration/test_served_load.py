@@ -2,7 +2,7 @@
 short load test (concurrent sessions, isolation, bounded memory, session cap), and the server's
 own log output scanned for the secrets after a failed and a successful sync.
 
-The long load run (50 sessions x 60 s) is ``make bench`` (``python -m devkb.bench.load_test``)."""
+The long load run (50 sessions x 60 s) is ``make bench`` (``python -m devkb_devtools.bench.load_test``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 import httpx
 import pytest
 
-from devkb.bench.load_test import report, run_load
+from devkb_devtools.bench.load_test import report, run_load
 from tests.demo_workspace import write_sources_file
 from tests.support import RunningServer
 

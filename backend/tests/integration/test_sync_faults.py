@@ -14,12 +14,12 @@ from fastapi.testclient import TestClient
 
 from devkb.api.app import create_app
 from devkb.container import prepare_store, shutdown
-from devkb.demo.workspace import DEMO_DATA
-from devkb.emulators import Dataset, EmulatorSuite
-from devkb.emulators.timestamps import format_jira
 from devkb.errors import StoreError
 from devkb.sources.base import LoadBatch
 from devkb.store.sqlite import SQLiteGraphStore
+from devkb_devtools.demo.workspace import DEMO_DATA
+from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.emulators.timestamps import format_jira
 from tests.demo_workspace import graph_snapshot, make_container, write_sources_file
 from tests.integration.test_jira_sync import PROJECT, assert_graph, expected_graph, loader_for
 from tests.support import build_indexer

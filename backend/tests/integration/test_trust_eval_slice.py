@@ -1,4 +1,4 @@
-"""A fast subset of the trust evaluation (``python -m devkb.evaluation.trust_eval``) as a regression
+"""A fast subset of the trust evaluation (``python -m devkb_devtools.evaluation.trust_eval``) as a regression
 test: the question files are valid against the raw corpus (every unanswerable topic absent from it,
 every answerable page present), and on a small real Fluid slice the tuning split's topic questions
 are answered when the handbook covers them and "not found" when nothing does. Thresholds sit under
@@ -12,9 +12,10 @@ from devkb.agent.ask_service import AskService
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.planner import Planner
 from devkb.agent.tools import Toolbox
-from devkb.evaluation.answer_eval import CorpusGold, slice_questions
-from devkb.evaluation.fluid_slice import build_slice, fluid_project_keys
-from devkb.evaluation.trust_eval import (
+from devkb.store.sqlite import SQLiteGraphStore
+from devkb_devtools.evaluation.answer_eval import CorpusGold, slice_questions
+from devkb_devtools.evaluation.fluid_slice import build_slice, fluid_project_keys
+from devkb_devtools.evaluation.trust_eval import (
     TRUST_SPLITS,
     _as_answer_question,
     check_questions,
@@ -22,7 +23,6 @@ from devkb.evaluation.trust_eval import (
     load_trust,
     metrics,
 )
-from devkb.store.sqlite import SQLiteGraphStore
 
 pytestmark = pytest.mark.corpus
 

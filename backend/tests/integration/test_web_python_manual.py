@@ -24,7 +24,7 @@ import pytest
 from devkb.config.sources_file import SourceConfig
 from devkb.sources.registry import build_loader
 from devkb.sources.web import WebLoader
-from devkb.testkit import build_indexer
+from devkb_devtools.testkit import build_indexer
 from tests.hashing_embedder import HashingEmbedder
 from tests.integration.web_site import serve_directory
 

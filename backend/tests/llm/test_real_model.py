@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 import pytest
 
-from devkb.testkit.llama_server import LlamaServer, LlmUnavailable, build
+from devkb_devtools.testkit.llama_server import LlamaServer, LlmUnavailable, build
 from tests.support import RunningServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.real_llm]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from devkb.bench.embedding import parse
-from devkb.bench.measure import Summary, percentile
-from devkb.bench.report import fmt, render
+from devkb_devtools.bench.embedding import parse
+from devkb_devtools.bench.measure import Summary, percentile
+from devkb_devtools.bench.report import fmt, render
 
 
 def test_summary_is_median_min_max_of_runs():

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from devkb.emulators.cql import CqlError, compile_cql
-from devkb.emulators.dataset import Dataset
-from devkb.emulators.faults import FaultSwitches
-from devkb.emulators.git_changes import compose_file_changes
-from devkb.emulators.git_objects import EMPTY_TREE, TreeFile, git_blob_sha, hash_tree
-from devkb.emulators.jql import JqlError, compile_jql
-from devkb.emulators.link_stripping import strip_issue_links, strip_mentions
-from devkb.emulators.url_rewriting import UrlRewriter
+from devkb_devtools.emulators.cql import CqlError, compile_cql
+from devkb_devtools.emulators.dataset import Dataset
+from devkb_devtools.emulators.faults import FaultSwitches
+from devkb_devtools.emulators.git_changes import compose_file_changes
+from devkb_devtools.emulators.git_objects import EMPTY_TREE, TreeFile, git_blob_sha, hash_tree
+from devkb_devtools.emulators.jql import JqlError, compile_jql
+from devkb_devtools.emulators.link_stripping import strip_issue_links, strip_mentions
+from devkb_devtools.emulators.url_rewriting import UrlRewriter
 
 NOW = datetime(2024, 3, 10, 12, 0, tzinfo=UTC)
 

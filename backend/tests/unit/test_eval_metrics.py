@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from devkb.evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k, score_run
+from devkb_devtools.evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k, score_run
 
 
 def test_single_relevant_at_rank_two():

@@ -91,7 +91,7 @@ def test_no_question_of_the_other_evaluation_sets_is_taken_for_a_history_questio
         root / "tests" / "eval" / "agent_questions.jsonl",
         root / "tests" / "eval" / "answer_questions_heldout.jsonl",
         root / "tests" / "eval" / "answer_questions_tuning.jsonl",
-        root / "devtools" / "src" / "devkb" / "demo" / "data" / "questions.jsonl",
+        root / "devtools" / "src" / "devkb_devtools" / "demo" / "data" / "questions.jsonl",
     ]
     taken = []
     for path in files:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from devkb.emulators.adf_writer import text_to_adf
-from devkb.emulators.vendor_check import ADF_SCHEMA, adf_problems
 from devkb.sources.jira.adf import adf_to_text
 from devkb.sources.jira.convert import rich_text
+from devkb_devtools.emulators.adf_writer import text_to_adf
+from devkb_devtools.emulators.vendor_check import ADF_SCHEMA, adf_problems
 
 needs_schema = pytest.mark.skipif(
     not ADF_SCHEMA.is_file(), reason=f"the ADF schema is not installed ({ADF_SCHEMA}); run make setup"

@@ -190,3 +190,23 @@ def test_rejects_nonsense_sizes(cache_dir):
         OnnxMiniLMEmbedder(cache_dir=cache_dir, batch_size=0)
     with pytest.raises(ValueError):
         OnnxMiniLMEmbedder(cache_dir=cache_dir, workers=0)
+
+
+def test_without_the_weights_the_shipped_export_is_used(cache_dir, monkeypatch):
+    import devkb.indexing.embedders.onnx_export as onnx_export
+
+    monkeypatch.setattr(onnx_export, "has_bundled_model", lambda: False)  # a runtime without the torch extra
+    assert ensure_export(cache_dir) == export_dir_for(cache_dir, source_hash())
+
+
+def test_without_export_and_without_torch_the_error_names_the_command(tmp_path, monkeypatch):
+    import devkb.indexing.embedders.onnx_export as onnx_export
+
+    monkeypatch.setattr(onnx_export, "has_bundled_model", lambda: False)
+    with pytest.raises(onnx_export.ModelNotExported, match="onnx_export --out"):
+        ensure_export(tmp_path)
+    monkeypatch.setattr(onnx_export, "has_bundled_model", lambda: True)
+    monkeypatch.setattr(onnx_export, "can_export", lambda: False)  # weights, but no torch
+    with pytest.raises(onnx_export.ModelNotExported, match="torch is not installed"):
+        ensure_export(tmp_path)
+    assert not (tmp_path / onnx_export.EXPORT_SUBDIR).exists()

@@ -54,7 +54,7 @@ def test_fields_of_a_jira_document():
 
 @pytest.fixture
 def related(agent_store, embedder):
-    return RelatedSearch(agent_store, embedder)
+    return RelatedSearch(agent_store, embedder, unrestricted=True)
 
 
 def test_text_search_finds_the_runbook_and_returns_passages(related):
@@ -88,7 +88,7 @@ def test_snapshot_refresh_sees_new_documents(agent_corpus, tmp_path, embedder):
     shutil.copy(agent_corpus / "graph.sqlite", tmp_path / "graph.sqlite")
     store = SQLiteGraphStore(tmp_path / "graph.sqlite")
     try:
-        related = RelatedSearch(store, embedder, refresh_seconds=3600)
+        related = RelatedSearch(store, embedder, refresh_seconds=3600, unrestricted=True)
         before = related.snapshot()
         doc = Document(
             id="jira:PAY-9",
@@ -113,7 +113,7 @@ def test_empty_store_falls_back_to_hybrid_search(tmp_path, embedder):
     store = SQLiteGraphStore(tmp_path / "graph.sqlite")
     store.ensure_schema(embedder.model_name, embedder.dimension)
     try:
-        assert RelatedSearch(store, embedder).search("anything", top_k=3) == []
+        assert RelatedSearch(store, embedder, unrestricted=True).search("anything", top_k=3) == []
     finally:
         store.close()
 
@@ -124,20 +124,20 @@ def test_over_max_documents_it_searches_with_the_store_indexes(agent_store, embe
     from devkb.agent.hybrid_search import HybridSearch
 
     count = len(agent_store.document_ids())
-    capped = RelatedSearch(agent_store, embedder, max_documents=count - 1)
+    capped = RelatedSearch(agent_store, embedder, max_documents=count - 1, unrestricted=True)
     query = "what does the runbook say when refund webhooks fail"
     hits = capped.search(query, top_k=5)
     assert capped._snapshot is None and not capped.available()
     plain = HybridSearch(agent_store, embedder).search(query, top_k=5)
     assert [h.document.id for h in hits] == [h.document.id for h in plain]
-    roomy = RelatedSearch(agent_store, embedder, max_documents=count)
+    roomy = RelatedSearch(agent_store, embedder, max_documents=count, unrestricted=True)
     assert roomy.available() and roomy.search(query, top_k=5) and roomy._snapshot is not None
 
 
 def test_background_warm_up_builds_the_snapshot(agent_store, embedder):
-    related = RelatedSearch(agent_store, embedder)
+    related = RelatedSearch(agent_store, embedder, unrestricted=True)
     related.start_warm_up().join(timeout=120)
     assert related._snapshot is not None and related._snapshot.n == len(agent_store.document_ids())
-    capped = RelatedSearch(agent_store, embedder, max_documents=0)
+    capped = RelatedSearch(agent_store, embedder, max_documents=0, unrestricted=True)
     capped.start_warm_up().join(timeout=120)
     assert capped._snapshot is None

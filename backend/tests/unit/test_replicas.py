@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from devkb.api.sessions import ChatMemory, StoredMessage
-from devkb.api.store_memory import StoreChatMemory
+from devkb.conversations.memory import ChatMemory, StoredMessage
+from devkb.conversations.store_memory import StoreChatMemory
 from devkb.errors import StoreUnavailableError, SyncInProgressError
 from devkb.indexing.run_manager import RunManager, sync_lease
 from devkb.indexing.run_status import RunStatus

@@ -14,7 +14,7 @@ from devkb.agent.question import parse_question
 from devkb.agent.tools import Toolbox
 from devkb.indexing.references.context import LinkContext
 from devkb.sources.jira.convert import issue_to_document
-from devkb.testkit import build_indexer
+from devkb_devtools.testkit import build_indexer
 
 
 def _issue(key: str, summary: str, resolved: str | None, status: str = "Closed") -> dict:

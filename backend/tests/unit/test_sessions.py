@@ -13,7 +13,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from devkb.api.sessions import ChatMemory, SessionMiddleware, StoredMessage, parse_session_id
+from devkb.api.sessions import SessionMiddleware
+from devkb.conversations.memory import ChatMemory, StoredMessage, parse_session_id
 
 
 class Clock:

@@ -12,11 +12,11 @@ import json
 import pytest
 import requests
 
-from devkb.emulators.app import EmulatorApp
-from devkb.emulators.dataset import Dataset
-from devkb.emulators.routing import Request, Response, Router, json_response
-from devkb.emulators.server import EmulatorServer
-from devkb.emulators.vendor_check import SESSION_CHECK, VendorCheck, description_available, validate
+from devkb_devtools.emulators.app import EmulatorApp
+from devkb_devtools.emulators.dataset import Dataset
+from devkb_devtools.emulators.routing import Request, Response, Router, json_response
+from devkb_devtools.emulators.server import EmulatorServer
+from devkb_devtools.emulators.vendor_check import SESSION_CHECK, VendorCheck, description_available, validate
 
 pytestmark = pytest.mark.skipif(
     not (description_available("jira-cloud-platform") and description_available("confluence-cloud-v2")),
@@ -128,8 +128,8 @@ def test_a_server_replaces_a_violating_response_by_a_500_that_names_it(tmp_path)
     not description_available("github"), reason="npm @octokit/openapi is not installed (make setup)"
 )
 def test_github_responses_are_checked_against_octokits_description() -> None:
-    from devkb.emulators.vendor_check import OCTOKIT
-    from devkb.emulators.vendor_shapes import complete, shapes_for
+    from devkb_devtools.emulators.vendor_check import OCTOKIT
+    from devkb_devtools.emulators.vendor_shapes import complete, shapes_for
 
     shapes = shapes_for(str(OCTOKIT / "api.github.com.deref.json"))
     assert shapes is not None

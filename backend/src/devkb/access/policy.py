@@ -3,7 +3,7 @@
 The policy is the single place that decides; ``ScopedStore`` and the retrieval snapshot ask it.
 A reader may read a document when they are unrestricted (an admin, or the single user of a
 server without accounts), when an admin shared it with every member, or when their principals
-pass every gate of the document's ``acl`` (``access/acl.py``).
+pass every gate of the document's ``acl`` (``sources/acl.py``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from devkb.access import acl
 from devkb.access.accounts import AccountStore, User
 from devkb.access.readers import EVERYTHING, NOBODY, Reader, current_reader
+from devkb.sources import acl
 from devkb.store.models import Document
 
 
@@ -80,6 +80,22 @@ class AccessPolicy:
                     self._principals.clear()
                 self._principals[key] = principals
         return Reader(email=user.email, role=user.role, principals=principals, version=version)
+
+    # -- beyond reading: administration and operational visibility ---------------------------
+    def may_administer(self, reader: Reader | None) -> bool:
+        """Whether ``reader`` (the request's, None when nobody signed in) may manage users, shared
+        documents, syncs and the permission sync: an admin, the operator's key, the single user
+        of a server without accounts. How a request proves it (cookie, token, key, loopback) is
+        the API's and MCP's business; who may is decided here."""
+        if reader is None:
+            return not self.enabled
+        return reader.role in ("admin", "system")
+
+    def sees_operations(self, reader: Reader | None) -> bool:
+        """Whether ``reader`` sees what describes every document — counts, sync runs and their
+        errors, source configuration — rather than only the documents they may read: the people
+        who may administer."""
+        return self.may_administer(reader)
 
     def shared_ids(self) -> frozenset[str]:
         store = self.accounts

@@ -397,9 +397,8 @@ class ScopedStore:
     def close(self) -> None:
         self.inner.close()
 
-    def __getattr__(self, name: str) -> Any:
-        """Backend capabilities beyond the protocol (``verify``, ``reset_embedding_model``) are
-        the underlying store's: they manage the store, they do not read documents."""
-        if name in ("verify", "reset_embedding_model", "driver", "database"):
-            return getattr(self.inner, name)
-        raise AttributeError(name)
+
+ReaderStore = ScopedStore
+"""The store as the current reader may see it: the type the agent's tools, the API's routers and
+the MCP server accept. The raw store (``GraphStore``: what indexing writes and reads) is not
+assignable to it, so mypy refuses a read path that skips the access decision."""

@@ -10,7 +10,7 @@ Two kinds of evidence:
 - **topic**: the answer rests on search results. The signals are the share of the question's
   content words the best source holds and all sources hold, the number of content words no
   source holds, and how many sources agree (hold at least half of them); a logistic model fitted
-  on the tuning split (``python -m devkb.evaluation.trust_eval --fit``) turns them into the
+  on the tuning split (``python -m devkb_devtools.evaluation.trust_eval --fit``) turns them into the
   probability that the sources answer the question. Below ``NOT_FOUND_BELOW`` the answer says
   the sources don't say; below ``PARTIAL_BELOW`` it says they only partly cover the question.
 
@@ -29,7 +29,7 @@ from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.tools.filter_docs import keywords
 
 # Fitted on tests/eval/trust_questions_tuning.jsonl + answer_questions_tuning.jsonl
-# (python -m devkb.evaluation.trust_eval --fluid-slice … --split tuning --fit); docs/evaluation.md.
+# (python -m devkb_devtools.evaluation.trust_eval --fluid-slice … --split tuning --fit); docs/evaluation.md.
 WEIGHTS = {"bias": -1.108, "best": 1.612, "all": 0.847, "missing": -1.57, "agree": 1.286}
 NOT_FOUND_BELOW = 0.31
 PARTIAL_BELOW = 0.5

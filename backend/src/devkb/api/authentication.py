@@ -20,9 +20,9 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from devkb.access.accounts import AccountStore, SessionInfo, User
+from devkb.access.keys import key_matches
 from devkb.access.policy import AccessPolicy
 from devkb.access.readers import EVERYTHING, Reader, reset_reader, set_reader
-from devkb.api.security import key_matches
 from devkb.config.settings import Settings
 
 AUTH_COOKIE = "devkb_auth"

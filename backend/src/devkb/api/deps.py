@@ -6,12 +6,12 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from devkb.access.scoped_store import ReaderStore
 from devkb.agent.ask_service import AskService
-from devkb.api.sessions import SessionMemory
 from devkb.config.settings import Settings
 from devkb.container import Container
+from devkb.conversations.memory import SessionMemory
 from devkb.indexing.run_manager import RunManager
-from devkb.store.protocol import GraphStore
 
 
 def get_container(request: Request) -> Container:
@@ -19,9 +19,9 @@ def get_container(request: Request) -> Container:
     return container
 
 
-def get_store(request: Request) -> GraphStore:
+def get_store(request: Request) -> ReaderStore:
     """The store as the signed-in reader may see it (``access/scoped_store.py``)."""
-    value: GraphStore = get_container(request).reader_store()
+    value: ReaderStore = get_container(request).reader_store()
     return value
 
 
@@ -51,7 +51,7 @@ def get_session_id(request: Request) -> str:
 
 
 ContainerDep = Annotated[Container, Depends(get_container)]
-StoreDep = Annotated[GraphStore, Depends(get_store)]
+StoreDep = Annotated[ReaderStore, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 AskDep = Annotated[AskService, Depends(get_ask)]
 RunsDep = Annotated[RunManager, Depends(get_runs)]

@@ -15,8 +15,6 @@ allowed; neither message contains a secret.
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 from collections.abc import Iterable
 from typing import Annotated, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -26,6 +24,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.security import APIKeyHeader
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from devkb.access.keys import is_loopback, key_matches
+from devkb.access.policy import AccessPolicy
 from devkb.config.secrets import SecretMasker, install_log_masking
 from devkb.config.settings import Settings
 
@@ -43,15 +43,6 @@ api_key_header = APIKeyHeader(
 def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.container.settings()
     return settings
-
-
-def key_matches(given: str | None, settings: Settings) -> bool:
-    if settings.api_key is None or given is None:
-        return False
-    return hmac.compare_digest(
-        given.encode("utf-8", "surrogatepass"),
-        settings.api_key.get_secret_value().encode("utf-8", "surrogatepass"),
-    )
 
 
 def _unauthorized() -> HTTPException:
@@ -92,15 +83,6 @@ def require_api_key(request: Request, key: Annotated[str | None, Security(api_ke
         raise _unauthorized()
 
 
-def is_loopback(host: str | None) -> bool:
-    if not host:
-        return False
-    try:
-        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
 def is_cross_site(request: Request, allowed_origins: Iterable[str]) -> bool:
     """Whether a browser sent this request from another site (``Origin`` header)."""
     origin = request.headers.get("origin")
@@ -122,7 +104,8 @@ def require_admin(request: Request, key: Annotated[str | None, Security(api_key_
             return
         if user is None:
             raise HTTPException(401, SIGN_IN, headers={"WWW-Authenticate": "Bearer"})
-        if user.role != "admin":
+        policy: AccessPolicy = request.app.state.container.access_policy()
+        if not policy.may_administer(getattr(request.state, "reader", None)):
             raise HTTPException(403, f"admins only: {user.email} is a {user.role}")
         if is_cross_site(request, settings.cors_origins):
             raise HTTPException(403, "cross-site admin request refused: call from the web app's own origin")

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from devkb.api.security import is_loopback, key_matches
+from devkb.access.keys import is_loopback, key_matches
+from devkb.access.policy import AccessPolicy
 from devkb.config.settings import Settings
 
 REFUSAL = "the MCP endpoint needs the API key: send X-API-Key or Authorization: Bearer"
@@ -32,13 +33,14 @@ def provided_key(headers: Mapping[str, str]) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
-def may_administer(request: object, settings: Settings) -> bool:
-    """Whether the caller of a tool may run admin tools; ``request`` is None over stdio."""
+def may_administer(request: object, settings: Settings, policy: AccessPolicy) -> bool:
+    """Whether the caller of a tool may run admin tools; ``request`` is None over stdio. With
+    accounts the access policy decides from the request's reader (an admin, or the operator's key);
+    without, the key when one is configured, else a client on loopback."""
     if not isinstance(request, Request):
         return True
-    if getattr(request.state, "accounts", False):  # with accounts: an admin, or the operator's key
-        user = getattr(request.state, "user", None)
-        return bool(getattr(request.state, "operator", False)) or (user is not None and user.role == "admin")
+    if getattr(request.state, "accounts", False):
+        return policy.may_administer(getattr(request.state, "reader", None))
     if settings.api_key is not None:
         return key_matches(provided_key(request.headers), settings)
     return is_loopback(request.client.host if request.client else None)

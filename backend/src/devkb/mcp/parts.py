@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from devkb.access.scoped_store import ReaderStore
 from devkb.agent.ask_service import AskService
 from devkb.agent.tools import Toolbox
 from devkb.config.settings import Settings
 from devkb.indexing.run_manager import RunManager
 from devkb.indexing.uploads import UploadIngest
-from devkb.store.protocol import GraphStore
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class McpParts:
     """What the tools use, from the container; each callable returns the container's singleton."""
 
     settings: Settings
-    store: Callable[[], GraphStore]
+    store: Callable[[], ReaderStore]
     toolbox: Callable[[], Toolbox]
     ask: Callable[[], AskService]
     runs: Callable[[], RunManager]

@@ -22,7 +22,7 @@ from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from devkb.access.readers import EVERYTHING, bound_to_current_reader, current_reader
+from devkb.access.readers import bound_to_current_reader
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.history import HistoryIntent
 from devkb.agent.history import answer as history_answer
@@ -404,8 +404,8 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
     def list_sources() -> dict[str, Any]:
         runs = parts.runs()
         states = {s.source: s for s in parts.store().list_sync_states()}
-        reader = current_reader(EVERYTHING)
-        if reader.role == "member":  # counts and errors describe every document, not only theirs
+        policy = parts.store().policy
+        if not policy.sees_operations(policy.reader()):  # counts and errors describe every document
             return {"sources": [{"name": n, "type": str(runs.loaders[n].type)} for n in runs.ordered_names()]}
         out = []
         for name in runs.ordered_names():
@@ -431,7 +431,7 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
         ctx: Context,  # type: ignore[type-arg]
         full: Annotated[bool, Field(description="Re-read everything, not only what changed.")] = False,
     ) -> dict[str, Any]:
-        if not may_administer(ctx.request_context.request, parts.settings):
+        if not may_administer(ctx.request_context.request, parts.settings, parts.store().policy):
             raise ToolError("sync_source is an admin action: connect with the server's API key")
         runs = parts.runs()
         if name not in runs.loaders:
@@ -475,7 +475,9 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             )
         except (binascii.Error, ValueError) as e:
             raise ToolError(f"content_base64 is not valid base64: {e}") from e
-        reader = current_reader(EVERYTHING)
+        reader = parts.store().policy.reader()
+        if reader.role == "nobody":
+            raise ToolError("sign in to upload: this server has accounts")
         ingest = _checked(parts.uploads)
         try:
             done = ingest.ingest(filename, data, reader.email or "operator")

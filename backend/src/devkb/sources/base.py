@@ -124,7 +124,7 @@ class HistoryReading(Protocol):
 @runtime_checkable
 class PermissionSource(Protocol):
     """A loader that says who holds the principals its documents' gates name (``metadata["acl"]``,
-    see :mod:`devkb.access.acl`): ``(principal, email)`` pairs, the e-mail lower-cased, ``"*"``
+    see :mod:`devkb.sources.acl`): ``(principal, email)`` pairs, the e-mail lower-cased, ``"*"``
     meaning every signed-in member (a public repository). Accounts without an e-mail (none in the
     source, none in the source's ``people`` mapping) are left out and counted in a warning."""
 

@@ -36,6 +36,7 @@ from devkb.access.policy import AccessPolicy
 from devkb.agent.hybrid_search import DocumentHit, HybridSearch
 from devkb.agent.retrieval.features import anchor_features, dense_features, lexical_features, prf_features
 from devkb.agent.retrieval.snapshot import CorpusSnapshot, SnapshotLoader
+from devkb.errors import ConfigurationError
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.store.models import ChunkHit, SourceType
 from devkb.store.protocol import CountingStore, GraphStore
@@ -71,6 +72,7 @@ class RelatedSearch(HybridSearch):
         max_documents: int | None = 100_000,
         snapshot_store: GraphStore | None = None,
         policy: AccessPolicy | None = None,
+        unrestricted: bool = False,
     ) -> None:
         """``rerank_depth``: documents the lexical (and anchor) features select for the dense
         features and the final score. ``dense_scan``: also add the best documents of a dense scan
@@ -79,7 +81,16 @@ class RelatedSearch(HybridSearch):
         slowest step). ``prf``: pseudo-relevance feedback from the first stage's best ``prf``
         documents (features ``bm25_prf``, ``dense_prf``; 0 = off). ``snapshot_store``: the
         unscoped store the snapshot is built from (default ``store``); ``policy``: who may read
-        what — every ranking is restricted to the current reader's documents (``access/``)."""
+        what — every ranking is restricted to the current reader's documents (``access/``).
+        Without a policy it refuses to be built (fail closed: a ranking over the whole snapshot
+        would show every document) unless ``unrestricted=True`` says on purpose that every
+        caller reads everything (evaluation, benchmarks, a single-user tool)."""
+        if policy is None and not unrestricted:
+            raise ConfigurationError(
+                "RelatedSearch needs an access policy (or unrestricted=True for a caller that reads everything)"
+            )
+        if policy is not None and unrestricted:
+            raise ConfigurationError("RelatedSearch: give an access policy or unrestricted=True, not both")
         super().__init__(store, embedder, candidates)
         self.snapshot_store = snapshot_store or store
         self.policy = policy

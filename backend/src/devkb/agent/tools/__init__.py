@@ -16,13 +16,13 @@ from typing import Any
 from haystack.tools.tool import Tool
 
 from devkb.access.readers import bound_to_current_reader
+from devkb.access.scoped_store import ReaderStore
 from devkb.agent.evidence import Scope
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.tools.fetch_neighbors import FetchNeighbors
 from devkb.agent.tools.filter_docs import FilterDocs
 from devkb.agent.tools.graph_query import GraphQuery
 from devkb.agent.tools.rag_search import RAGSearch
-from devkb.store.protocol import GraphStore
 
 TOOL_NAMES = (RAGSearch.name, GraphQuery.name, FetchNeighbors.name, FilterDocs.name)
 
@@ -38,7 +38,7 @@ class Toolbox:
 
     def __init__(
         self,
-        store: GraphStore,
+        store: ReaderStore,
         search: HybridSearch,
         project_keys: Callable[[], Iterable[str]] | None = None,
         workers: int = 4,

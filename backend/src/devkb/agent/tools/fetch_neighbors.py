@@ -15,13 +15,13 @@ from typing import Annotated, Literal
 from haystack.tools.from_function import create_tool_from_function
 from haystack.tools.tool import Tool
 
+from devkb.access.scoped_store import ReaderStore
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.tools.content import load_content
 from devkb.agent.tools.rendering import render_documents
 from devkb.errors import InvalidQueryError
 from devkb.store.models import Neighbor
-from devkb.store.protocol import GraphStore
 
 NAME = "FetchNeighbors"
 MAX_SEEDS = 10
@@ -41,7 +41,7 @@ DESCRIPTION = (
 class FetchNeighbors:
     name = NAME
 
-    def __init__(self, store: GraphStore, limit: int = 20, default_seeds: int = 5) -> None:
+    def __init__(self, store: ReaderStore, limit: int = 20, default_seeds: int = 5) -> None:
         self.store = store
         self.limit = limit
         self.default_seeds = default_seeds

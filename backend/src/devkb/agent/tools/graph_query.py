@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from haystack.tools.from_function import create_tool_from_function
 from haystack.tools.tool import Tool
 
+from devkb.access.scoped_store import ReaderStore
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.history.compose import value_at
@@ -26,7 +27,6 @@ from devkb.agent.tools.content import load_content
 from devkb.agent.tools.rendering import render_documents
 from devkb.errors import InvalidQueryError
 from devkb.store.models import FIND_FIELDS, Document
-from devkb.store.protocol import GraphStore
 
 NAME = "GraphQuery"
 MAX_VALUE_CHARS = 200
@@ -71,7 +71,7 @@ class GraphQuery:
     name = NAME
 
     def __init__(
-        self, store: GraphStore, project_keys: Callable[[], Iterable[str]] | None = None, limit: int = 10
+        self, store: ReaderStore, project_keys: Callable[[], Iterable[str]] | None = None, limit: int = 10
     ) -> None:
         self.store = store
         self.project_keys = project_keys or (lambda: ())
@@ -267,7 +267,7 @@ CANDIDATES = 2000  # documents a lookup may return before the time filters narro
 AS_OF_FIELDS = ("status", "assignee", "resolution", "fix_version")  # fields with transitions
 
 
-def _held(store: GraphStore, doc: Document, past: Mapping[str, tuple[str, ...]], at: str) -> bool:
+def _held(store: ReaderStore, doc: Document, past: Mapping[str, tuple[str, ...]], at: str) -> bool:
     """Whether ``doc``'s fields had the wanted values at ``at`` (its stored transitions)."""
     transitions = store.versions(doc.id, ["transition"])
     for name, wanted in past.items():

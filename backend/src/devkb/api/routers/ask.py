@@ -36,7 +36,7 @@ from devkb.api.schemas import (
     SourceCitation,
     ToolCallOut,
 )
-from devkb.api.sessions import SessionMemory, StoredMessage, now_iso
+from devkb.conversations.memory import SessionMemory, StoredMessage, now_iso
 from devkb.errors import DevkbError
 
 log = logging.getLogger(__name__)

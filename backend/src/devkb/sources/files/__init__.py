@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from devkb.access import acl
 from devkb.config.sources_file import SourceConfig
+from devkb.sources import acl
 from devkb.sources.files.loader import FilesLoader, FilesLoaderConfig
 
 

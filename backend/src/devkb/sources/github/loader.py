@@ -33,8 +33,8 @@ from github import Auth, Github, GithubException
 from github.Repository import Repository
 from pydantic import SecretStr
 
-from devkb.access.acl import scope
 from devkb.errors import ConfigurationError, PermanentSourceError, TransientSourceError
+from devkb.sources.acl import scope
 from devkb.sources.base import HistoryPolicy, LoadBatch, SourceDocument
 from devkb.sources.github.convert import (
     commit_to_document,
@@ -46,7 +46,6 @@ from devkb.sources.github.convert import (
 from devkb.sources.github.cursor import GitHubCursor, RepoCursor
 from devkb.sources.github.paths import PathFilter
 from devkb.sources.github.rate_limit import RateLimitGuard, make_retry
-from devkb.sources.permissions import PermissionPairs
 from devkb.sources.timestamps import to_utc_iso
 from devkb.store.models import SourceType
 
@@ -503,33 +502,9 @@ class GitHubLoader:
                         ids.add(doc_id(name, "issue", int(issue.raw["number"])))
         return ids
 
-    # -- permission sync ----------------------------------------------------------------------
+    # -- permission sync: sources/github/permissions.py ------------------------------------------
     def fetch_permissions(self) -> list[tuple[str, str]]:
-        """Who may read each repository: everyone (``"*"``) when it is not private, else its
-        collaborators (``GET /repos/{o}/{r}/collaborators?affiliation=all``, paged by ``Link``),
-        each with the e-mail ``people`` maps the login to or its public one (``GET /users/{login}``)."""
-        out = PermissionPairs(self.name, self.config.people)
-        for name in self.config.repos:
-            principal = [scope(self.name, "repo", name)]
-            repo = self._repo(name)
-            raw = self._raw(repo, "private")
-            if not raw.get("private"):
-                out.add(principal, "*")
-                continue
-            collaborators = self._call(
-                f"{name} collaborators",
-                functools.partial(
-                    self._raws, functools.partial(repo.get_collaborators, affiliation="all"), "login"
-                ),
-            )
-            for person in collaborators:
-                login = str(person["login"])
-                email = out.email([login]) if login in out.people else None
-                if email is None:
-                    user = self._call(f"GitHub user {login}", functools.partial(self._user_raw, login))
-                    email = out.email([login], user.get("email"))
-                out.add(principal, email)
-        return out.result()
+        """``(principal, email)`` pairs: who holds what this source's documents' gates name."""
+        from devkb.sources.github.permissions import GitHubPermissions
 
-    def _user_raw(self, login: str) -> dict[str, Any]:
-        return self._raw(self.gh.get_user(login), "login")
+        return GitHubPermissions(self).fetch_permissions()

@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from devkb.access.acl import scope
+from devkb.sources.acl import scope
 from devkb.sources.base import SourceDocument
 from devkb.sources.jira.adf import adf_to_text, is_adf
 from devkb.store.models import Reference, SourceType, Version
@@ -144,7 +144,7 @@ def history(issue: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def issue_gates(issue: dict[str, Any], source: str) -> list[list[str]]:
-    """Who may read the issue (:mod:`devkb.access.acl`): Browse on its project and, when it has
+    """Who may read the issue (:mod:`devkb.sources.acl`): Browse on its project and, when it has
     one, membership of its security level."""
     f = issue.get("fields") or {}
     project = (f.get("project") or {}).get("key") or str(issue["key"]).rpartition("-")[0]

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from devkb.access import acl
+from devkb.sources import acl
 from devkb.sources.base import LoadBatch, SourceDocument
 from devkb.sources.formats import Unreadable, convert_bytes
 from devkb.sources.uploads.store import UploadRecord, UploadStore

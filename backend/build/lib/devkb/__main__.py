@@ -1,0 +1,3 @@
+from devkb.cli.main import app
+
+app()

@@ -1,0 +1,51 @@
+"""The shape of an answer, shared by the API, the CLI and the agent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Mode = Literal["llm", "extractive"]
+
+
+@dataclass
+class Citation:
+    document_id: str
+    title: str
+    url: str
+    type: str
+    score: float
+    snippet: str
+
+
+@dataclass
+class ToolCall:
+    tool: str
+    arguments: dict[str, Any]
+    result_count: int
+
+
+@dataclass
+class Answer:
+    answer: str
+    sources: list[Citation]
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    mode: str = "extractive"  # llm | extractive
+    # the question as answered: a follow-up rewritten from the history by the LLM, else as asked
+    question: str = ""
+    # which LLM provider answered ("ollama", "openai") or "none"; why it fell back, when it did
+    provider: str = "none"
+    note: str | None = None
+
+    @property
+    def document_ids(self) -> list[str]:
+        return [c.document_id for c in self.sources]
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    """One earlier message of the conversation, as the agent needs it."""
+
+    role: Literal["user", "assistant"]
+    content: str
+    document_ids: tuple[str, ...] = ()

@@ -1,0 +1,245 @@
+"""``AskService``: a question (optional source filter, optional conversation) → an answer with
+citations, through the LLM agent when one is available and the rule planner otherwise.
+
+    ask ─┬─ LLM chosen ── rewrite follow-up → Agent(tools) → grounded text → renumber citations
+         │                   (any LLM failure → the rule path below, with a note)
+         └─ none ──────── carry over last turn's documents → Planner(tools) → extractive answer
+
+Progress is reported through ``on_event(kind, payload)``: ``status`` ({"stage": "retrieving"
+| "generating"}), ``tool_call`` ({tool, arguments, result_count}) and ``token`` ({"text"}).
+Tokens are provisional in LLM mode (the agent may think aloud between tool calls); the
+returned ``Answer`` is authoritative.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from devkb.agent.agent_runner import AgentRunner
+from devkb.agent.answer import Answer, Citation, HistoryTurn, ToolCall
+from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
+from devkb.agent.planner import Planner
+from devkb.agent.providers import LlmProvider
+from devkb.agent.question import expand_ellipsis
+from devkb.errors import DevkbError
+from devkb.store.models import SourceType
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[str, dict[str, Any]], None]
+_CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+_PIECE = re.compile(r"(?<=[.!?\]])\s+")
+
+
+class AskService:
+    def __init__(
+        self,
+        planner: Planner,
+        runner: AgentRunner | None = None,
+        llm: LlmProvider | None = None,
+        max_sources: int = 8,
+    ) -> None:
+        self.planner = planner
+        self.runner = runner
+        self.llm = llm
+        self.max_sources = max_sources
+
+    def ask(
+        self,
+        question: str,
+        sources: Sequence[SourceType] | None = None,
+        history: Sequence[HistoryTurn] = (),
+        on_event: EventSink | None = None,
+    ) -> Answer:
+        events = _Events(on_event)
+        events.status("retrieving")
+        choice = self.llm.current() if self.llm is not None else None
+        note = None
+        if choice is not None and choice.generator is not None and self.runner is not None:
+            try:
+                return self._ask_llm(choice.generator, choice.provider, question, sources, history, events)
+            except DevkbError:
+                raise
+            except Exception as e:  # any LLM failure: answer without it, and say so
+                log.warning(
+                    "LLM %s failed (%s: %s); answering extractively", choice.provider, type(e).__name__, e
+                )
+                note = f"the LLM ({choice.provider}) failed: {type(e).__name__}; extractive answer"
+                events.status("retrieving")
+        answer = self._ask_rules(question, sources, history, events)
+        answer.note = note or (choice.detail if choice is not None and not choice.ok else None)
+        return answer
+
+    # -- the two paths ----------------------------------------------------------------------
+    def _ask_rules(
+        self,
+        question: str,
+        sources: Sequence[SourceType] | None,
+        history: Sequence[HistoryTurn],
+        events: _Events,
+    ) -> Answer:
+        scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
+        previous = next((t.content for t in reversed(history) if t.role == "user"), "")
+        question = expand_ellipsis(question, previous, self.planner.project_keys())
+        outcome = self.planner.execute(scope, question, carried=last_documents(history))
+        if outcome.listed is not None:
+            # a relation's answer cites its list first, then the anchors it was asked about
+            order = outcome.listed + [a for a in outcome.anchors if a not in outcome.listed]
+            docs = order[: self.max_sources]
+        elif outcome.not_found and not outcome.anchors:
+            docs = []  # never another document's data for an identifier that does not exist
+        else:
+            docs = scope.selection[: self.max_sources]
+        events.status("generating")
+        text = compose_answer(
+            outcome.parsed,
+            docs,
+            outcome.not_found,
+            outcome.anchors,
+            outcome.listed,
+            dated=outcome.dated,
+            list_kind=outcome.list_kind,
+        )
+        for piece in _PIECE.split(text):
+            events.token(piece + " ")
+        return Answer(text, self._citations(docs, question), scope.calls, "extractive", question, "none")
+
+    def _ask_llm(
+        self,
+        generator: Any,
+        provider: str,
+        question: str,
+        sources: Sequence[SourceType] | None,
+        history: Sequence[HistoryTurn],
+        events: _Events,
+    ) -> Answer:
+        assert self.runner is not None
+        standalone = self.runner.rewrite(generator, history, question) if history else question
+        scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
+        unknown = self._only_unknown_identifiers(sources, standalone)
+        if unknown is not None:
+            events.status("generating")
+            events.token(unknown)
+            note = "the named identifiers match no document; answered without the LLM"
+            return Answer(unknown, [], scope.calls, "extractive", standalone, provider, note)
+        text = self.runner.answer(generator, scope, standalone, on_token=events.token)
+        text, docs = self._renumber(scope, text or NO_ANSWER)
+        return Answer(text, self._citations(docs, standalone), scope.calls, "llm", standalone, provider)
+
+    def _only_unknown_identifiers(self, sources: Sequence[SourceType] | None, question: str) -> str | None:
+        """ "X was not found …" when the question names only issue keys and none exists — so no
+        model can answer from another document's data; else None. Looks up in a scope of its own:
+        the agent's scope and tool log stay as the model leaves them."""
+        parsed = self.planner.parse(question)
+        if not parsed.issue_keys or not parsed.lookups.kinds <= {"issue"}:
+            return None
+        scope = Scope.for_sources(sources)
+        found = self.planner.toolbox.graph_query.run(scope, question)
+        if found:
+            return None
+        return compose_answer(parsed, [], self.planner.missing_keys(parsed, found, scope))
+
+    # -- citations --------------------------------------------------------------------------
+    def _renumber(self, scope: Scope, text: str) -> tuple[str, list[EvidenceDoc]]:
+        """Cited documents first (in citation order), then the rest of the selection; the
+        answer's [n] rewritten to positions in that list, unknown numbers removed."""
+        by_number = scope.by_number()
+        cited: list[str] = []
+        for m in _CITE.finditer(text):
+            for n in m.group(1).split(","):
+                doc_id = by_number.get(int(n))
+                if doc_id is not None and doc_id not in cited:
+                    cited.append(doc_id)
+        order = cited + [d.id for d in scope.selection if d.id not in cited]
+        order = order[: max(self.max_sources, len(cited))]
+        docs = [d for d in (scope.known(i) for i in order) if d is not None]
+        position = {d.id: i + 1 for i, d in enumerate(docs)}
+
+        def swap(m: re.Match[str]) -> str:
+            new = [position.get(by_number.get(int(n), ""), 0) for n in m.group(1).split(",")]
+            return "".join(f"[{n}]" for n in dict.fromkeys(new) if n)
+
+        return _CITE.sub(swap, text).strip(), docs
+
+    @staticmethod
+    def _citations(docs: Sequence[EvidenceDoc], question: str) -> list[Citation]:
+        return [
+            Citation(
+                document_id=d.document.id,
+                title=d.document.title,
+                url=d.document.url,
+                type=d.document.type.value,
+                score=round(float(d.score), 6),
+                snippet=snippet(d.passages[0], question) if d.passages else "",
+            )
+            for d in docs
+        ]
+
+
+def last_documents(history: Sequence[HistoryTurn]) -> list[str]:
+    """The documents of the previous answer (for follow-ups without an LLM); the ones the previous
+    question named come first — "it" refers to what was asked about, not to what was listed."""
+    docs: list[str] = []
+    for i in range(len(history) - 1, -1, -1):
+        turn = history[i]
+        if turn.role != "assistant":
+            continue
+        docs = list(turn.document_ids)
+        asked = next((t.content for t in reversed(history[:i]) if t.role == "user"), "")
+        named = [d for d in docs if _names(asked, d)]
+        return named or docs
+    return docs
+
+
+def _names(question: str, document_id: str) -> bool:
+    """Whether ``question`` names the document: its key, number or SHA prefix."""
+    tail = document_id.rsplit(":", 1)[-1]
+    if document_id.startswith("jira:"):
+        return re.search(rf"(?<![\w-]){re.escape(tail)}(?!\w)", question, re.IGNORECASE) is not None
+    if ":pull:" in document_id or ":gh-issue:" in document_id:
+        return re.search(rf"#\s*{re.escape(tail)}\b", question) is not None
+    if ":commit:" in document_id:
+        return any(
+            len(w) >= 7 and tail.startswith(w.lower()) for w in re.findall(r"[0-9a-fA-F]{7,40}", question)
+        )
+    return False
+
+
+class _Events:
+    """Forwards progress to an optional sink; says "generating" once, before the first token."""
+
+    def __init__(self, sink: EventSink | None) -> None:
+        self.sink = sink
+        self._generating = False
+        self._lock = threading.Lock()
+
+    def _emit(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.sink is not None:
+            self.sink(kind, payload)
+
+    def status(self, stage: str) -> None:
+        with self._lock:
+            if stage == "generating":
+                if self._generating:
+                    return
+                self._generating = True
+            elif stage == "retrieving":
+                self._generating = False
+        self._emit("status", {"stage": stage})
+
+    def tool_call(self, call: ToolCall) -> None:
+        if self._generating:  # the model wrote, then went back to its tools
+            self.status("retrieving")
+        self._emit("tool_call", asdict(call))
+
+    def token(self, text: str) -> None:
+        if not text:
+            return
+        self.status("generating")
+        self._emit("token", {"text": text})

@@ -1,0 +1,472 @@
+"""Extractive answers: the sentences of the retrieved chunks that best match the question, each
+with the citation number of its document. Used when no LLM is reachable."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from devkb.agent.answer import Citation
+from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.question import ParsedQuestion
+
+_SENT = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "about",
+        "into",
+        "any",
+        "there",
+        "their",
+        "them",
+        "then",
+        "than",
+        "these",
+        "those",
+        "there's",
+        "what's",
+        "me",
+        "my",
+        "tell",
+        "show",
+        "give",
+        "list",
+        "find",
+    ]
+)
+
+NO_ANSWER = "The knowledge base does not contain an answer to this question."
+
+
+def terms(text: str) -> set[str]:
+    # distinct words first: texts repeat words, and this runs for every sentence of every passage
+    return {lw for w in set(_WORD.findall(text)) if len(w) > 1 and (lw := w.lower()) not in STOPWORDS}
+
+
+_METADATA_LINE = re.compile(
+    r"^(?:[A-Z][\w ]{1,20}: [^·]{0,80} · ){2,}|^#{1,6}\s|^[A-Z][A-Z0-9]+-\d+: .{0,200}$|"
+    r"^Space: [^·\n]{0,120} · Path: "  # a Confluence page's header line (sources/confluence/convert.py)
+)
+BOILERPLATE = re.compile(
+    r"closing (?:all )?issues that were resolved|bulk[- ]clos|this issue (?:has been|was) automatically|"
+    r"automatically (?:closed|transitioned)|mass[- ]clos|cleaning up (?:old|stale) issues",
+    re.IGNORECASE,
+)
+_CAUSE = re.compile(
+    r"\b(?:because|caused|cause[sd]?|root cause|due to|as a result|led to|triggered|the reason|resulted)\b",
+    re.IGNORECASE,
+)
+_DATED = re.compile(
+    r"\b(?:19|20)\d\d-\d\d(?:-\d\d)?\b|\b(?:January|February|March|April|May|June|July|August|"
+    r"September|October|November|December)\s+\d{1,2}\b|\b(?:on|in|since)\s+(?:19|20)\d\d\b"
+)
+_CHANGE = re.compile(
+    r"\b(?:changed?|added|removed|renamed|replaced|upgraded|migrated|deprecated|moved|switched)\b",
+    re.IGNORECASE,
+)
+
+
+def clean(text: str) -> str:
+    """HTML entities decoded, wiki markup of headers and bullets trimmed."""
+    return html.unescape(text)
+
+
+def compose_extractive(
+    question: str, passages: Sequence[tuple[int, str]], max_sentences: int = 4, qtype: str = "fact"
+) -> str:
+    """``passages``: (citation number, text), best first → an answer of cited sentences.
+
+    Sentences are scored by the question's words and by what its type asks for (why → a cause,
+    when → a date, what changed → a dated change); metadata lines, headers and boilerplate are
+    never chosen."""
+    q = terms(question)
+    scored: list[tuple[float, int, int, str]] = []
+    for order, (n, text) in enumerate(passages):
+        for j, raw in enumerate(_SENT.split(clean(text))):
+            if _METADATA_LINE.search(raw.strip()) or raw.strip().startswith("|"):
+                continue  # metadata lines, headers and table rows are not sentences
+            s = raw.strip(" #*-\t")
+            if len(s) < 25 or len(s) > 600 or BOILERPLATE.search(s):
+                continue
+            overlap = len(q & terms(s))
+            bonus = 0.0
+            if qtype == "why" and _CAUSE.search(s):
+                bonus = 3.0
+            elif qtype == "when" and _DATED.search(s):
+                bonus = 1.5
+            elif qtype == "changed" and _CHANGE.search(s):
+                bonus = 1.0 + (0.5 if _DATED.search(s) else 0.0)
+            if overlap == 0 and bonus == 0:
+                continue
+            scored.append((overlap + bonus - 0.15 * order - 0.01 * j, n, order, s))
+    if not scored:
+        if passages:
+            n, text = passages[0]
+            body = [
+                s.strip()
+                for s in _SENT.split(clean(text))
+                if len(s.strip()) >= 25 and not _METADATA_LINE.search(s.strip()) and not BOILERPLATE.search(s)
+            ]
+            first = body[0] if body else clean(text)[:300]
+            return f"{first} [{n}]"
+        return NO_ANSWER
+    best = sorted(scored, key=lambda t: -t[0])[:max_sentences]
+    if qtype == "why":  # the causes first, best first
+        best.sort(key=lambda t: (not _CAUSE.search(t[3]), -t[0]))
+    else:
+        best.sort(key=lambda t: (t[2], t[1]))
+    out, seen = [], set()
+    for _, n, _, s in best:
+        if s in seen:
+            continue
+        seen.add(s)
+        out.append(f"{s} [{n}]")
+    return " ".join(out)
+
+
+def snippet(text: str, question: str, width: int = 240) -> str:
+    q = terms(question)
+    body = text.split("\n", 1)[1] if "\n" in text else text
+    best, best_score = body[:width], -1
+    for s in _SENT.split(body):
+        sc = len(q & terms(s))
+        if sc > best_score and len(s.strip()) > 20:
+            best, best_score = s.strip(), sc
+    return best[:width] + ("…" if len(best) > width else "")
+
+
+def citations_text(citations: Sequence[Citation]) -> str:
+    return "\n".join(f"[{i + 1}] {c.title} — {c.url}" for i, c in enumerate(citations))
+
+
+def _without_title(text: str, title: str) -> str:
+    first, sep, rest = text.partition("\n")
+    return rest if sep and title and first.strip().startswith(title.strip()) else text
+
+
+_FIELD_NAMES = {
+    "status": "status",
+    "resolution": "resolution",
+    "assignee": "assignee",
+    "reporter": "reporter",
+    "priority": "priority",
+    "fix_version": "fix version",
+    "component": "component",
+    "issue_type": "type",
+    "created": "created",
+    "author": "author",
+}
+_COMMENTER = re.compile(r"^### (.+?) \((\d{4}-\d{2}-\d{2})?\)", re.MULTILINE)
+_SECTION = re.compile(r"^## (\w[\w ]*)\n", re.MULTILINE)
+
+
+def identifier(doc: EvidenceDoc) -> str:
+    meta = doc.document.metadata
+    return str(meta.get("key") or str(meta.get("sha", ""))[:7] or meta.get("path") or doc.document.title)
+
+
+def _shown(value: Any) -> str:
+    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | None:
+    """ "FLUID-5327: status Closed; assignee Justin Obara [1]." for the fields a question asks."""
+    meta = doc.document.metadata
+    wanted = list(parsed.fields)
+    if parsed.qtype == "who" and not any(f in ("assignee", "reporter", "author") for f in wanted):
+        wanted += ["assignee", "reporter", "author"]
+    parts = []
+    for key in dict.fromkeys(wanted):
+        value = meta.get(key)
+        if value in (None, "", []):
+            if key == "assignee" and doc.document.id.startswith("jira:"):
+                parts.append("unassigned")
+            continue
+        if key == "status" and meta.get("resolution") and "resolution" not in wanted:
+            parts.append(f"status {value} (resolution {meta['resolution']})")
+            continue
+        parts.append(f"{_FIELD_NAMES.get(key, key)} {_shown(value)}")
+    if parsed.qtype == "who":
+        people = _commenters(doc)
+        if people:
+            parts.append("commented: " + ", ".join(people))
+        changed = [h["by"] for h in meta.get("history") or [] if isinstance(h, dict) and h.get("by")]
+        changed = [p for p in dict.fromkeys(changed) if p != "unknown"]
+        if changed:
+            parts.append("changed it: " + ", ".join(changed[:6]))
+    if parsed.qtype == "when":
+        moved = transitions(parsed, meta)
+        if moved:
+            parts.insert(0, moved)
+    return f"{identifier(doc)}: {'; '.join(parts)} [{number}]." if parts else None
+
+
+def transitions(parsed: ParsedQuestion, meta: dict[str, Any]) -> str | None:
+    """ "moved to Closed on 2026-05-07 09:00 by Priya Raman" from the changelog (Jira's
+    ``history``): the transition to the status the question names, else every status change."""
+    changes = [h for h in meta.get("history") or [] if isinstance(h, dict) and h.get("field") == "status"]
+    if not changes:
+        return None
+    named = [
+        h for h in changes if h.get("to") and re.search(rf"\b{re.escape(str(h['to']))}\b", parsed.text, re.I)
+    ]
+    chosen = named or changes
+    return "; ".join(
+        f"moved to {h['to']} on {str(h.get('at', ''))[:16].replace('T', ' ')} by {h.get('by', 'unknown')}"
+        for h in chosen
+    )
+
+
+def _commenters(doc: EvidenceDoc) -> list[str]:
+    names = [m.group(1) for p in doc.passages for m in _COMMENTER.finditer(p)]
+    return [n for n in dict.fromkeys(names) if n != "unknown"][:6]
+
+
+def description(doc: EvidenceDoc, number: int, max_sentences: int = 3) -> str | None:
+    """The opening of a document's own text (an issue's description, a page's first paragraph)."""
+    text = clean(doc.passages[0]) if doc.passages else ""
+    sections = {m.group(1).lower(): m.end() for m in _SECTION.finditer(text)}
+    start = sections.get("description")
+    if start is None:
+        body = _without_title(text, doc.document.title)
+    else:
+        body = text[start:]
+    nxt = _SECTION.search(body)
+    body = body[: nxt.start()] if nxt else body
+    sentences = [
+        s.strip(" #*-\t")
+        for s in _SENT.split(body)
+        if len(s.strip()) >= 20 and not _METADATA_LINE.search(s.strip()) and not BOILERPLATE.search(s)
+    ]
+    if not sentences:
+        return None
+    return " ".join(sentences[:max_sentences]) + f" [{number}]"
+
+
+_LIST_SHOWN = 25
+
+
+def relation_list(
+    parsed: ParsedQuestion,
+    anchors: Sequence[EvidenceDoc],
+    listed: Sequence[EvidenceDoc],
+    numbers: Mapping[str, int],
+) -> str:
+    """ "FLUID-1179 depends on 4 issues: FLUID-1177: … [1]; …" with the count, the link type and
+    the direction kept; documents beyond the sources are named without a citation."""
+    relation = parsed.relation
+    anchor = ", ".join(identifier(a) for a in anchors) or "the documents found"
+    kind = parsed.wanted if parsed.wanted in ("commit", "pull", "page", "file") else None
+    if relation is not None and relation.name == "worked_on" and kind is None:
+        kind = "commit or pull request"
+    noun = {"commit": "commit", "pull": "pull request", "page": "page", "file": "file"}.get(
+        kind or "", kind or "issue"
+    )
+    n = len(listed)
+    plural = noun if n == 1 else (noun + "s" if not noun.endswith("request") else noun + "s")
+    name, direction = (relation.name, relation.direction) if relation is not None else ("related", "both")
+    if name == "depends" and direction == "out":
+        head = f"{anchor} depends on {n} {plural}"
+        none = f"{anchor} depends on no {noun} in the knowledge base."
+    elif name == "depends":
+        head = f"{n} {plural} {'depends' if n == 1 else 'depend'} on {anchor}"
+        none = f"No {noun} depends on {anchor} in the knowledge base."
+    elif name in ("worked_on", "mentions") or kind in ("commit", "pull", "page", "file"):
+        verb = "references" if n == 1 else "reference"
+        head = f"{n} {plural} {verb} {anchor}"
+        none = f"No {noun} referencing {anchor} was found in the knowledge base."
+    elif name in ("duplicates", "supersedes", "subtask"):
+        head = f"{anchor}: {n} {plural} linked as {name}"
+        none = f"{anchor} has no {name} links in the knowledge base."
+    else:
+        head = f"{anchor} is linked to {n} {plural}"
+        none = f"{anchor} is linked to no {noun} in the knowledge base."
+    if not listed:
+        return none
+    shown = sum(1 for d in listed if d.id in numbers)
+    if shown < n:
+        head += f" ({shown} shown as sources)"
+    items = []
+    for d in listed[:_LIST_SHOWN]:
+        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        link = _link_type(d, anchors) if noun == "issue" else ""
+        author = d.document.metadata.get("author")
+        by = f" (by {author})" if author and parsed.qtype == "who" else ""
+        items.append(f"{d.document.title}{link}{by}{cite}")
+    more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
+    return f"{head}: " + "; ".join(items) + more + "."
+
+
+_LINK = re.compile(r"\b([A-Za-z][A-Za-z0-9]*-\d+) ([a-z][a-z ]+?) ([A-Za-z][A-Za-z0-9]*-\d+)\b")
+
+
+def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
+    """ " (relates to)" — the issue link between ``doc`` and an anchor, seen from the anchor."""
+    keys = {identifier(a) for a in anchors}
+    for m in _LINK.finditer(doc.relation):
+        a, phrase, b = m.groups()
+        if a in keys:
+            return f" ({phrase})"
+        if b in keys:
+            return f" ({phrase} it)" if phrase != "relates to" else " (relates to)"
+    return ""
+
+
+def blocked_list(listed: Sequence[EvidenceDoc], numbers: Mapping[str, int]) -> str:
+    """ "3 issues are blocked: PAY-1: … — depends on PAY-12 (unresolved) [1]; …" """
+    if not listed:
+        return "No unresolved issue depends on another unresolved issue in the knowledge base."
+    n = len(listed)
+    items = []
+    for d in listed[:_LIST_SHOWN]:
+        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        items.append(f"{d.document.title} — {d.relation}{cite}")
+    more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
+    verb = "issue is" if n == 1 else "issues are"
+    return f"{n} {verb} blocked: " + "; ".join(items) + more + "."
+
+
+def resolved_list(parsed: ParsedQuestion, listed: Sequence[EvidenceDoc], numbers: Mapping[str, int]) -> str:
+    """ "6 issues were resolved from 2010-05-01 to 2010-05-31 in FLUID: FLUID-2430: … [1]; …" """
+    span = f"from {(parsed.time_from or '…')[:10]} to {(parsed.time_to or '…')[:10]}"
+    projects = [p for lk in parsed.lookups.lookups for p in lk.filters.get("project", ())]
+    where = f" in {', '.join(projects)}" if projects else ""
+    if not listed:
+        return f"No issue{where} was resolved {span} in the knowledge base."
+    n = len(listed)
+    items = []
+    for d in listed[:_LIST_SHOWN]:
+        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        resolved = str(d.document.metadata.get("resolved") or "")[:10]
+        how = d.document.metadata.get("resolution")
+        detail = ", ".join(str(x) for x in (how, resolved) if x)
+        items.append(f"{d.document.title}" + (f" ({detail})" if detail else "") + cite)
+    more = f"; and {n - _LIST_SHOWN} more" if n > _LIST_SHOWN else ""
+    verb = "issue was" if n == 1 else "issues were"
+    return f"{n} {verb} resolved {span}{where}: " + "; ".join(items) + more + "."
+
+
+def period_list(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc]) -> str:
+    """ "Updated 2026-10-01 to 2026-10-31: 3 documents — PAY-21: … (2026-10-06) [1]; …" """
+    span = f"{(parsed.time_from or '…')[:10]} to {(parsed.time_to or '…')[:10]}"
+    if not docs:
+        return f"Nothing in the knowledge base was updated from {span}."
+    items = [f"{d.document.title} ({d.document.updated_at[:10]}) [{i}]" for i, d in enumerate(docs, 1)]
+    noun = "document" if len(docs) == 1 else "documents"
+    return f"Updated from {span}: {len(docs)} {noun} — " + "; ".join(items) + "."
+
+
+def _page_named(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequence[EvidenceDoc]) -> str:
+    """ "The page “Accessible Modal Dialogs” [1]: " when a question about a topic is answered from a
+    page (or documentation file) — the answer names what it draws on, not only quotes it."""
+    if parsed.wanted not in (None, "page", "file") or parsed.qtype in ("who", "list") or named or not docs:
+        return ""
+    top = docs[0]
+    kind = "page" if top.id.startswith("confluence:") else top.document.metadata.get("kind")
+    if kind not in ("page", "file"):
+        return ""
+    return f"The {kind} “{top.document.title}” [1]: "
+
+
+def compose_answer(
+    parsed: ParsedQuestion,
+    docs: Sequence[EvidenceDoc],
+    not_found: Mapping[str, Sequence[str]] | None = None,
+    anchors: Sequence[EvidenceDoc] = (),
+    listed: Sequence[EvidenceDoc] | None = None,
+    max_sentences: int = 3,
+    dated: Sequence[EvidenceDoc] | None = None,
+    list_kind: str = "relation",
+) -> str:
+    """The extractive answer for a parsed question over ``docs`` (the sources, cited by position):
+    identifiers not found; the fields asked about for the named documents; a relation's complete
+    list with its count, direction and link type; what a named document is about; otherwise (or
+    for why / when / what changed) the sentences that answer the question's type."""
+    lines: list[str] = []
+    for key, close in (not_found or {}).items():
+        hint = f" Close matches: {', '.join(close)}." if close else ""
+        lines.append(f"{key} was not found in the knowledge base.{hint}")
+    if not docs and listed is None:
+        return " ".join(lines) if lines else NO_ANSWER
+    numbers = {d.id: i for i, d in enumerate(docs, 1)}
+    named = [a for a in anchors if a.id in numbers]
+    for doc in named:
+        if parsed.fields or parsed.qtype == "who":
+            fact = field_facts(parsed, numbers[doc.id], doc)
+            if fact:
+                lines.append(fact)
+    if listed is not None and list_kind == "resolved":
+        lines.append(resolved_list(parsed, listed, numbers))
+        return " ".join(lines)
+    if listed is not None and not anchors:
+        lines.append(blocked_list(listed, numbers))
+        return " ".join(lines)
+    if listed is not None:
+        lines.append(relation_list(parsed, anchors, listed, numbers))
+        return " ".join(lines)
+    if dated is not None and not anchors:
+        lines.append(period_list(parsed, docs))
+    answered = bool(lines) and parsed.qtype in ("fact", "who") and dated is None
+    if named and not lines and parsed.qtype in ("about", "fact"):
+        for doc in named[:2]:
+            text = description(doc, numbers[doc.id])
+            if text:
+                lines.append(f"{identifier(doc)}: {text}")
+        answered = bool(lines)
+    if not answered:
+        related = [(i, d) for i, d in enumerate(docs, 1) if d.relation]
+        if related and parsed.relation is not None:
+            lines.append(
+                "Connected documents: " + "; ".join(f"{d.document.title} [{i}]" for i, d in related[:8]) + "."
+            )
+        passages = [
+            (i, _without_title(p, d.document.title)) for i, d in enumerate(docs, 1) for p in d.passages[:2]
+        ]
+        body = compose_extractive(parsed.text, passages, max_sentences=max_sentences, qtype=parsed.qtype)
+        if body != NO_ANSWER:
+            lines.append(_page_named(parsed, docs, named) + body)
+    return " ".join(lines) if lines else NO_ANSWER

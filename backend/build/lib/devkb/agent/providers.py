@@ -1,0 +1,134 @@
+"""Which chat generator answers: ``DEVKB_LLM_PROVIDER`` = ``ollama`` | ``openai`` | ``none`` |
+``auto`` (default: Ollama when it answers ``GET /api/tags`` within a second and has the
+configured model, otherwise no LLM).
+
+``auto`` is probed again after ``probe_ttl`` seconds, so starting Ollama after devkb switches
+answers to the LLM without a restart. Generators are created on first use, never at import.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from devkb.config.settings import Settings
+
+log = logging.getLogger(__name__)
+
+PROBE_TIMEOUT = 1.0
+
+
+@dataclass(frozen=True)
+class LlmChoice:
+    provider: str  # ollama | openai | none
+    generator: Any | None  # a Haystack chat generator that supports tools, or None
+    ok: bool
+    detail: str
+
+
+def probe_ollama(url: str, model: str, timeout: float = PROBE_TIMEOUT) -> tuple[bool, str]:
+    """``(usable, detail)``: is an Ollama server at ``url`` serving ``model``?"""
+    try:
+        r = httpx.get(url.rstrip("/") + "/api/tags", timeout=timeout)
+        r.raise_for_status()
+        names = {str(m.get("name") or m.get("model") or "") for m in r.json().get("models", [])}
+    except (httpx.HTTPError, ValueError, AttributeError) as e:
+        return False, f"Ollama not reachable at {url}: {type(e).__name__}"
+    wanted = {model, f"{model}:latest"} if ":" not in model else {model}
+    if not names & wanted:
+        return False, f"Ollama at {url} has no model {model!r} (ollama pull {model})"
+    return True, f"ollama {model} at {url}"
+
+
+class LlmProvider:
+    def __init__(
+        self,
+        settings: Settings,
+        probe: Callable[[str, str], tuple[bool, str]] = probe_ollama,
+        probe_ttl: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        self.probe = probe
+        self.probe_ttl = probe_ttl
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._cached: tuple[float, LlmChoice] | None = None
+        self._generators: dict[str, Any] = {}
+
+    def current(self) -> LlmChoice:
+        with self._lock:
+            now = self.clock()
+            if self._cached is not None and (now - self._cached[0] < self.probe_ttl):
+                return self._cached[1]
+            choice = self._choose()
+            self._cached = (now, choice)
+            return choice
+
+    def status(self) -> tuple[bool, str]:
+        """For ``GET /health``: ``(ok, detail)``."""
+        c = self.current()
+        return c.ok, c.detail
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._cached = None
+
+    # -- internals --------------------------------------------------------------------------
+    def _choose(self) -> LlmChoice:
+        s = self.settings
+        if s.llm_provider == "none":
+            return LlmChoice("none", None, True, "none: extractive answers")
+        if s.llm_provider == "openai":
+            if s.openai_api_key is None and s.openai_base_url is None:
+                return LlmChoice(
+                    "none", None, False, "openai: DEVKB_OPENAI_API_KEY is not set; extractive answers"
+                )
+            where = f" at {s.openai_base_url}" if s.openai_base_url else ""
+            return LlmChoice("openai", self._generator("openai"), True, f"openai {s.openai_model}{where}")
+        ok, detail = self.probe(s.ollama_url, s.ollama_model)
+        if s.llm_provider == "ollama":
+            # configured explicitly: use it even when the probe fails (the answer falls back per question)
+            return LlmChoice("ollama", self._generator("ollama"), ok, detail)
+        if ok:
+            return LlmChoice("ollama", self._generator("ollama"), True, f"auto: {detail}")
+        return LlmChoice("none", None, True, f"auto: {detail}; extractive answers")
+
+    def _generator(self, provider: str) -> Any:
+        gen = self._generators.get(provider)
+        if gen is None:
+            gen = self._generators[provider] = build_generator(self.settings, provider)
+        return gen
+
+
+def build_generator(settings: Settings, provider: str) -> Any:
+    if provider == "ollama":
+        from haystack_integrations.components.generators.ollama import OllamaChatGenerator
+
+        return OllamaChatGenerator(
+            model=settings.ollama_model,
+            url=settings.ollama_url,
+            timeout=120,
+            # deterministic, and room for several tool results (Ollama's default context is small)
+            generation_kwargs={"temperature": 0, "num_ctx": 8192, "num_predict": settings.llm_max_tokens},
+        )
+    if provider == "openai":
+        from haystack.components.generators.chat import OpenAIChatGenerator
+        from haystack.utils import Secret
+
+        # a local OpenAI-compatible server (llama.cpp, vLLM, LM Studio) usually wants no key
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "no-key"
+        return OpenAIChatGenerator(
+            api_key=Secret.from_token(key),
+            model=settings.openai_model,
+            api_base_url=settings.openai_base_url,
+            timeout=120,
+            generation_kwargs={"temperature": 0, "max_tokens": settings.llm_max_tokens},
+        )
+    raise ValueError(f"unknown LLM provider {provider!r}")

@@ -1,0 +1,308 @@
+"""What a question asks, read by rules into a structure the planner and the extractive answer use:
+
+- the **anchor**: identifiers (issue keys in any case when the project is known, SHAs, pull
+  requests, paths, quoted titles, …; see :mod:`devkb.agent.identifiers`);
+- the **wanted** document type: pull request, commit, page, file, issue or person;
+- the **relation** and its **direction** seen from the anchor: ``out`` = the anchor does it
+  ("what does X depend on", "what is blocking X"), ``in`` = others do it to the anchor ("what depends
+  on X", "what is X blocking"), ``both`` for symmetric ones ("related", "linked");
+- **time** (``last month``, ``in April 2019``, ``since 2019-03``), **fields** asked about (status,
+  assignee, reporter, …) and the **question type** (why / who / when / what changed / about);
+- whether it is a **follow-up**: only when it refers back (a pronoun, "and …", "what about …", an
+  ellipsis) — never because it is short.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from devkb.agent.identifiers import QuestionLookups, read_lookups
+
+Direction = str  # "out" | "in" | "both"
+
+
+@dataclass(frozen=True)
+class Relation:
+    name: str  # depends | duplicates | subtask | supersedes | fixed_by | mentions | worked_on | related
+    direction: Direction
+    # issue-link phrases that express it, seen from the subject of the link ("A depends on B")
+    phrases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ParsedQuestion:
+    text: str
+    lookups: QuestionLookups
+    wanted: str | None  # pull | commit | page | file | issue | person
+    relation: Relation | None
+    time_from: str | None
+    time_to: str | None
+    fields: tuple[str, ...]  # status | resolution | assignee | reporter | priority | fix_version | …
+    qtype: str  # why | who | when | changed | about | list | fact
+    follow_up: bool
+
+    @property
+    def anchored(self) -> bool:
+        return self.lookups.anchored
+
+    @property
+    def issue_keys(self) -> tuple[str, ...]:
+        return tuple(v for lk in self.lookups.lookups for v in lk.filters.get("key", ()))
+
+
+_WANTED: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b(?:pull[\s-]*requests?|PRs?|merge requests?)\b", re.IGNORECASE), "pull"),
+    (re.compile(r"\b(?:commits?|committed|changesets?|git log)\b", re.IGNORECASE), "commit"),
+    (re.compile(r"\b(?:pages?|wiki|handbook|confluence)\b", re.IGNORECASE), "page"),
+    (re.compile(r"\b(?:files?|docs? file|markdown)\b", re.IGNORECASE), "file"),
+    (re.compile(r"\b(?:who|whom|whose|person|people)\b", re.IGNORECASE), "person"),
+    (re.compile(r"\b(?:issues?|tickets?|bugs?|tasks?|jiras?)\b", re.IGNORECASE), "issue"),
+)
+
+# relation patterns → (name, direction seen from the anchor). Order matters: first match wins.
+_DEPEND_OUT = ("depends on", "is blocked by")
+_DEPEND_IN = ("is depended on by", "blocks")
+_RELATIONS: tuple[tuple[re.Pattern[str], str, Direction], ...] = (
+    # "what does X depend on", "X depends on which", "what is X waiting on", "what's blocking X",
+    # "what needs to land before X", "X is blocked by"
+    (
+        re.compile(
+            r"\b(?:does|do|did)\s+{A}\s+(?:depend|rely)\b|{A}\s+(?:depends|relies)\s+on\b|"
+            r"\bdependencies\s+of\s+{A}|{A}(?:'s)?\s+dependencies|{A}\s+(?:is\s+)?waiting\s+(?:on|for)\b|"
+            r"\bblock(?:ing|s)?\s+{A}|{A}\s+(?:is\s+)?blocked\s+by\b|\bbefore\s+{A}|"
+            r"\bwhat\s+(?:is|was)\s+{A}\s+waiting",
+            re.IGNORECASE,
+        ),
+        "depends",
+        "out",
+    ),
+    # "what depends on X", "what is X blocking", "what is waiting on X", "X blocks what"
+    (
+        re.compile(
+            r"\b(?:depends?|depending|depended|relies|rely)\s+(?:up)?on\s+{A}|{A}\s+(?:is\s+)?blocking\b|"
+            r"{A}\s+blocks\b|\bwaiting\s+(?:on|for)\s+{A}|\bblocked\s+by\s+{A}|\bdependents\s+of\s+{A}",
+            re.IGNORECASE,
+        ),
+        "depends",
+        "in",
+    ),
+    (re.compile(r"\bduplicat\w*", re.IGNORECASE), "duplicates", "both"),
+    (re.compile(r"\bsub-?tasks?\b|\bchild(?:ren)?\b|\bparent\b", re.IGNORECASE), "subtask", "both"),
+    (re.compile(r"\bsupersed\w*", re.IGNORECASE), "supersedes", "both"),
+    (
+        re.compile(r"\bworked\s+on|\bwork(?:ing)?\s+(?:on|for)\b|\bimplement\w*|\btouch\w*", re.IGNORECASE),
+        "worked_on",
+        "both",
+    ),
+    (re.compile(r"\bmention\w*|\breferenc\w*|\bcit(?:es|ed|ing)\b", re.IGNORECASE), "mentions", "both"),
+    (
+        re.compile(
+            r"\brelat(?:ed|es|e|ion|ionship)s?\b|\blink(?:ed|s)?\b|\bconnected\b|\bassociated\b|\bwhat\s+else\b|"
+            r"\bdepend\w*|\bblock\w*",
+            re.IGNORECASE,
+        ),
+        "related",
+        "both",
+    ),
+)
+_PHRASES = {
+    ("depends", "out"): _DEPEND_OUT,
+    ("depends", "in"): _DEPEND_IN,
+    ("duplicates", "both"): ("duplicates", "is duplicated by"),
+    ("supersedes", "both"): ("supersedes", "is superseded by"),
+}
+
+_FIELDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\bstatus\b|\bstate\b|\bstill\s+open\b|\bopen\b|\bclosed\b|\bdone\b|\bwhere\s+(?:are\s+we|does|do\s+we|is)\b|"
+            r"\bstand\b|\bprogress\b|\bresolved\b|\bfinished\b",
+            re.IGNORECASE,
+        ),
+        "status",
+    ),
+    (re.compile(r"\bresol(?:ution|ved)\b", re.IGNORECASE), "resolution"),
+    (
+        re.compile(
+            r"\bas+ign\w*|\bwho(?:'s|\s+is|\s+was)?\s+(?:on|working|handling|looking|responsible)\b|\bowns?\b|\bowner\b|"
+            r"\bwho\s+has\b|\bwho\s+took\b",
+            re.IGNORECASE,
+        ),
+        "assignee",
+    ),
+    (
+        re.compile(
+            r"\breport\w*|\bwho\s+(?:filed|opened|created|raised|logged|wrote|submitted)\b|\bfiled\s+by\b|\bopened\s+by\b|"
+            r"\bcreated\s+by\b",
+            re.IGNORECASE,
+        ),
+        "reporter",
+    ),
+    (re.compile(r"\bpriority\b|\burgent\b|\bseverity\b", re.IGNORECASE), "priority"),
+    (re.compile(r"\bfix\s*versions?\b|\brelease\b|\bfixed\s+in\b|\bshipped\b", re.IGNORECASE), "fix_version"),
+    (re.compile(r"\bcomponents?\b", re.IGNORECASE), "component"),
+    (re.compile(r"\b(?:issue\s+)?type\b|\bkind\s+of\s+issue\b", re.IGNORECASE), "issue_type"),
+    (re.compile(r"\bwhen\b|\bcreated\b|\bdate\b", re.IGNORECASE), "created"),
+    (re.compile(r"\bauthor|\bwho\s+(?:wrote|made|committed)\b", re.IGNORECASE), "author"),
+)
+
+_QTYPE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bwhy\b|\bcause[sd]?\b|\broot\s+cause\b|\breason\b|\bhow\s+come\b", re.IGNORECASE), "why"),
+    (re.compile(r"\bwhat\s+changed\b|\bchanges?\b|\bchangelog\b|\bwhat's\s+new\b", re.IGNORECASE), "changed"),
+    (re.compile(r"\bwhen\b|\bwhat\s+date\b|\bhow\s+long\b", re.IGNORECASE), "when"),
+    (re.compile(r"\bwho\b|\bwhose\b|\bwhom\b", re.IGNORECASE), "who"),
+    (
+        re.compile(r"\babout\b|\bwhat\s+is\b|\bwhat's\b|\bdescribe\b|\bexplain\b|\bsummar", re.IGNORECASE),
+        "about",
+    ),
+)
+
+_ANAPHOR = re.compile(
+    r"\b(it|its|it's|this|that|these|those|they|them|their|same|above|previous|former|latter|"
+    r"one|ones|him|her|he|she)\b",
+    re.IGNORECASE,
+)
+_REFERS_BACK = re.compile(
+    r"^\s*(?:and|also|plus|what\s+about|how\s+about|and\s+what\s+about)\b|^\s*\.\.\.|…", re.IGNORECASE
+)
+# "it" as a dummy subject does not refer back: "is it possible", "it seems"
+_DUMMY_IT = re.compile(
+    r"\b(?:is|was)\s+it\s+(?:possible|true|ok|okay)\b|\bit\s+(?:seems|looks\s+like)\b", re.IGNORECASE
+)
+
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
+    m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
+}
+_MONTH_YEAR = re.compile(r"\b(?:(?:in|during|of)\s+)?([A-Za-z]{3,9})\.?\s+(\d{4})\b", re.IGNORECASE)
+_RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|year)\b", re.IGNORECASE)
+_SINCE_VERSION = re.compile(r"\bsince\s+(?:version\s+|v)?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+
+
+def parse_question(
+    question: str, project_keys: Iterable[str] = (), today: date | None = None, has_context: bool = False
+) -> ParsedQuestion:
+    lookups = read_lookups(question, project_keys)
+    anchor = _anchor_pattern(lookups)
+    relation = _relation(question, anchor)
+    wanted = _wanted(question)
+    anchor_kinds = set(lookups.kinds) - {"project", "space", "repository"}  # scopes, not documents
+    follow_up = has_context and is_follow_up(question, lookups.anchored)
+    if follow_up and not lookups.anchored:
+        anchor_kinds.add("previous answer")
+    if relation is None and wanted in ("commit", "pull", "page", "file", "issue") and anchor_kinds - {wanted}:
+        # asking for another type of document than the one named is asking how they connect
+        name = "worked_on" if wanted in ("commit", "pull") else "mentions"
+        relation = Relation(name, "both")
+    asks_person = wanted == "person"
+    if relation is not None and relation.name == "worked_on" and wanted in (None, "issue", "person"):
+        wanted = None
+    fields = tuple(dict.fromkeys(name for p, name in _FIELDS if p.search(question)))
+    if relation is not None and relation.name != "worked_on":
+        fields = tuple(f for f in fields if f not in ("status", "resolution"))
+    qtype = next((t for p, t in _QTYPE if p.search(question)), "fact")
+    if relation is not None:
+        qtype = "who" if asks_person else "list"
+    elif fields and qtype in ("about", "fact"):
+        qtype = "fact"
+    time_from, time_to = _time(question, today or datetime.now(UTC).date())
+    if time_from is None and time_to is None:
+        time_from = lookups.lookups[0].updated_from if lookups.lookups else None
+        time_to = lookups.lookups[0].updated_to if lookups.lookups else None
+    return ParsedQuestion(question, lookups, wanted, relation, time_from, time_to, fields, qtype, follow_up)
+
+
+_NAMES_ANCHOR = re.compile(r"\s*(?:#?\s*\d|[0-9a-f]{7,40}\b|[\w.-]+/[\w./-]+)", re.IGNORECASE)
+
+
+def _wanted(question: str) -> str | None:
+    """The document type asked for: the first type word that is not part of an identifier
+    ("pull request #1", "commit 94ecebf…" name the anchor, not what is wanted)."""
+    found: list[tuple[int, str]] = []
+    for pattern, kind in _WANTED:
+        for m in pattern.finditer(question):
+            if not _NAMES_ANCHOR.match(question, m.end()):
+                found.append((m.start(), kind))
+    return min(found)[1] if found else None
+
+
+def is_follow_up(question: str, anchored: bool = False) -> bool:
+    """Refers back to the conversation: "and …", "what about …", an ellipsis, or a pronoun with no
+    identifier of its own. A short question is not a follow-up by itself."""
+    if _REFERS_BACK.search(question):
+        return True
+    if anchored:
+        return False
+    text = _DUMMY_IT.sub(" ", question)
+    return bool(_ANAPHOR.search(text))
+
+
+def _anchor_pattern(lookups: QuestionLookups) -> str:
+    keys = [v for lk in lookups.lookups for vs in lk.filters.values() for v in vs]
+    names = sorted({re.escape(k) for k in keys if len(k) > 1}, key=len, reverse=True)
+    if not names:
+        return r"(?:it|this|that|them|these|those|the\s+issue|the\s+ticket)"
+    return "(?:" + "|".join(names) + ")"
+
+
+def _relation(question: str, anchor: str) -> Relation | None:
+    for pattern, name, direction in _RELATIONS:
+        compiled = re.compile(pattern.pattern.replace("{A}", anchor), pattern.flags)
+        if compiled.search(question):
+            return Relation(name, direction, _PHRASES.get((name, direction), ()))
+    return None
+
+
+def _time(question: str, today: date) -> tuple[str | None, str | None]:
+    m = next((m for m in _MONTH_YEAR.finditer(question) if m.group(1).lower() in _MONTHS), None)
+    if m:
+        month, year = _MONTHS[m.group(1).lower()], int(m.group(2))
+        last = calendar.monthrange(year, month)[1]
+        return f"{year:04d}-{month:02d}-01", f"{year:04d}-{month:02d}-{last:02d}T23:59:59"
+    m = _RELATIVE.search(question)
+    if m:
+        which, unit = m.group(1).lower(), m.group(2).lower()
+        if unit == "month":
+            year, month = today.year, today.month
+            if which in ("last", "previous"):
+                year, month = (year - 1, 12) if month == 1 else (year, month - 1)
+            elif which == "past":
+                start = date.fromordinal(today.toordinal() - 30)
+                return start.isoformat(), f"{today.isoformat()}T23:59:59"
+            last = calendar.monthrange(year, month)[1]
+            return f"{year:04d}-{month:02d}-01", f"{year:04d}-{month:02d}-{last:02d}T23:59:59"
+        if unit == "week":
+            days = 7
+            start = date.fromordinal(today.toordinal() - days)
+            return start.isoformat(), f"{today.isoformat()}T23:59:59"
+        year = today.year - (1 if which in ("last", "previous") else 0)
+        if which == "past":
+            start = date.fromordinal(today.toordinal() - 365)
+            return start.isoformat(), f"{today.isoformat()}T23:59:59"
+        return f"{year:04d}-01-01", f"{year:04d}-12-31T23:59:59"
+    return None, None
+
+
+def version_since(question: str) -> str | None:
+    m = _SINCE_VERSION.search(question)
+    return m.group(1) if m else None
+
+
+def expand_ellipsis(question: str, previous: str, project_keys: Iterable[str] = ()) -> str:
+    """ "and PAY-1?" / "what about PAY-1?" after "What does PAY-12 depend on?" → "What does PAY-1
+    depend on?": the previous question with its identifier replaced, when the new one brings an
+    identifier and nothing else to ask. Otherwise the question unchanged."""
+    if not previous or not _REFERS_BACK.search(question):
+        return question
+    now = parse_question(question, project_keys)
+    if not now.issue_keys or now.relation is not None or now.fields:
+        return question
+    before = parse_question(previous, project_keys)
+    if len(before.issue_keys) != 1:
+        return question
+    old = before.issue_keys[0]
+    new = " and ".join(now.issue_keys)
+    return re.sub(rf"(?<![\w-]){re.escape(old)}(?!\w)", new, previous, flags=re.IGNORECASE)

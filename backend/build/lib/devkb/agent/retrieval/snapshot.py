@@ -1,0 +1,236 @@
+"""``CorpusSnapshot``: an immutable in-memory view of the store that ranking reads — every
+document with its chunks, chunk vectors (one matrix, chunks of a document contiguous), BM25
+indexes over the text and the titles, and metadata as arrays (project, people, created time,
+components, versions).
+
+``SnapshotLoader`` builds it through the store protocol only (``document_ids``,
+``content_hashes``, ``get_document``, ``chunk_embeddings``), so it works on every backend. A
+reload re-reads only documents whose content hash changed and re-uses the tokens and vectors
+of the others.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from devkb.agent.retrieval.fields import document_fields
+from devkb.agent.retrieval.lexical import BM25Index, Tokenizer
+from devkb.store.models import Chunk, Document
+from devkb.store.protocol import GraphStore
+
+log = logging.getLogger(__name__)
+_BATCH = 500
+
+
+@dataclass(frozen=True)
+class DocEntry:
+    """One document as the snapshot holds it (re-used across reloads while its hash holds)."""
+
+    document: Document
+    chunks: tuple[Chunk, ...]
+    vectors: np.ndarray  # (len(chunks), dim), rows L2-normalised; zeros for a chunk without a vector
+    text_tokens: tuple[str, ...]
+    summary_tokens: tuple[str, ...]
+
+
+def _timestamp(value: object) -> float:
+    if not value:
+        return np.nan
+    try:
+        return datetime.fromisoformat(str(value)).timestamp()
+    except ValueError:
+        return np.nan
+
+
+def _codes(values: Sequence[str | None]) -> np.ndarray:
+    """Equal non-empty values → equal codes ≥ 0; empty → -1 (never equal to anything)."""
+    table: dict[str, int] = {}
+    return np.asarray([table.setdefault(v, len(table)) if v else -1 for v in values], dtype=np.int64)
+
+
+def _incidence(values: Sequence[Sequence[str]]) -> sparse.csr_matrix:
+    """Documents × distinct values, 1 where a document has the value."""
+    table: dict[str, int] = {}
+    rows, cols = [], []
+    for i, vs in enumerate(values):
+        for v in dict.fromkeys(vs):
+            rows.append(i)
+            cols.append(table.setdefault(v, len(table)))
+    data = np.ones(len(rows), dtype=np.float32)
+    return sparse.csr_matrix((data, (rows, cols)), shape=(len(values), max(1, len(table))))
+
+
+def _list(meta: dict[str, Any], key: str) -> list[str]:
+    value = meta.get(key)
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+
+
+class CorpusSnapshot:
+    def __init__(
+        self, entries: Sequence[DocEntry], tokenizer: Tokenizer, dimension: int, signature: str = ""
+    ) -> None:
+        self.entries = list(entries)
+        self.signature = signature
+        self.tokenizer = tokenizer
+        self.documents = [e.document for e in self.entries]
+        self.ids = [d.id for d in self.documents]
+        self.position = {d: i for i, d in enumerate(self.ids)}
+        self.n = len(self.ids)
+        self.type_names = sorted({str(d.type) for d in self.documents})
+        self.types = np.asarray([self.type_names.index(str(d.type)) for d in self.documents], dtype=np.int8)
+        counts = np.asarray([len(e.chunks) for e in self.entries], dtype=np.int64)
+        self.chunk_start = np.concatenate([[0], np.cumsum(counts)[:-1]]) if self.n else np.zeros(0, np.int64)
+        self.chunk_count = counts
+        self.vectors = (
+            np.concatenate([e.vectors for e in self.entries]).astype(np.float32, copy=False)
+            if self.n and counts.sum()
+            else np.zeros((0, dimension), dtype=np.float32)
+        )
+        self.has_chunks = counts > 0
+        self.text_index = BM25Index.from_tokens({"text": [e.text_tokens for e in self.entries]}, tokenizer)
+        self.summary_index = BM25Index.from_tokens(
+            {"summary": [e.summary_tokens for e in self.entries]}, tokenizer
+        )
+        metas = [d.metadata or {} for d in self.documents]
+        self.project = _codes(
+            [
+                m.get("project") if d.type == "JIRA" else None
+                for d, m in zip(self.documents, metas, strict=True)
+            ]
+        )
+        self.reporter = _codes([m.get("reporter") for m in metas])
+        self.assignee = _codes([m.get("assignee") for m in metas])
+        self.created = np.asarray([_timestamp(m.get("created")) for m in metas], dtype=np.float64)
+        self.components = _incidence([_list(m, "component") for m in metas])
+        self.components_by_value = self.components.tocsc()
+        self.fix_versions = _incidence([_list(m, "fix_version") + _list(m, "affects_version") for m in metas])
+        self.fix_versions_by_value = self.fix_versions.tocsc()
+        self.component_count = np.asarray(self.components.sum(axis=1)).ravel()
+
+    def type_mask(self, types: Sequence[str] | None) -> np.ndarray:
+        if types is None:
+            return np.ones(self.n, dtype=bool)
+        codes = [self.type_names.index(str(t)) for t in types if str(t) in self.type_names]
+        return np.isin(self.types, codes)
+
+    def chunk_rows(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Row numbers in ``vectors`` of the chunks of ``docs`` (documents in the given order,
+        chunks contiguous) and each document's offset into them."""
+        counts = self.chunk_count[docs]
+        offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        rows = np.repeat(self.chunk_start[docs] - offsets, counts) + np.arange(int(counts.sum()))
+        return rows, offsets
+
+    def similarities(
+        self, docs: np.ndarray, query_vector: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For ``docs``: the best chunk cosine, the first chunk's cosine, and the per-chunk
+        cosines (rows as ``chunk_rows``). Only these documents' vectors are read."""
+        rows, offsets = self.chunk_rows(docs)
+        if not rows.size:
+            sims = np.zeros(0, dtype=np.float32)
+        elif rows.size * 4 > len(self.vectors):  # most of the corpus: one product, no gathered copy
+            sims = (self.vectors @ query_vector)[rows]
+        else:
+            sims = self.vectors[rows] @ query_vector
+        best = np.zeros(len(docs), dtype=np.float32)
+        first = np.zeros(len(docs), dtype=np.float32)
+        has = self.chunk_count[docs] > 0
+        if rows.size:
+            best[has] = np.maximum.reduceat(sims, offsets[has])
+            first[has] = sims[offsets[has]]
+        return best, first, sims
+
+    def best_chunks(self, i: int, sims: np.ndarray, k: int) -> list[tuple[Chunk, float]]:
+        """The ``k`` chunks of document ``i`` with the highest ``sims`` (its chunks' cosines,
+        in chunk order), returned in chunk order."""
+        chunks = self.entries[i].chunks
+        if not chunks:
+            return []
+        if sims.size != len(chunks):
+            sims = np.zeros(len(chunks), dtype=np.float32)
+        order = np.argsort(-sims, kind="stable")[:k]
+        return [(chunks[j], float(sims[j])) for j in sorted(order)]
+
+
+class SnapshotLoader:
+    """Builds and refreshes ``CorpusSnapshot`` from a ``GraphStore``."""
+
+    def __init__(self, store: GraphStore, dimension: int, tokenizer: Tokenizer | None = None) -> None:
+        self.store = store
+        self.dimension = dimension
+        self.tokenizer = tokenizer or Tokenizer()
+
+    def signature(self) -> tuple[list[str], dict[str, str], str]:
+        ids = sorted(self.store.document_ids())
+        hashes = self.store.content_hashes(ids)
+        import hashlib
+
+        h = hashlib.sha256()
+        for i in ids:
+            h.update(f"{i}\x00{hashes.get(i, '')}\x01".encode())
+        return ids, hashes, h.hexdigest()
+
+    def load(self, previous: CorpusSnapshot | None = None) -> CorpusSnapshot:
+        started = time.perf_counter()
+        ids, hashes, signature = self.signature()
+        if previous is not None and previous.signature == signature:
+            return previous
+        old = {e.document.id: e for e in previous.entries} if previous is not None else {}
+        entries: list[DocEntry] = []
+        todo: list[str] = []
+        for i in ids:
+            e = old.get(i)
+            if e is not None and e.document.content_hash and e.document.content_hash == hashes.get(i):
+                entries.append(e)
+            else:
+                todo.append(i)
+        fresh: dict[str, DocEntry] = {}
+        for start in range(0, len(todo), _BATCH):
+            fresh.update(self._read(todo[start : start + _BATCH]))
+        by_id = {e.document.id: e for e in entries} | fresh
+        snapshot = CorpusSnapshot(
+            [by_id[i] for i in ids if i in by_id], self.tokenizer, self.dimension, signature
+        )
+        log.info(
+            "retrieval snapshot: %d documents (%d re-read), %d chunks in %.1f s",
+            snapshot.n,
+            len(todo),
+            len(snapshot.vectors),
+            time.perf_counter() - started,
+        )
+        return snapshot
+
+    def _read(self, ids: Sequence[str]) -> dict[str, DocEntry]:
+        loaded = [d for d in (self.store.get_document(i) for i in ids) if d is not None]
+        vectors = self.store.chunk_embeddings([c.id for d in loaded for c in d.chunks])
+        out = {}
+        for d in loaded:
+            chunks = tuple(sorted(d.chunks, key=lambda c: c.chunk_index))
+            mat = np.zeros((len(chunks), self.dimension), dtype=np.float32)
+            for j, c in enumerate(chunks):
+                v = vectors.get(c.id)
+                if v is not None and len(v) == self.dimension:
+                    mat[j] = v
+            norms = np.linalg.norm(mat, axis=1, keepdims=True)
+            mat = (mat / np.where(norms == 0, 1, norms)).astype(np.float32)
+            fields = document_fields(d.document, chunks)
+            text = "\n".join(fields.values())
+            out[d.document.id] = DocEntry(
+                document=d.document,
+                chunks=chunks,
+                vectors=mat,
+                text_tokens=tuple(self.tokenizer(text)),
+                summary_tokens=tuple(self.tokenizer(fields.get("summary", ""))),
+            )
+        return out

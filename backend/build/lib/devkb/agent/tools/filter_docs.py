@@ -1,0 +1,125 @@
+"""``FilterDocs``: score the selected documents by keyword overlap with the question, drop those
+that share no keyword with it, sort the rest by score (best first).
+
+A document's words are its title, id, metadata values, passages and — for neighbours — how it
+is connected, so a commit reached from FLUID-5327 matches a question naming FLUID-5327. Words
+are lower-cased and lightly stemmed (commits → commit, linked → link).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Annotated, Any
+
+from haystack.tools.from_function import create_tool_from_function
+from haystack.tools.tool import Tool
+
+from devkb.agent.answer import ToolCall
+from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.extractive import STOPWORDS
+from devkb.agent.tools.rendering import render_documents
+
+NAME = "FilterDocs"
+MAX_KEEP = 20
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
+EXTRA_STOPWORDS = frozenset(
+    [
+        "did",
+        "does",
+        "doing",
+        "done",
+        "say",
+        "says",
+        "said",
+        "about",
+        "please",
+        "know",
+        "also",
+        "other",
+        "else",
+    ]
+)
+
+DESCRIPTION = (
+    "Keep only the documents found so far that share keywords with the question, best first. "
+    "Use it last, to cut noise before answering."
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 5 and w.endswith("ing"):
+        return w[:-3]
+    if len(w) > 4 and w.endswith("ed"):
+        return w[:-2]
+    return w
+
+
+def keywords(text: str) -> set[str]:
+    out = set()
+    for lw in {w.lower() for w in set(_WORD.findall(text))}:  # distinct words: texts repeat them
+        if len(lw) > 1 and lw not in STOPWORDS and lw not in EXTRA_STOPWORDS:
+            out.add(stem(lw))
+    return out
+
+
+# words people use for a kind of document ("which commits", "the handbook page", "a PR")
+DESCRIPTORS = {
+    "issue": "jira issue ticket",
+    "pull": "github pull request pr merge",
+    "commit": "github commit change",
+    "file": "github file documentation doc docs",
+    "page": "confluence page wiki handbook",
+    "gh-issue": "github issue",
+}
+
+
+def _metadata_text(metadata: dict[str, Any]) -> str:
+    parts: list[str] = []
+    for v in metadata.values():
+        parts.extend(str(x) for x in v) if isinstance(v, list) else parts.append(str(v))
+    return " ".join(parts)
+
+
+class FilterDocs:
+    name = NAME
+
+    def __init__(self, keep: int = 8) -> None:
+        self.keep = keep
+
+    def score(self, question: str, doc: EvidenceDoc, q: set[str] | None = None) -> float:
+        q = keywords(question) if q is None else q
+        if not q:
+            return 0.0
+        d = doc.document
+        kind = str(d.metadata.get("kind") or ("issue" if d.type.value == "JIRA" else "page"))
+        strong = keywords(f"{d.title} {d.id} {doc.relation} {DESCRIPTORS.get(kind, '')}")
+        body = keywords(" ".join(doc.passages)) | keywords(_metadata_text(d.metadata))
+        return len(q & (strong | body)) + 0.5 * len(q & strong)
+
+    def run(self, scope: Scope, question: str, keep: int | None = None) -> list[EvidenceDoc]:
+        k = max(1, min(int(keep or self.keep), MAX_KEEP))
+        before = scope.selection
+        q = keywords(question)
+        scored = [(self.score(question, doc, q), i, doc) for i, doc in enumerate(before)]
+        kept = [doc for s, _, doc in sorted(scored, key=lambda t: (-t[0], t[1])) if s > 0][:k]
+        scope.replace_selection(kept)
+        scope.record(ToolCall(NAME, {"question": question, "keep": k, "before": len(before)}, len(kept)))
+        return kept
+
+    def as_tool(self, scope: Scope) -> Tool:
+        def filter_docs(
+            question: Annotated[str, "The question to score the documents found so far against."],
+            keep: Annotated[int, "Keep at most this many documents (1-20)."] = self.keep,
+        ) -> str:
+            return render_documents(scope, self.run(scope, question, keep), "FilterDocs kept")
+
+        return create_tool_from_function(filter_docs, name=NAME, description=DESCRIPTION)

@@ -1,0 +1,170 @@
+"""The FastAPI app factory."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.routing import Route
+
+from devkb import __version__
+from devkb.api import openapi_errors, security
+from devkb.api.authentication import ReaderMiddleware
+from devkb.api.blas_threads import limit_blas_threads
+from devkb.api.routers import (
+    admin,
+    ask,
+    auth,
+    chat,
+    conversations,
+    documents,
+    feedback,
+    graph,
+    health,
+    sources,
+    stats,
+)
+from devkb.api.sessions import SessionMiddleware
+from devkb.api.spa import BrowserNavigation, mount_spa
+from devkb.container import Container, ensure_demo_users, prepare_store, shutdown
+from devkb.errors import (
+    ConfigurationError,
+    DevkbError,
+    InvalidQueryError,
+    SchemaMismatchError,
+    StoreUnavailableError,
+    SyncInProgressError,
+)
+from devkb.mcp.auth import McpAuthGate
+from devkb.mcp.http import MCP_PATH, McpEndpoint
+
+log = logging.getLogger(__name__)
+
+
+def _errors(app: FastAPI) -> None:
+    def handler(status: int) -> Callable[[Request, Exception], Awaitable[JSONResponse]]:
+        async def respond(_: Request, exc: Exception) -> JSONResponse:
+            return JSONResponse({"detail": str(exc)}, status_code=status)
+
+        return respond
+
+    app.add_exception_handler(InvalidQueryError, handler(400))
+    app.add_exception_handler(ConfigurationError, handler(400))
+    app.add_exception_handler(SyncInProgressError, handler(409))
+    app.add_exception_handler(StoreUnavailableError, handler(503))
+    app.add_exception_handler(SchemaMismatchError, handler(503))
+    app.add_exception_handler(DevkbError, handler(500))
+
+    async def validation(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        parts = []
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+            parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+        return JSONResponse({"detail": "; ".join(parts) or "invalid request"}, status_code=422)
+
+    app.add_exception_handler(RequestValidationError, validation)
+
+
+@asynccontextmanager
+async def _serve(container: Container, start_background: bool) -> AsyncIterator[None]:
+    """The server's life: the store checked, the scheduler and the retrieval snapshot started,
+    everything closed at the end."""
+    limit_blas_threads(container.settings().blas_threads)  # request threads, not BLAS pools
+    prepare_store(container)
+    ensure_demo_users(container)
+    starters = getattr(container, "background_start", None)
+    if start_background and starters is not None:
+        starters()()
+    if start_background:  # permissions are mirrored on a schedule of their own
+        container.permission_sync().start()
+    if start_background:  # the retrieval snapshot, so the first question does not build it
+        warm_up = getattr(container.search(), "start_warm_up", None)
+        if warm_up is not None:
+            warm_up()
+    try:
+        yield
+    finally:
+        stoppers = getattr(container, "background_stop", None)
+        if stoppers is not None:
+            stoppers()()
+        if start_background:
+            container.permission_sync().stop()
+        shutdown(container)
+
+
+VENDOR = "/vendor"  # Swagger UI and ReDoc, copied from npm packages into the web app's build
+
+
+def _api_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs and ReDoc at /redoc, from the web app's own assets (no CDN)."""
+
+    async def swagger() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="devkb API",
+            swagger_js_url=f"{VENDOR}/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url=f"{VENDOR}/swagger-ui/swagger-ui.css",
+            swagger_favicon_url=f"{VENDOR}/swagger-ui/favicon-32x32.png",
+        )
+
+    async def redoc() -> HTMLResponse:
+        return get_redoc_html(
+            openapi_url="/openapi.json",
+            title="devkb API",
+            redoc_js_url=f"{VENDOR}/redoc/redoc.standalone.js",
+            redoc_favicon_url=f"{VENDOR}/swagger-ui/favicon-32x32.png",
+            with_google_fonts=False,
+        )
+
+    app.add_api_route("/docs", swagger, include_in_schema=False)
+    app.add_api_route("/redoc", redoc, include_in_schema=False)
+
+
+def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:
+    container = container or Container()
+
+    mcp_endpoint = McpEndpoint(container.mcp_server)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        async with mcp_endpoint.running(), _serve(container, start_background):
+            yield
+
+    app = FastAPI(
+        title="devkb",
+        version=__version__,
+        description="A knowledge base for software teams: Jira, Confluence and GitHub as a graph, answered with citations.",
+        lifespan=lifespan,
+        docs_url=None,  # served below from local assets: /docs works offline
+        redoc_url=None,
+    )
+    app.state.container = container
+    _api_docs(app)
+    _errors(app)
+    for module in (health, auth, admin, ask, chat, conversations, documents, feedback, graph, stats, sources):
+        app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))
+    app.add_middleware(
+        SessionMiddleware,
+        memory=lambda _scope: container.chat_memory(),
+        secure=lambda _scope: container.settings().cookie_secure,
+    )
+    security.install(app, container.settings(), container.secret_masker())  # CORS, secret masking
+    openapi_errors.install(app, container.settings().max_question_chars)
+    # the MCP endpoint (streamable HTTP), behind the API key (mcp/http.py)
+    app.router.routes.append(Route(MCP_PATH, endpoint=McpAuthGate(mcp_endpoint, container.settings())))
+    mount_spa(app)  # last: the web app's catch-all must not shadow any API route
+    app.add_middleware(BrowserNavigation)  # a browser opening /graph, /sources, … gets the app
+    # outermost: who is calling, for everything below (routers, sessions, MCP) — access/readers.py
+    app.add_middleware(
+        ReaderMiddleware,
+        policy=container.access_policy,
+        accounts=container.accounts,
+        settings=container.settings,
+    )
+    return app

@@ -1,0 +1,116 @@
+"""``/admin``: users, documents shared with every member, and the permission sync — admins only
+(``AdminDep``; with accounts: a signed-in admin or the operator's API key)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+
+from devkb.access.accounts import AccountStore, UserExistsError
+from devkb.api.account_schemas import (
+    PermissionSourceOut,
+    PermissionsOut,
+    SharedIn,
+    SharedOut,
+    UserIn,
+    UserOut,
+    UserPatch,
+)
+from devkb.api.authentication import request_user
+from devkb.api.deps import ContainerDep, SettingsDep
+from devkb.api.schemas import ErrorResponse
+from devkb.api.security import AdminDep
+
+router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[AdminDep])
+
+
+def _accounts(container: ContainerDep) -> AccountStore:
+    accounts: AccountStore = container.accounts()
+    return accounts
+
+
+@router.get("/users", response_model=list[UserOut], operation_id="listUsers")
+def list_users(container: ContainerDep) -> list[UserOut]:
+    return [UserOut.of(u) for u in _accounts(container).users()]
+
+
+@router.post(
+    "/users",
+    response_model=UserOut,
+    status_code=201,
+    operation_id="createUser",
+    responses={409: {"model": ErrorResponse, "description": "A user with that e-mail exists."}},
+)
+def create_user(body: UserIn, container: ContainerDep) -> UserOut:
+    """Create a user (a password for local sign-in; without one the user signs in by SSO)."""
+    try:
+        user = _accounts(container).create_user(body.email, body.name, body.role, body.password)
+    except UserExistsError as e:
+        raise HTTPException(409, str(e)) from e
+    container.access_policy().forget()
+    return UserOut.of(user)
+
+
+@router.patch(
+    "/users/{email}",
+    response_model=UserOut,
+    operation_id="updateUser",
+    responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}},
+)
+def update_user(email: str, body: UserPatch, request: Request, container: ContainerDep) -> UserOut:
+    """Change a user's name, role, password, or disable them (which signs them out everywhere)."""
+    accounts = _accounts(container)
+    me = request_user(request)
+    if me is not None and me.email == email.strip().lower() and (body.disabled or body.role == "member"):
+        raise HTTPException(400, "you cannot disable yourself or take away your own admin role")
+    try:
+        user = accounts.update_user(email, role=body.role, disabled=body.disabled, name=body.name)
+        if body.password is not None:
+            accounts.set_password(user.email, body.password)
+    except LookupError:
+        raise HTTPException(404, f"no user {email!r}") from None
+    container.access_policy().forget()
+    return UserOut.of(user)
+
+
+@router.get("/shared", response_model=SharedOut, operation_id="listShared")
+def list_shared(container: ContainerDep) -> SharedOut:
+    """Documents shared with every member."""
+    return SharedOut(changed=0, shared=sorted(_accounts(container).shared_ids()))
+
+
+@router.post(
+    "/shared", response_model=SharedOut, operation_id="setShared", responses={404: {"model": ErrorResponse}}
+)
+def set_shared(body: SharedIn, request: Request, container: ContainerDep) -> SharedOut:
+    """Share documents with every member (``shared: false`` takes it back). Unknown ids are refused."""
+    store = container.store()
+    known = {d.id for d in store.get_documents(body.document_ids)}
+    missing = [i for i in body.document_ids if i not in known]
+    if missing and body.shared:
+        raise HTTPException(404, f"no such documents: {', '.join(missing[:5])}")
+    me = request_user(request)
+    accounts = _accounts(container)
+    changed = accounts.set_shared(body.document_ids, body.shared, me.email if me else "operator")
+    container.access_policy().forget()
+    return SharedOut(changed=changed, shared=sorted(accounts.shared_ids()))
+
+
+@router.get("/permissions", response_model=PermissionsOut, operation_id="permissionSyncStatus")
+def permissions(container: ContainerDep, settings: SettingsDep) -> PermissionsOut:
+    """The permission sync of each source: last run, pairs mirrored, error."""
+    sync = container.permission_sync()
+    return PermissionsOut(
+        interval_minutes=settings.permission_sync_minutes,
+        sources=[PermissionSourceOut(**s) for s in sync.snapshot()],
+    )
+
+
+@router.post("/permissions/sync", response_model=PermissionsOut, operation_id="syncPermissions")
+def sync_permissions(container: ContainerDep, settings: SettingsDep) -> PermissionsOut:
+    """Mirror every source's permissions now (waits for it)."""
+    sync = container.permission_sync()
+    sync.run_once()
+    return PermissionsOut(
+        interval_minutes=settings.permission_sync_minutes,
+        sources=[PermissionSourceOut(**s) for s in sync.snapshot()],
+    )

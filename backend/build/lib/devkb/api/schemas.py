@@ -1,0 +1,268 @@
+"""Request and response models of the API (the OpenAPI schema the front end's client is generated from)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+
+from devkb.store.models import SourceType
+
+SourceName = Literal["jira", "confluence", "github"]
+# The documented forms of a source name (what parse_sources accepts): any ASCII case, blanks around.
+SOURCE_NAME_PATTERN = (
+    r"^\s*(?:[Jj][Ii][Rr][Aa]|[Cc][Oo][Nn][Ff][Ll][Uu][Ee][Nn][Cc][Ee]|[Gg][Ii][Tt][Hh][Uu][Bb])\s*$"
+)
+SourceParam = Annotated[str, WithJsonSchema({"type": "string", "pattern": SOURCE_NAME_PATTERN})]
+# A question needs one character that is neither blank nor a control character (they are removed).
+QUESTION_PATTERN = r"[^\s\x00-\x1f\x7f]"
+
+
+def parse_sources(v: list[str] | None) -> list[str] | None:
+    if v is None:
+        return None
+    out: list[str] = []
+    for item in v:
+        if not isinstance(item, str):
+            raise ValueError("sources must be strings")
+        allowed = [t.value.lower() for t in SourceType]
+        if item.strip().lower() not in allowed:  # ASCII names only: no Unicode case-mapping tricks
+            raise ValueError(f"unknown source {item!r}; expected one of {', '.join(allowed)}")
+        t = SourceType.parse(item)
+        if t.value.lower() not in out:
+            out.append(t.value.lower())
+    return out
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"question": "How do we retry failed payment webhooks?", "sources": ["jira"]}]
+        }
+    )
+
+    question: str = Field(
+        ...,
+        min_length=1,
+        max_length=100_000,
+        description="The question (limit: DEVKB_MAX_QUESTION_CHARS, default 2000).",
+        json_schema_extra={"pattern": QUESTION_PATTERN},
+    )
+    sources: list[SourceParam] | None = Field(
+        None,
+        description="Restrict to these sources: jira, confluence, github (case-insensitive).",
+        max_length=3 * 4,
+    )
+
+    @field_validator("question")
+    @classmethod
+    def _question(cls, v: str) -> str:
+        cleaned = "".join(ch for ch in v if ch in "\n\t" or (ord(ch) >= 32 and ord(ch) != 127)).strip()
+        if not cleaned:
+            raise ValueError("question must not be empty or whitespace only")
+        return cleaned
+
+    @field_validator("sources")
+    @classmethod
+    def _sources(cls, v: list[str] | None) -> list[str] | None:
+        return parse_sources(v)
+
+    def source_types(self) -> list[SourceType] | None:
+        return None if not self.sources else [SourceType.parse(s) for s in self.sources]
+
+
+class SourceCitation(BaseModel):
+    document_id: str
+    title: str
+    url: str
+    type: str
+    score: float
+    snippet: str
+
+
+class ToolCallOut(BaseModel):
+    tool: str
+    arguments: dict[str, Any]
+    result_count: int
+
+
+class AskResponse(BaseModel):
+    answer: str
+    sources: list[SourceCitation]
+    tool_calls: list[ToolCallOut] = Field(default_factory=list)
+    mode: Literal["llm", "extractive"] = "extractive"
+    session_id: str | None = None
+    question: str | None = Field(
+        None, description="The question as answered (a follow-up rewritten by the LLM)."
+    )
+    provider: str | None = Field(None, description="ollama, openai or none.")
+    note: str | None = Field(None, description="Why the answer is extractive although an LLM is configured.")
+
+
+class ChatMessageOut(BaseModel):
+    role: Literal["user", "assistant"]
+    content: str
+    timestamp: str
+    sources: list[SourceCitation] = Field(default_factory=list)
+
+
+class ChatHistoryResponse(BaseModel):
+    session_id: str
+    messages: list[ChatMessageOut]
+
+
+class ChatClearResponse(BaseModel):
+    session_id: str
+    cleared: int
+
+
+class ComponentHealth(BaseModel):
+    ok: bool
+    detail: str
+
+
+class ReplicaInfo(BaseModel):
+    instance: str = Field(description="This replica's name (DEVKB_INSTANCE_ID, default host:pid).")
+    chat_memory: Literal["memory", "store"]
+    scheduler_leader: bool = Field(description="Whether this replica runs the sync scheduler now.")
+
+
+class HealthResponse(BaseModel):
+    status: Literal["ok", "degraded"]
+    store: ComponentHealth
+    embedder: ComponentHealth
+    llm: ComponentHealth
+    replica: ReplicaInfo | None = None
+
+
+class ConversationOut(BaseModel):
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+    message_count: int
+
+
+class ConversationDetail(BaseModel):
+    conversation: ConversationOut
+    messages: list[ChatMessageOut]
+
+
+class ConversationRename(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
+
+
+class DocumentOut(BaseModel):
+    id: str
+    type: str
+    title: str
+    url: str
+    updated_at: str
+    metadata: dict[str, Any]
+    source: str
+
+
+class ChunkOut(BaseModel):
+    id: str
+    chunk_index: int
+    section: str
+    content: str
+
+
+class DocumentDetail(BaseModel):
+    document: DocumentOut
+    chunks: list[ChunkOut]
+
+
+class NeighborOut(BaseModel):
+    document: DocumentOut
+    kind: str
+    evidence: str
+    direction: Literal["out", "in"]
+
+
+class GraphNode(BaseModel):
+    id: str
+    type: str
+    title: str
+    url: str
+    metadata: dict[str, Any]
+
+
+class GraphEdge(BaseModel):
+    source: str
+    target: str
+    kind: str
+    evidence: str
+
+
+class GraphResponse(BaseModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+class StatsResponse(BaseModel):
+    documents: int
+    chunks: int
+    references: int
+    documents_by_type: dict[str, int]
+    references_by_kind: dict[str, int]
+    embedding_model: str | None
+    embedding_dimension: int | None
+
+
+class RunOut(BaseModel):
+    id: str
+    source: str
+    state: str
+    phase: str
+    done: int
+    total: int | None
+    documents_indexed: int
+    documents_unchanged: int
+    documents_deleted: int
+    chunks_written: int
+    chunks_embedded: int
+    references_written: int
+    retries: int
+    errors: list[str]
+    started_at: str | None
+    finished_at: str | None
+    full: bool
+
+
+class SourceOut(BaseModel):
+    name: str
+    type: str
+    status: Literal["idle", "running", "failed", "never-synced"]
+    schedule: str | None
+    last_success: str | None
+    last_error: str | None
+    next_run: str | None
+    counts: dict[str, int]
+    current_run: RunOut | None
+    last_run: RunOut | None
+    config: dict[str, Any]
+
+
+class SyncStarted(BaseModel):
+    run_id: str
+    source: str
+    status_url: str
+
+
+class ErrorResponse(BaseModel):
+    detail: str
+
+
+class FeedbackIn(BaseModel):
+    question: str = Field(min_length=1, max_length=5000)
+    answer: str = Field(max_length=50_000)
+    rating: Literal["up", "down"]
+    document_ids: list[Annotated[str, Field(max_length=500)]] = Field(default_factory=list, max_length=50)
+    comment: str | None = Field(None, max_length=2000)
+
+
+class FeedbackStored(BaseModel):
+    stored: bool
+    at: str

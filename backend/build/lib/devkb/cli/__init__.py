@@ -1,0 +1,1 @@
+"""The ``devkb`` command line."""

@@ -1,0 +1,455 @@
+"""``devkb``: index, sync, ask, serve, status — the same components as the server, from a shell.
+
+Exit codes: 0 ok, 1 a run or question failed, 2 bad input or configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Annotated, NoReturn
+
+import typer
+from tqdm import tqdm
+
+from devkb.access.readers import EVERYTHING, Reader, reading_as
+from devkb.container import Container, is_demo, prepare_store, shutdown
+from devkb.errors import ConfigurationError, DevkbError, SchemaMismatchError, SyncInProgressError
+from devkb.indexing.run_status import RunStatus
+from devkb.store.models import SourceType
+from devkb.store.protocol import ReembeddableStore, VerifiableStore
+
+app = typer.Typer(
+    help="devkb: a knowledge base for Jira, Confluence and GitHub.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+def _container() -> Container:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        c = Container()
+        c.settings()
+        return c
+    except Exception as e:  # pydantic ValidationError and ConfigurationError
+        _fail(f"invalid configuration: {e}")
+        raise
+
+
+def _reader(c: Container, email: str | None) -> Reader:
+    """Whom a local command reads as: everything (the operator, who holds the data files), or the
+    user ``--as`` names, with exactly that user's permissions."""
+    if not email:
+        return EVERYTHING
+    user = c.accounts().user(email)
+    if user is None:
+        _fail(f"no user {email!r} (devkb users list)")
+    if user.disabled:
+        _fail(f"{user.email} is disabled")
+    return c.access_policy().reader_for(user)
+
+
+def _sync(container: Container, names: list[str], full: bool, allow_mass_delete: bool = False) -> bool:
+    runs = container.runs()
+    ok = True
+    for name in names:
+        bar = tqdm(desc=f"{name}", unit="doc", dynamic_ncols=True, file=sys.stderr)
+
+        def progress(s: RunStatus, bar: tqdm = bar) -> None:
+            if s.total is not None and bar.total != s.total:
+                bar.total = s.total
+            bar.n = s.done
+            bar.set_postfix(
+                phase=s.phase,
+                new=s.documents_indexed,
+                same=s.documents_unchanged,
+                deleted=s.documents_deleted,
+                retries=s.retries,
+                refresh=False,
+            )
+            bar.refresh()
+
+        try:
+            s = runs.run(name, full=full, on_progress=progress, allow_mass_delete=allow_mass_delete)
+            bar.close()
+            typer.echo(
+                f"{name}: {s.documents_indexed} indexed, {s.documents_unchanged} unchanged, "
+                f"{s.documents_deleted} deleted, {s.chunks_embedded} chunks embedded, "
+                f"{s.references_written} references, {s.retries} retries"
+            )
+        except SyncInProgressError as e:
+            bar.close()
+            typer.secho(f"{name}: {e}", fg=typer.colors.YELLOW, err=True)
+            ok = False
+        except DevkbError as e:
+            bar.close()
+            typer.secho(f"{name}: sync failed: {e}", fg=typer.colors.RED, err=True)
+            ok = False
+    return ok
+
+
+@app.command()
+def index(
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
+    full: Annotated[bool, typer.Option(help="Re-read everything, not only changes.")] = False,
+) -> None:
+    """Index every configured source (or one), incrementally, with a progress bar."""
+    c = _container()
+    try:
+        prepare_store(c)
+        runs = c.runs()
+        names = [source] if source else runs.ordered_names()
+        for n in names:
+            runs.loader(n)
+        if is_demo(c.settings()):
+            typer.echo("no sources configured: indexing the built-in demo workspace", err=True)
+        if not _sync(c, names, full):
+            raise typer.Exit(1)
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def sync(
+    name: Annotated[str, typer.Argument(help="Source name (see `devkb sources`).")],
+    full: Annotated[bool, typer.Option(help="Re-read everything, not only changes.")] = False,
+    allow_mass_delete: Annotated[
+        bool, typer.Option(help="Allow deleting more than half of the source's documents.")
+    ] = False,
+) -> None:
+    """Sync one source now, with a progress bar."""
+    c = _container()
+    try:
+        prepare_store(c)
+        c.runs().loader(name)
+        if not _sync(c, [name], full, allow_mass_delete):
+            raise typer.Exit(1)
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def sources() -> None:
+    """List the configured sources with their last sync."""
+    c = _container()
+    try:
+        store = prepare_store(c)
+        for cfg in c.sources():
+            st = store.get_sync_state(cfg.name)
+            last = st.last_success if st else None
+            err = f"  last error: {st.last_error}" if st and st.last_error else ""
+            counts = json.dumps(st.counts) if st else "{}"
+            typer.echo(
+                f"{cfg.name:<16} {cfg.type:<11} schedule={cfg.schedule or 'manual':<8} last={last or 'never'} {counts}{err}"
+            )
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    source: Annotated[
+        list[str] | None, typer.Option("--source", "-s", help="jira, confluence or github; repeatable.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole response as JSON.")] = False,
+    as_user: Annotated[
+        str | None, typer.Option("--as", help="Answer from what this user may read (default: everything).")
+    ] = None,
+) -> None:
+    """Ask a question and print the answer with its sources."""
+    if not question.strip():
+        _fail("the question is empty")
+    c = _container()
+    try:
+        types = [SourceType.parse(s) for s in source] if source else None
+    except ValueError as e:
+        _fail(str(e))
+        return
+    try:
+        prepare_store(c)
+        with reading_as(_reader(c, as_user)):
+            answer = c.ask().ask(question.strip(), types)
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+        return
+    finally:
+        shutdown(c)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "answer": answer.answer,
+                    "mode": answer.mode,
+                    "sources": [s.__dict__ for s in answer.sources],
+                    "tool_calls": [t.__dict__ for t in answer.tool_calls],
+                },
+                indent=2,
+            )
+        )
+        return
+    typer.echo(answer.answer)
+    typer.echo(f"\n({answer.mode})")
+    for i, s in enumerate(answer.sources, 1):
+        typer.echo(f"[{i}] {s.title} — {s.url}")
+
+
+@app.command()
+def status() -> None:
+    """Store counts, embedding model and source states."""
+    c = _container()
+    try:
+        store = prepare_store(c)
+        s = store.stats()
+        typer.echo(
+            f"store: {c.settings().store}  documents={s.documents} chunks={s.chunks} references={s.references}"
+        )
+        typer.echo(f"embedding: {s.embedding_model} ({s.embedding_dimension}-d)")
+        for t, n in sorted(s.documents_by_type.items()):
+            typer.echo(f"  {t:<11} {n}")
+        for k, n in sorted(s.references_by_kind.items()):
+            typer.echo(f"  edge {k:<34} {n}")
+        for st in store.list_sync_states():
+            typer.echo(
+                f"source {st.source}: last success {st.last_success or 'never'}"
+                + (f", last error: {st.last_error}" if st.last_error else "")
+            )
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default DEVKB_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default DEVKB_PORT).")] = None,
+    index_first: Annotated[
+        bool, typer.Option("--index/--no-index", help="Sync every source before serving.")
+    ] = False,
+) -> None:
+    """Serve the API (and the web app) with uvicorn."""
+    import uvicorn
+
+    from devkb.api.app import create_app
+
+    c = _container()
+    settings = c.settings()
+    if index_first:
+        try:
+            prepare_store(c)
+            _sync(c, c.runs().ordered_names(), full=False)
+            c.permission_sync().run_once()  # who may read what, before the first person asks
+        except (ConfigurationError, SchemaMismatchError) as e:
+            shutdown(c)
+            _fail(str(e))
+    try:
+        prepare_store(c)
+    except (ConfigurationError, SchemaMismatchError, DevkbError) as e:
+        shutdown(c)
+        _fail(str(e))
+    logging.getLogger().setLevel(logging.INFO)
+    uvicorn.run(create_app(c), host=host or settings.host, port=port or settings.port, log_level="info")
+
+
+@app.command("mcp")
+def mcp_stdio(
+    as_user: Annotated[
+        str | None, typer.Option("--as", help="Serve what this user may read (default: everything).")
+    ] = None,
+) -> None:
+    """Serve devkb to a coding agent over MCP on stdin/stdout (docs/mcp.md)."""
+    c = _container()  # logs go to stderr: stdout carries the protocol
+    try:
+        prepare_store(c)
+        with reading_as(_reader(c, as_user)):
+            c.mcp_server().run("stdio")
+    except DevkbError as e:
+        _fail(str(e), 1)
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def reindex(
+    re_embed: Annotated[
+        bool,
+        typer.Option("--re-embed", help="Drop every chunk and embed again with the configured embedder."),
+    ] = False,
+) -> None:
+    """Index every source from scratch; with --re-embed, switch the store to the configured embedding model."""
+    c = _container()
+    try:
+        store = c.store()
+        if re_embed:
+            if not isinstance(store, ReembeddableStore):
+                _fail("this store cannot reset its embedding model")
+            store.reset_embedding_model()
+        prepare_store(c)
+        if not _sync(c, c.runs().ordered_names(), full=True):
+            raise typer.Exit(1)
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Target backend: neo4j.")],
+    allow_non_empty: Annotated[
+        bool, typer.Option(help="Copy into a target that already holds documents.")
+    ] = False,
+) -> None:
+    """Copy the embedded store into Neo4j (DEVKB_NEO4J_*) without re-embedding."""
+    from devkb.container import store_resource
+    from devkb.store.migrate import migrate as copy_store
+
+    if to != "neo4j":
+        _fail(f"--to must be neo4j, not {to!r}")
+    c = _container()
+    settings = c.settings()
+    if not settings.neo4j_uri:
+        _fail("set DEVKB_NEO4J_URI (and DEVKB_NEO4J_USER, DEVKB_NEO4J_PASSWORD) to the target server")
+    source_settings = settings.model_copy(update={"store": "sqlite"})
+    target_settings = settings.model_copy(update={"store": "neo4j"})
+    src_res, dst_res = store_resource(source_settings), store_resource(target_settings)
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage) or bars.setdefault(stage, tqdm(desc=stage, total=total, file=sys.stderr))
+        bar.n = done
+        bar.refresh()
+
+    try:
+        source, target = next(src_res), next(dst_res)
+        if isinstance(target, VerifiableStore):
+            target.verify()
+        report = copy_store(source, target, progress, require_empty_target=not allow_non_empty)
+        for bar in bars.values():
+            bar.close()
+        typer.echo(
+            f"copied {report.documents} documents, {report.chunks} chunks, {report.references} references, "
+            f"{report.sync_states} sync states to {settings.neo4j_uri} (no re-embedding)"
+        )
+    except DevkbError as e:
+        _fail(str(e), 1)
+    finally:
+        for res in (src_res, dst_res):
+            res.close()
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+
+
+# -- people and permissions (docs/security.md) ------------------------------------------------------
+users_app = typer.Typer(help="Users of a server with accounts (the accounts file, DEVKB_ACCOUNTS_DB).")
+app.add_typer(users_app, name="users")
+token_app = typer.Typer(help="API tokens for scripts and MCP clients.")
+app.add_typer(token_app, name="token")
+
+
+def _password(from_stdin: bool) -> str | None:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    return typer.prompt("password", hide_input=True, confirmation_prompt=True) if sys.stdin.isatty() else None
+
+
+@users_app.command("add")
+def users_add(
+    email: Annotated[str, typer.Argument(help="The user's e-mail (their sign-in name).")],
+    role: Annotated[str, typer.Option(help="admin or member.")] = "member",
+    name: Annotated[str, typer.Option(help="Display name.")] = "",
+    password_stdin: Annotated[
+        bool,
+        typer.Option("--password-stdin", help="Read the password from stdin (else prompt; none: SSO only)."),
+    ] = False,
+) -> None:
+    """Add a user. The first user turns accounts on: anonymous access ends."""
+    c = _container()
+    try:
+        user = c.accounts().create_user(email, name, role, _password(password_stdin))
+    except DevkbError as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+    typer.echo(f"added {user.email} ({user.role})")
+
+
+@users_app.command("list")
+def users_list() -> None:
+    """List the users."""
+    c = _container()
+    try:
+        for u in c.accounts().users():
+            flags = " disabled" if u.disabled else ""
+            typer.echo(f"{u.email}\t{u.role}\t{u.name}{flags}")
+    finally:
+        shutdown(c)
+
+
+@users_app.command("disable")
+def users_disable(email: Annotated[str, typer.Argument(help="The user's e-mail.")]) -> None:
+    """Disable a user: their sessions and tokens stop working at once."""
+    c = _container()
+    try:
+        c.accounts().update_user(email, disabled=True)
+    except LookupError:
+        _fail(f"no user {email!r}")
+    finally:
+        shutdown(c)
+    typer.echo(f"disabled {email}")
+
+
+@token_app.command("create")
+def token_create(
+    email: Annotated[str, typer.Argument(help="Whose token: it reads what this user may read.")],
+    name: Annotated[str, typer.Option(help="What the token is for.")] = "script",
+) -> None:
+    """Print a new API token (send it as 'Authorization: Bearer <token>')."""
+    c = _container()
+    try:
+        secret, _ = c.accounts().create_token(email.strip().lower(), name)
+    except LookupError:
+        _fail(f"no user {email!r} (devkb users list)")
+    except DevkbError as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+    typer.echo(secret)
+
+
+@app.command("permissions")
+def permissions_sync() -> None:
+    """Mirror the sources' permissions now (the server also does it on its own schedule)."""
+    c = _container()
+    try:
+        statuses = c.permission_sync().run_once()
+    finally:
+        shutdown(c)
+    failed = False
+    for st in statuses.values():
+        typer.echo(f"{st.source}\t{st.state}\t{st.pairs} pairs\t{st.error or ''}")
+        failed = failed or st.state != "ok"
+    if not statuses:
+        typer.echo("no source reports permissions")
+    if failed:
+        raise typer.Exit(1)

@@ -1,0 +1,176 @@
+"""All of devkb's configuration in one typed class: ``DEVKB_*`` environment variables and ``.env``.
+
+Secrets are ``SecretStr``: they never appear in logs, reprs, errors or API responses.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DEVKB_", env_file=".env", extra="ignore")
+
+    # -- where things live --------------------------------------------------------------
+    data_dir: Path = Field(Path("data"), description="Directory of the embedded store and run state.")
+    sources_file: Path | None = Field(
+        None, description="YAML file with the sources and their schedules; unset = built-in demo workspace."
+    )
+
+    # -- store ------------------------------------------------------------------------------
+    store: Literal["sqlite", "neo4j"] = "sqlite"
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str = "neo4j"
+
+    # -- embedder ---------------------------------------------------------------------------
+    embedder: Literal["local", "onnx", "ollama", "openai"] = Field(
+        "onnx",
+        description="onnx: all-MiniLM-L6-v2 on ONNX Runtime (default, int8 ~2.5x torch); local: the same model on torch.",
+    )
+    onnx_precision: Literal["int8", "fp32"] = "int8"
+    onnx_batch_size: int = Field(
+        2, ge=1, le=256, description="Texts per ONNX Runtime call: small batches stay in the CPU caches."
+    )
+    onnx_workers: int | None = Field(
+        None, ge=1, le=64, description="Parallel single-threaded ONNX sessions (default: one per core)."
+    )
+    model_cache_dir: Path | None = Field(
+        None, description="Where exported ONNX models are cached (default: DATA_DIR/models)."
+    )
+    embed_batch_size: int = Field(32, ge=1, le=1024)
+    ollama_embed_model: str = "nomic-embed-text"
+    openai_embed_model: str = "text-embedding-3-small"
+
+    blas_threads: int = Field(
+        1,
+        ge=0,
+        le=64,
+        description="BLAS threads per product in the server (its "
+        "request threads run in parallel already); 0 = the library default.",
+    )
+    related_search_max_documents: int | None = Field(
+        100_000,
+        ge=0,
+        description="Above this many documents RAGSearch uses the store's indexes instead of "
+        "RelatedSearch's in-memory snapshot (~670 MiB per 100k chunks); 0 = never use the snapshot.",
+    )
+
+    # -- LLM ---------------------------------------------------------------------------------
+    llm_provider: Literal["auto", "ollama", "openai", "none"] = "auto"
+    ollama_url: str = "http://127.0.0.1:11434"
+    ollama_model: str = "qwen2.5:3b"
+    openai_api_key: SecretStr | None = None
+    openai_model: str = "gpt-4o-mini"
+    openai_base_url: str | None = None
+    agent_max_steps: int = Field(6, ge=1, le=20)
+    llm_max_tokens: int = Field(
+        1024,
+        ge=16,
+        le=32768,
+        description="Cap on tokens per model reply (small models can loop until the context is full).",
+    )
+
+    # -- indexing -------------------------------------------------------------------------------
+    chunk_size: int = Field(1000, ge=200, le=8000, description="Target characters per chunk.")
+    chunk_overlap: int = Field(100, ge=0, le=2000)
+
+    # -- API ------------------------------------------------------------------------------------
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    api_key: SecretStr | None = None
+    cors_origins: list[str] = Field(default_factory=list)
+    cookie_secure: bool = False
+    max_question_chars: int = Field(2000, ge=10, le=100_000)
+    session_ttl_seconds: int = Field(24 * 3600, ge=60)
+    max_sessions: int = Field(10_000, ge=1)
+    history_limit: int = Field(50, ge=1, le=1000)
+    scheduler_enabled: bool = True
+
+    # -- people and permissions (docs/security.md) ----------------------------------------------
+    accounts_db: Path | None = Field(
+        None,
+        description="The accounts file (users, sessions, tokens, mirrored permissions); default <data dir>/accounts.db.",
+    )
+    demo_users: bool = Field(
+        False,
+        description="Demo workspace only: create the demo's users (shown on the sign-in page) and mirror "
+        "the demo sources' permissions, so the demo runs with accounts (make run sets it).",
+    )
+    session_days: float = Field(14, gt=0, le=365, description="A sign-in session lasts this many days.")
+    permission_sync_minutes: float = Field(
+        10, gt=0, description="How often the sources' permissions are mirrored (independently of content)."
+    )
+    oidc_issuer: str | None = Field(None, description="OpenID Connect issuer URL; enables single sign-on.")
+    oidc_client_id: str | None = None
+    oidc_client_secret: SecretStr | None = None
+    oidc_name: str = Field("single sign-on", description="The sign-in button's label, e.g. 'Okta'.")
+    oidc_default_role: Literal["admin", "member"] = Field(
+        "member", description="Role of a user created by their first single sign-on."
+    )
+
+    # -- conversations and replicas (docs/deployment.md) ----------------------------------------
+    chat_memory: Literal["memory", "store"] = Field(
+        "memory",
+        description="memory: chat history per session in this process, gone on restart (the default, "
+        "privacy by design); store: conversations in the graph store, shared by replicas, kept until "
+        "deleted or expired.",
+    )
+    conversation_retention_days: float = Field(
+        30, gt=0, description="store mode: conversations not used for this many days are deleted."
+    )
+    conversation_max_messages: int = Field(
+        1000, ge=2, le=100_000, description="store mode: messages kept per conversation (oldest dropped)."
+    )
+    lease_seconds: float = Field(
+        15, ge=1, le=3600, description="store mode: the scheduler leader's and a running sync's lease."
+    )
+    instance_id: str = Field(
+        default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}",
+        description="This replica's name in leases and sync runs (default host:pid).",
+    )
+
+    # -- sources (used when no sources file is given and not in demo mode) ------------------------
+    jira_url: str | None = None
+    jira_user: str | None = None
+    jira_token: SecretStr | None = None
+    jira_jql: str | None = None
+    confluence_url: str | None = None
+    confluence_user: str | None = None
+    confluence_token: SecretStr | None = None
+    github_url: str = "https://api.github.com"
+    github_token: SecretStr | None = None
+
+    @field_validator("data_dir")
+    @classmethod
+    def _absolute(cls, v: Path) -> Path:
+        return v.expanduser().resolve()
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.store == "neo4j" and not self.neo4j_uri:
+            raise ValueError("DEVKB_STORE=neo4j needs DEVKB_NEO4J_URI (e.g. bolt://localhost:7687)")
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("DEVKB_CHUNK_OVERLAP must be smaller than DEVKB_CHUNK_SIZE")
+        if self.oidc_issuer and not self.oidc_client_id:
+            raise ValueError(
+                "DEVKB_OIDC_ISSUER needs DEVKB_OIDC_CLIENT_ID (the client registered at the provider)"
+            )
+        if self.sources_file is not None and not self.sources_file.exists():
+            raise ValueError(f"DEVKB_SOURCES_FILE {self.sources_file} does not exist")
+        return self
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "graph.sqlite"
+
+    @property
+    def accounts_path(self) -> Path:
+        return self.accounts_db if self.accounts_db is not None else self.data_dir / "accounts.db"

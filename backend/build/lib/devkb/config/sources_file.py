@@ -1,0 +1,149 @@
+"""The sources file (``sources.yaml``): which Jira, Confluence and GitHub sources to read and when.
+
+    sources:
+      - name: jira                 # unique; used in the API (/sources/jira) and CLI (devkb sync jira)
+        type: jira                 # jira | confluence | github
+        url: https://jira.example.com
+        user: bot@example.com
+        token_env: DEVKB_JIRA_TOKEN   # secrets come from the environment only
+        projects: [PAY, WEB]
+        schedule: 30m              # every 30 minutes; also "2h", "1d" or a 5-field cron expression
+      - name: wiki
+        type: confluence
+        url: https://wiki.example.com
+        spaces: [PAY]
+      - name: code
+        type: github
+        repos: [acme/payments-service]
+        include: ["**/*.md", "**/*.py"]
+        people:                    # permission sync: account id / user name / login → e-mail
+          octocat: octo@example.com
+
+Unknown keys are errors, so a typo never silently disables a setting.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from devkb.errors import ConfigurationError
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+_SCHEDULE = re.compile(r"^(\d+)([smhd])$")
+
+
+class SourceConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: Literal["jira", "confluence", "github"]
+    url: str | None = None
+    browse_url: str | None = Field(None, description="Base URL used in citations, when it differs from url.")
+    user: str | None = None
+    token_env: str | None = None
+    schedule: str | None = "30m"
+    enabled: bool = True
+    deployment: Literal["auto", "cloud", "datacenter"] = Field(
+        "auto", description="Atlassian sources: Cloud or Data Center/Server; auto asks the server."
+    )
+    # jira
+    projects: list[str] = Field(default_factory=list)
+    jql: str | None = None
+    # confluence
+    spaces: list[str] = Field(default_factory=list)
+    url_aliases: dict[str, str] = Field(default_factory=dict, description="Extra site path → page title.")
+    # github
+    repos: list[str] = Field(default_factory=list)
+    include: list[str] = Field(
+        default_factory=lambda: [
+            "**/*.md",
+            "**/*.rst",
+            "**/*.txt",
+            "**/*.py",
+            "**/*.js",
+            "**/*.ts",
+            "**/*.java",
+            "**/*.go",
+            "**/*.json",
+            "**/*.yaml",
+            "**/*.yml",
+            "**/*.toml",
+        ]
+    )
+    exclude: list[str] = Field(default_factory=list)
+    max_file_bytes: int = 200_000
+    include_issues: bool = True
+    branches: list[str] = Field(
+        default_factory=list, description="GitHub: branches beyond the default whose commits are indexed too."
+    )
+    doc_sites: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="Documentation sites built from a repo: [{prefix, repo, path}] with {page} in path.",
+    )
+    page_size: int = Field(100, ge=1, le=1000)
+    people: dict[str, str] = Field(
+        default_factory=dict,
+        description="Permission sync: source account id, user name or login → e-mail (overrides the source's).",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError("name must be lower-case letters, digits, '-' or '_' (max 63)")
+        return v
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, v: str | None) -> str | None:
+        if v is None or v in ("", "off", "manual"):
+            return None
+        if _SCHEDULE.match(v) or len(v.split()) == 5:
+            return v
+        raise ValueError("schedule must look like 30m, 2h, 1d, a 5-field cron expression, or 'manual'")
+
+    def token(self) -> SecretStr | None:
+        if not self.token_env:
+            return None
+        value = os.environ.get(self.token_env)
+        if value is None:
+            raise ConfigurationError(f"source {self.name}: environment variable {self.token_env} is not set")
+        return SecretStr(value)
+
+
+class SourcesFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sources: list[SourceConfig]
+
+    @field_validator("sources")
+    @classmethod
+    def _unique(cls, v: list[SourceConfig]) -> list[SourceConfig]:
+        names = [s.name for s in v]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(f"duplicate source names: {', '.join(sorted(dup))}")
+        return v
+
+
+def load_sources_file(path: Path) -> list[SourceConfig]:
+    try:
+        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return SourcesFile.model_validate(raw).sources
+    except (OSError, yaml.YAMLError) as e:
+        raise ConfigurationError(f"cannot read sources file {path}: {e}") from e
+    except ValidationError as e:
+        raise ConfigurationError(f"invalid sources file {path}:\n{e}") from e
+
+
+def parse_interval_seconds(schedule: str) -> int | None:
+    """``30m`` → 1800; a cron expression → ``None``."""
+    m = _SCHEDULE.match(schedule)
+    if not m:
+        return None
+    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]

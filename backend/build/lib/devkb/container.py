@@ -1,0 +1,393 @@
+"""The one place that wires devkb's components together (dependency-injector).
+
+settings ─┬─ store (sqlite | neo4j)
+          ├─ embedder (local | onnx | ollama | openai)
+          ├─ source configs (sources file | DEVKB_JIRA_* | the `devkb.workspaces` demo) → loaders
+          ├─ link context builder → indexing pipeline → source sync → run manager
+          ├─ hybrid search → toolbox (RAGSearch, GraphQuery, FetchNeighbors, FilterDocs)
+          │     → planner (rules, no LLM) ─┐
+          ├─ llm provider (auto | ollama | openai | none) → agent runner ─┴→ ask service
+          ├─ chat memory (sessions), llm status (for /health)
+          └─ accounts → access policy → reader store (the store as the current reader may see it:
+             what the agent, the API and MCP read; indexing writes and reads the store itself)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+from dependency_injector import containers, providers
+
+from devkb.access.accounts import AccountStore
+from devkb.access.permission_sync import PermissionSync
+from devkb.access.policy import AccessPolicy
+from devkb.access.scoped_store import ScopedStore
+from devkb.agent.agent_runner import AgentRunner
+from devkb.agent.ask_service import AskService
+from devkb.agent.planner import Planner
+from devkb.agent.providers import LlmProvider
+from devkb.agent.retrieval import RelatedSearch
+from devkb.agent.tools import Toolbox
+from devkb.config.secrets import masker_for
+from devkb.config.settings import Settings
+from devkb.config.sources_file import SourceConfig, load_sources_file
+from devkb.config.workspaces import WorkspaceUser, find_workspace
+from devkb.conversations.memory import ChatMemory, SessionMemory
+from devkb.conversations.store_memory import StoreChatMemory
+from devkb.errors import ConfigurationError
+from devkb.indexing.embedders.base import TextEmbedder
+from devkb.indexing.pipeline import IndexingPipeline
+from devkb.indexing.references.backfill import ReferenceBackfill, SyncWithBackfill
+from devkb.indexing.references.context_builder import LinkContextBuilder
+from devkb.indexing.references.extractor import ReferenceExtractor
+from devkb.indexing.run_manager import RunManager
+from devkb.indexing.splitting.by_kind import default_segmenters
+from devkb.indexing.sync import SourceSync
+from devkb.mcp.parts import McpParts
+from devkb.mcp.server import build_mcp_server
+from devkb.scheduling import SyncScheduler
+from devkb.scheduling.leader import LeaderElection
+from devkb.sources.base import SourceLoader
+from devkb.sources.registry import build_loader
+from devkb.store.protocol import GraphStore, VerifiableStore
+from devkb.store.shared_state import SharedState
+
+log = logging.getLogger(__name__)
+
+
+def build_sqlite_store(settings: Settings) -> GraphStore:
+    from devkb.store.sqlite import SQLiteGraphStore
+
+    return SQLiteGraphStore(settings.sqlite_path)
+
+
+def build_embedder(settings: Settings) -> TextEmbedder:
+    if settings.embedder == "local":
+        from devkb.indexing.embedders.local_minilm import LocalMiniLMEmbedder
+
+        return LocalMiniLMEmbedder(batch_size=settings.embed_batch_size)
+    if settings.embedder == "onnx":
+        from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
+
+        return OnnxMiniLMEmbedder(
+            cache_dir=settings.model_cache_dir or settings.data_dir / "models",
+            precision=settings.onnx_precision,
+            batch_size=settings.onnx_batch_size,
+            workers=settings.onnx_workers,
+        )
+    from devkb.indexing.embedders.remote_embedder import ollama_embedder, openai_embedder
+
+    if settings.embedder == "ollama":
+        return ollama_embedder(settings.ollama_url, settings.ollama_embed_model)
+    if settings.openai_api_key is None:
+        raise ConfigurationError("DEVKB_EMBEDDER=openai needs DEVKB_OPENAI_API_KEY")
+    return openai_embedder(settings.openai_api_key, settings.openai_embed_model, settings.openai_base_url)
+
+
+def neo4j_driver_resource(settings: Settings) -> Generator[Any, None, None]:
+    """The Neo4j driver (``DEVKB_STORE=neo4j``): the container opens and closes it; the store
+    only borrows it. Tests override this provider with a recording driver."""
+    from devkb.store.neo4j.factory import neo4j_driver_resource as open_driver
+
+    yield from open_driver(settings)
+
+
+def store_resource(
+    settings: Settings, driver: Callable[[], Any] | None = None
+) -> Generator[GraphStore, None, None]:
+    """The configured store; for Neo4j over ``driver`` (the container's), else over its own."""
+    if settings.store == "neo4j":
+        from devkb.store.neo4j import Neo4jGraphStore
+
+        if driver is not None:
+            yield Neo4jGraphStore(driver(), settings.neo4j_database)
+            return
+        own = neo4j_driver_resource(settings)
+        try:
+            yield Neo4jGraphStore(next(own), settings.neo4j_database)
+        finally:
+            own.close()
+        return
+    store = build_sqlite_store(settings)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def shared_state_resource(settings: Settings, store: GraphStore) -> Iterator[SharedState]:
+    """Conversations, leases and sync runs in the configured store (persistent mode only)."""
+    if settings.store == "neo4j":
+        from devkb.store.neo4j import Neo4jGraphStore
+        from devkb.store.neo4j.shared_state import Neo4jSharedState
+
+        assert isinstance(store, Neo4jGraphStore)
+        yield Neo4jSharedState(store)
+        return
+    from devkb.store.sqlite.shared_state import SQLiteSharedState
+
+    state = SQLiteSharedState(settings.sqlite_path)
+    try:
+        yield state
+    finally:
+        state.close()
+
+
+def build_chat_memory(settings: Settings, shared: providers.Provider[SharedState]) -> SessionMemory:
+    """The session memory of ``DEVKB_CHAT_MEMORY``: this process (default) or the store."""
+    if settings.chat_memory == "store":
+        return StoreChatMemory(
+            shared(),
+            history_limit=settings.history_limit,
+            max_messages=settings.conversation_max_messages,
+            retention_days=settings.conversation_retention_days,
+        )
+    return ChatMemory(
+        ttl_seconds=settings.session_ttl_seconds,
+        max_sessions=settings.max_sessions,
+        history_limit=settings.history_limit,
+    )
+
+
+def build_runs(
+    settings: Settings,
+    sync: SourceSync,
+    loaders: list[SourceLoader],
+    shared: providers.Provider[SharedState],
+) -> RunManager:
+    if settings.chat_memory == "store":  # replicas: one run per source across all of them
+        return RunManager(
+            sync,
+            loaders,
+            shared=shared(),
+            instance=settings.instance_id,
+            lease_seconds=settings.lease_seconds,
+        )
+    return RunManager(sync, loaders)
+
+
+def build_background(
+    settings: Settings, scheduler: SyncScheduler, shared: providers.Provider[SharedState]
+) -> SyncScheduler | LeaderElection:
+    """What ``serve`` starts in the background: the scheduler, or — with replicas sharing a store —
+    the election that runs it on exactly one of them."""
+    if settings.chat_memory == "store":
+        return LeaderElection(shared(), scheduler, settings.instance_id, settings.lease_seconds)
+    return scheduler
+
+
+def demo_resource() -> Iterator[list[SourceConfig]]:
+    """The built-in demo workspace (the ``devkb.workspaces`` entry point ``demo``, offered by the
+    development tooling): its servers on loopback while the container runs; yields its sources."""
+    workspace = find_workspace("demo")
+    if workspace is None:
+        raise ConfigurationError(
+            "no sources are configured (DEVKB_SOURCES_FILE or DEVKB_JIRA_URL) and no demo workspace is "
+            "installed: configure a source, or install the development tooling "
+            "(pip install -e backend/devtools)"
+        )
+    running = workspace.start()
+    try:
+        yield running.sources
+    finally:
+        running.stop()
+
+
+def source_configs(settings: Settings, demo: providers.Provider[list[SourceConfig]]) -> list[SourceConfig]:
+    if settings.sources_file is not None:
+        return load_sources_file(Path(settings.sources_file))
+    if settings.jira_url:
+        return [
+            SourceConfig(
+                name="jira",
+                type="jira",
+                url=settings.jira_url,
+                user=settings.jira_user,
+                token_env="DEVKB_JIRA_TOKEN" if settings.jira_token else None,
+                jql=settings.jira_jql,
+            )
+        ]
+    return demo()
+
+
+def known_project_keys(store: GraphStore) -> set[str]:
+    """Jira project keys the sources reported at their last sync (their link hints)."""
+    keys: set[str] = set()
+    for state in store.list_sync_states():
+        keys.update((state.extra.get("link_hints") or {}).get("project_keys", []))
+    return keys
+
+
+def accounts_resource(settings: Settings) -> Iterator[AccountStore]:
+    """Users, sessions, tokens and mirrored permissions (``DEVKB_ACCOUNTS_DB``)."""
+    accounts = AccountStore(settings.accounts_path, session_days=settings.session_days)
+    try:
+        yield accounts
+    finally:
+        accounts.close()
+
+
+def demo_users(settings: Settings) -> list[WorkspaceUser]:
+    """The demo workspace's users, when the demo runs with accounts (``DEVKB_DEMO_USERS``)."""
+    if not (settings.demo_users and is_demo(settings)):
+        return []
+    workspace = find_workspace("demo")
+    return list(workspace.users()) if workspace is not None else []
+
+
+def ensure_demo_users(container: Container) -> None:
+    """Create the demo's users on a demo server with ``DEVKB_DEMO_USERS`` (once: existing users
+    are left as they are)."""
+    users: list[WorkspaceUser] = container.demo_users()
+    if not users:
+        return
+    accounts: AccountStore = container.accounts()
+    if accounts.user_count() > 0:
+        return
+    for u in users:
+        if accounts.user(u.email) is None:
+            accounts.create_user(u.email, u.name, u.role, u.password)
+    container.access_policy().forget()
+
+
+def build_oidc(settings: Settings) -> Any:
+    """OpenID Connect sign-in when ``DEVKB_OIDC_ISSUER`` is set, else None."""
+    if not settings.oidc_issuer or not settings.oidc_client_id:
+        return None
+    from devkb.access.oidc import OidcSignIn
+
+    secret = settings.oidc_client_secret.get_secret_value() if settings.oidc_client_secret else None
+    return OidcSignIn(settings.oidc_issuer, settings.oidc_client_id, secret, name=settings.oidc_name)
+
+
+def is_demo(settings: Settings) -> bool:
+    return settings.sources_file is None and not settings.jira_url
+
+
+class Container(containers.DeclarativeContainer):
+    settings = providers.Singleton(Settings)
+
+    neo4j_driver = providers.Resource(neo4j_driver_resource, settings)  # opened only for DEVKB_STORE=neo4j
+    store = providers.Resource(store_resource, settings, neo4j_driver.provider)
+    embedder = providers.Singleton(build_embedder, settings)
+
+    demo = providers.Resource(demo_resource)
+    sources = providers.Singleton(source_configs, settings, demo.provider)
+    loaders = providers.Singleton(lambda cfgs: [build_loader(c) for c in cfgs if c.enabled], sources)
+
+    link_context = providers.Singleton(LinkContextBuilder, store, loaders)
+    extractor = providers.Singleton(ReferenceExtractor)
+    pipeline = providers.Singleton(
+        lambda s, store, emb, ext, ctx: IndexingPipeline(
+            store,
+            emb,
+            ext,
+            ctx.current,
+            chunk_size=s.chunk_size,
+            chunk_overlap=s.chunk_overlap,
+            embed_batch_size=s.embed_batch_size,
+            segmenters=default_segmenters(),
+        ),
+        settings,
+        store,
+        embedder,
+        extractor,
+        link_context,
+    )
+    secret_masker = providers.Singleton(masker_for, settings, sources.provider)  # API, logs, sync errors
+    sync = providers.Singleton(
+        lambda store, pipeline, ext, ctx, masker: SyncWithBackfill(
+            store,
+            pipeline,
+            ReferenceBackfill(store, ext, ctx.current),
+            before_run=ctx.refresh,
+            redact=masker.text,
+        ),
+        store,
+        pipeline,
+        extractor,
+        link_context,
+        secret_masker,
+    )
+    shared_state = providers.Resource(shared_state_resource, settings, store)  # persistent mode only
+    runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider)
+    scheduler = providers.Singleton(
+        lambda s, runs, sources: SyncScheduler(runs, sources, enabled=s.scheduler_enabled),
+        settings,
+        runs.provider,
+        sources.provider,
+    )
+    background = providers.Singleton(build_background, settings, scheduler, shared_state.provider)
+    background_start = providers.Callable(lambda bg: bg.start, background)
+    background_stop = providers.Callable(lambda bg: bg.stop, background)
+
+    accounts = providers.Resource(accounts_resource, settings)
+    access_policy = providers.Singleton(AccessPolicy, accounts.provider)
+    reader_store = providers.Singleton(ScopedStore, store, access_policy)  # every read made for a person
+    demo_users = providers.Singleton(demo_users, settings)
+    oidc = providers.Singleton(build_oidc, settings)
+    permission_sync = providers.Singleton(
+        lambda s, loaders, accounts, policy, masker: PermissionSync(
+            loaders, accounts, policy, interval_seconds=s.permission_sync_minutes * 60, redact=masker.text
+        ),
+        settings,
+        loaders.provider,
+        accounts.provider,
+        access_policy.provider,
+        secret_masker,
+    )
+
+    search = providers.Singleton(  # HybridSearch + learnt ranking (agent/retrieval), scoped to the reader
+        lambda s, reader_store, store, emb, policy: RelatedSearch(
+            reader_store,
+            emb,
+            max_documents=s.related_search_max_documents,
+            snapshot_store=store,
+            policy=policy,
+        ),
+        settings,
+        reader_store,
+        store,
+        embedder,
+        access_policy,
+    )
+    project_keys = providers.Singleton(lambda store: lambda: known_project_keys(store), store)
+    toolbox = providers.Singleton(Toolbox, reader_store, search, project_keys)
+    planner = providers.Singleton(Planner, toolbox, project_keys)
+    llm = providers.Singleton(LlmProvider, settings)
+    llm_status = providers.Singleton(lambda llm: llm.status, llm)
+    agent_runner = providers.Singleton(
+        lambda s, toolbox, planner: AgentRunner(toolbox, planner, max_steps=s.agent_max_steps),
+        settings,
+        toolbox,
+        planner,
+    )
+    ask = providers.Singleton(AskService, planner, agent_runner, llm)
+    chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
+    # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
+    # are this container's singletons, created on first use (devkb/mcp)
+    mcp_parts = providers.Factory(
+        McpParts, settings, reader_store.provider, toolbox.provider, ask.provider, runs.provider
+    )
+    mcp_server = providers.Factory(build_mcp_server, mcp_parts)
+
+
+def prepare_store(container: Container) -> GraphStore:
+    """Open the store and check it against the embedder (fails fast with a clear message)."""
+    store: GraphStore = container.store()
+    emb = container.embedder()
+    if isinstance(store, VerifiableStore):
+        store.verify(emb.model_name, emb.dimension)  # reachable, authenticated, same embedding dimension
+    store.ensure_schema(emb.model_name, emb.dimension)
+    return store
+
+
+def shutdown(container: Container) -> None:
+    """Close what was opened (store connections or driver, demo emulators)."""
+    try:
+        container.shutdown_resources()
+    except Exception:
+        log.exception("shutting down resources failed")

@@ -1,0 +1,1 @@
+"""Haystack components of the indexing pipeline, one per file."""

@@ -1,0 +1,38 @@
+"""``ChunkEmbedder``: embeds chunks, reusing stored vectors of chunks whose id (a hash of
+document id, position and text) is already in the store."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from haystack import Document as HsDocument
+from haystack import component
+
+from devkb.indexing.embedders.base import TextEmbedder
+from devkb.store.protocol import GraphStore
+
+
+@component
+class ChunkEmbedder:
+    def __init__(self, embedder: TextEmbedder, store: GraphStore, batch_size: int = 64) -> None:
+        self.embedder = embedder
+        self.store = store
+        self.batch_size = batch_size
+        self.embedded = 0  # chunks embedded by the model (not reused), for run statistics
+        self.reused = 0
+
+    def warm_up(self) -> None:
+        self.embedder.warm_up()
+
+    @component.output_types(chunks=list[HsDocument])
+    def run(self, chunks: list[HsDocument]) -> dict[str, list[HsDocument]]:
+        known = self.store.chunk_embeddings([c.id for c in chunks]) if chunks else {}
+        todo = [c for c in chunks if c.id not in known]
+        vectors: dict[str, list[float]] = dict(known)
+        for i in range(0, len(todo), self.batch_size):
+            batch = todo[i : i + self.batch_size]
+            for c, v in zip(batch, self.embedder.embed([c.content or "" for c in batch]), strict=True):
+                vectors[c.id] = v.tolist()
+        self.embedded += len(todo)
+        self.reused += len(chunks) - len(todo)
+        return {"chunks": [replace(c, embedding=vectors[c.id]) for c in chunks]}

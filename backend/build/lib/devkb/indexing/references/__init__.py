@@ -1,0 +1,1 @@
+"""Finding REFERENCES in document text: issue keys, URLs, titles."""

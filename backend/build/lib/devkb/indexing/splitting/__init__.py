@@ -1,0 +1,1 @@
+"""Splitting documents into chunks by kind: headings for text, symbols for code."""

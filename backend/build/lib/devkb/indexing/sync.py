@@ -1,0 +1,141 @@
+"""``SourceSync``: one sync run of one source — load changed documents in batches, index each
+batch, checkpoint the cursor after it, then delete what the source no longer has.
+
+A crash mid-run loses at most the batch in flight (its transaction rolls back); the next run
+resumes from the last checkpoint. Unchanged documents are skipped by content hash.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from devkb.errors import DevkbError
+from devkb.indexing.pipeline import IndexingPipeline
+from devkb.indexing.run_status import RunStatus, utc_now
+from devkb.sources.base import Refetching, RetryReporting, SourceLoader
+from devkb.store.models import SyncState
+from devkb.store.protocol import GraphStore
+
+log = logging.getLogger(__name__)
+
+# Refuse to delete more than this share of a source's documents in one run (a source that
+# suddenly lists nothing is far more often broken than emptied).
+MASS_DELETE_SHARE = 0.5
+MASS_DELETE_MIN = 20
+
+
+class SourceSync:
+    def __init__(
+        self,
+        store: GraphStore,
+        pipeline: IndexingPipeline,
+        before_run: Callable[[SourceLoader], None] | None = None,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
+        self.store = store
+        self.pipeline = pipeline
+        self.before_run = before_run
+        self.redact = redact or (lambda text: text)  # masks configured secrets in stored errors
+
+    def run(
+        self,
+        loader: SourceLoader,
+        status: RunStatus | None = None,
+        full: bool = False,
+        on_progress: Callable[[RunStatus], None] | None = None,
+        allow_mass_delete: bool = False,
+    ) -> RunStatus:
+        status = status or RunStatus(source=loader.name, full=full)
+        status.update(state="running", phase="loading", started_at=utc_now(), full=full)
+        state = self.store.get_sync_state(loader.name) or SyncState(source=loader.name)
+        if isinstance(loader, RetryReporting):
+            loader.set_retry_hook(status.note_retry)
+        embedded_before = self.pipeline.chunk_embedder.embedded
+
+        def progress() -> None:
+            if on_progress:
+                on_progress(status)
+
+        try:
+            if self.before_run:
+                self.before_run(loader)
+            since = None if full else state.cursor
+            for batch in loader.load(since):
+                status.update(
+                    phase="indexing", total=batch.total if batch.total is not None else status.total
+                )
+                result = self.pipeline.run(batch.documents, loader.name, force=full)
+                status.update(
+                    done=status.done + result.received,
+                    documents_indexed=status.documents_indexed + result.documents_written,
+                    documents_unchanged=status.documents_unchanged + result.unchanged,
+                    chunks_written=status.chunks_written + result.chunks_written,
+                    references_written=status.references_written + result.references_written,
+                    chunks_embedded=self.pipeline.chunk_embedder.embedded - embedded_before,
+                )
+                state.cursor = batch.cursor
+                self.store.save_sync_state(state)  # checkpoint: resume from here after a crash
+                progress()
+            status.update(phase="deleting")
+            progress()
+            current = loader.list_ids()
+            stale = self.store.document_ids(source=loader.name) - current
+            known = len(self.store.document_ids(source=loader.name))
+            if (
+                not allow_mass_delete
+                and len(stale) > MASS_DELETE_MIN
+                and len(stale) > MASS_DELETE_SHARE * known
+            ):
+                raise DevkbError(
+                    f"{loader.name} lists {len(current)} documents but the store has {known}: refusing to delete "
+                    f"{len(stale)} of them; check the source's credentials and scope, then run `devkb sync "
+                    f"{loader.name} --full --allow-mass-delete`"
+                )
+            # Documents of this source linked to the deleted ones may have changed without their
+            # `updated` moving (Jira drops the link on the other issue): fetch them again.
+            affected = (
+                sorted(
+                    {
+                        n.document.id
+                        for n in self.store.neighbors(sorted(stale), "both", limit=10_000)
+                        if n.document.source == loader.name
+                    }
+                    - stale
+                )
+                if stale
+                else []
+            )
+            status.update(documents_deleted=self.store.delete_documents(sorted(stale)))
+            if affected and isinstance(loader, Refetching):
+                result = self.pipeline.run(loader.fetch(affected), loader.name)
+                status.update(
+                    documents_indexed=status.documents_indexed + result.documents_written,
+                    chunks_written=status.chunks_written + result.chunks_written,
+                    references_written=status.references_written + result.references_written,
+                    chunks_embedded=self.pipeline.chunk_embedder.embedded - embedded_before,
+                )
+            state.last_success = utc_now()
+            state.last_error = None
+            state.counts = {
+                "documents": len(current),
+                "indexed": status.documents_indexed,
+                "unchanged": status.documents_unchanged,
+                "deleted": status.documents_deleted,
+                "chunks_embedded": status.chunks_embedded,
+            }
+            state.extra = {**state.extra, "last_run": status.id}
+            self.store.save_sync_state(state)
+            status.update(state="succeeded", phase="done", finished_at=utc_now())
+        except Exception as e:  # recorded on the run and the source, then re-raised
+            message = self.redact(f"{type(e).__name__}: {e}")[:1000]
+            log.error("sync of %s failed: %s", loader.name, message)
+            state.last_error = message
+            self.store.save_sync_state(state)
+            status.update(
+                state="failed", phase="done", finished_at=utc_now(), errors=[*status.errors, message]
+            )
+            progress()
+            raise
+        progress()
+        return status

@@ -1,0 +1,343 @@
+"""The MCP tools, each a thin wrapper over what the agent and the API already use: ``RAGSearch``,
+``GraphQuery`` and ``FetchNeighbors`` (agent/tools), ``AskService``, the store and the sync runs.
+
+Descriptions are written for models; results are small and cited (``results.py``). Bad arguments
+become tool errors (``isError``) with a message saying what to change, never a crash: the SDK
+checks the declared types and ranges, and devkb's own errors (``DevkbError``: a bad filter, an
+unknown edge kind, an unreachable store) are turned into ``ToolError`` here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+from pydantic import Field
+
+from devkb.access.readers import EVERYTHING, bound_to_current_reader, current_reader
+from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.tools.content import rebuild_content
+from devkb.agent.tools.rag_search import MAX_TOP_K
+from devkb.errors import DevkbError
+from devkb.mcp.auth import may_administer
+from devkb.mcp.parts import McpParts
+from devkb.mcp.results import document_ref, evidence_result, neighbor_result, snippet
+from devkb.store.models import Document, Neighbor, SourceType
+
+T = TypeVar("T")
+SourceName = Literal["jira", "confluence", "github"]
+SOURCE_TYPES: dict[str, SourceType] = {
+    "jira": SourceType.JIRA,
+    "confluence": SourceType.CONFLUENCE,
+    "github": SourceType.GITHUB,
+}
+MAX_DOCUMENT_CHARS = 20_000
+Sources = Annotated[list[SourceName] | None, Field(description="Only these sources (default: all).")]
+Text = Annotated[str | None, Field(max_length=200)]
+
+
+def _types(sources: list[SourceName] | None) -> list[SourceType] | None:
+    return [SOURCE_TYPES[s] for s in sources] if sources else None
+
+
+def _checked(fn: Callable[[], T]) -> T:
+    """Run ``fn``; devkb's own errors become tool errors with their message."""
+    try:
+        return fn()
+    except DevkbError as e:
+        raise ToolError(str(e)) from e
+    except ValueError as e:
+        raise ToolError(f"invalid argument: {e}") from e
+
+
+def _iso_day(value: str | None, name: str) -> str | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value).date().isoformat()
+    except ValueError as e:
+        raise ToolError(f"{name} must be a date like 2026-04-30, not {value!r}") from e
+
+
+def _matches(doc: Document, fields: dict[str, str]) -> bool:
+    """Whether ``doc``'s metadata has every field's value (case-insensitive; lists: any item)."""
+    for name, wanted in fields.items():
+        value = doc.metadata.get(name)
+        values = value if isinstance(value, list) else [value]
+        if not any(v is not None and str(v).casefold() == wanted.casefold() for v in values):
+            return False
+    return True
+
+
+def _no_document(document_id: str) -> ToolError:
+    return ToolError(f"no document {document_id!r}; `search` or `find` give valid ids")
+
+
+def register_tools(mcp: FastMCP, parts: McpParts) -> None:
+    @mcp.tool(
+        description="Semantic and keyword search over every indexed document (issues, pages, commits, "
+        "pull requests, files). Returns the best documents with ids, URLs and a snippet; use "
+        "`get_document` to read one. Narrow it with `sources` and exact fields (project, status, "
+        "repository, …)."
+    )
+    def search(
+        query: Annotated[str, Field(description="What to look for, in words or keywords.", min_length=1)],
+        sources: Sources = None,
+        top_k: Annotated[int, Field(description="How many documents (1-20).", ge=1, le=MAX_TOP_K)] = 8,
+        anchor: Annotated[
+            str | None,
+            Field(description="Id of the document the search is about; documents related to it rank first."),
+        ] = None,
+        project: Annotated[Text, Field(description="Only this Jira project, e.g. PAY.")] = None,
+        status: Annotated[Text, Field(description="Only this Jira status, e.g. Open.")] = None,
+        issue_type: Annotated[Text, Field(description="Only this Jira issue type, e.g. Bug.")] = None,
+        repository: Annotated[Text, Field(description="Only this GitHub repository (owner/name).")] = None,
+        kind: Annotated[
+            Literal["file", "pull", "commit", "issue"] | None, Field(description="Only this GitHub kind.")
+        ] = None,
+        space: Annotated[Text, Field(description="Only this Confluence space key.")] = None,
+    ) -> dict[str, Any]:
+        given = {"project": project, "status": status, "issue_type": issue_type}
+        given |= {"repository": repository, "kind": kind, "space": space}
+        fields = {k: v for k, v in given.items() if v}
+        scope = Scope.for_sources(_types(sources))
+        # with field filters, rank the most candidates RAGSearch gives and keep those that match
+        k = MAX_TOP_K if fields else top_k
+        docs = _checked(lambda: parts.toolbox().rag_search.run(scope, query, k, anchor))
+        kept = [d for d in docs if _matches(d.document, fields)][:top_k]
+        return {"query": query, "filters": fields, "results": [evidence_result(d) for d in kept]}
+
+    @mcp.tool(
+        description="Ask devkb a question in plain language; it plans its own searches and graph "
+        "lookups and answers with numbered citations [n] that refer to the returned sources. "
+        "Slower than `search`; sends progress notifications while it works."
+    )
+    async def ask(
+        question: Annotated[str, Field(description="The question.", min_length=1, max_length=2000)],
+        ctx: Context,  # type: ignore[type-arg]
+        sources: Sources = None,
+    ) -> dict[str, Any]:
+        steps = 0
+
+        def on_event(kind: str, payload: dict[str, Any]) -> None:
+            nonlocal steps
+            if kind in ("status", "tool_call"):
+                steps += 1
+                message = payload.get("stage") or f"tool {payload.get('tool')}"
+                anyio.from_thread.run(ctx.report_progress, steps, None, str(message))
+
+        answer = await anyio.to_thread.run_sync(
+            bound_to_current_reader(
+                lambda: _checked(lambda: parts.ask().ask(question, _types(sources), on_event=on_event))
+            )
+        )
+        cited = [
+            {"n": i, "id": c.document_id, "title": c.title, "type": c.type, "url": c.url}
+            | {"snippet": snippet(c.snippet)}
+            for i, c in enumerate(answer.sources, start=1)
+        ]
+        return {"answer": answer.answer, "mode": answer.mode, "sources": cited}
+
+    @mcp.tool(description="Read one document: its metadata (status, assignee, author, …) and its text.")
+    def get_document(
+        document_id: Annotated[str, Field(description="A document id, e.g. jira:PAY-12.", min_length=1)],
+        max_chars: Annotated[
+            int, Field(description="At most this much text (100-20000).", ge=100, le=MAX_DOCUMENT_CHARS)
+        ] = 6000,
+    ) -> dict[str, Any]:
+        found = _checked(lambda: parts.store().get_document(document_id))
+        if found is None:
+            raise _no_document(document_id)
+        text = rebuild_content(found.document, found.chunks)
+        return {
+            **document_ref(found.document),
+            "metadata": found.document.metadata,
+            "text": text[:max_chars],
+            "truncated": len(text) > max_chars,
+        }
+
+    @mcp.tool(
+        description="Documents linked to a document in the graph: the commits and pull requests that "
+        "fixed an issue, issues it blocks or depends on, pages it mentions, files a commit changed. "
+        "Each result says how it is linked (kind, direction, evidence)."
+    )
+    def neighbors(
+        document_id: Annotated[str, Field(description="The document's id.", min_length=1)],
+        direction: Annotated[
+            Literal["out", "in", "both"],
+            Field(description="out: what it references; in: what references it; both."),
+        ] = "both",
+        kinds: Annotated[
+            list[str] | None,
+            Field(description="Only these link kinds, e.g. jira-key-in-commit-message, jira-issuelink."),
+        ] = None,
+        sources: Annotated[
+            list[SourceName] | None, Field(description="Only neighbours from these sources.")
+        ] = None,
+        limit: Annotated[int, Field(description="At most this many (1-40).", ge=1, le=40)] = 25,
+    ) -> dict[str, Any]:
+        if _checked(lambda: parts.store().get_documents([document_id])) == []:
+            raise _no_document(document_id)
+        types = _types(sources)
+        edges: dict[str, Neighbor] = {}
+
+        def accept(n: Neighbor) -> bool:
+            if types is not None and n.document.type not in types:
+                return False
+            edges.setdefault(n.document.id, n)
+            return True
+
+        fetch = parts.toolbox().fetch_neighbors
+        found = _checked(lambda: fetch.run(Scope(), [document_id], kinds, direction, limit, accept))
+        return {
+            "document_id": document_id,
+            "neighbors": [_neighbor(e, edges[e.document.id]) for e in found if e.document.id in edges],
+        }
+
+    @mcp.tool(
+        description="Find documents by exact fields (the graph's own fields, no ranking): Jira key, "
+        "project, issue type, status, priority, resolution, assignee, reporter, component, fix version, "
+        "label; GitHub repository, file path, kind, pull request number, commit SHA, author; "
+        "Confluence space; title words; updated dates. Newest first."
+    )
+    def find(
+        key: Annotated[Text, Field(description="Jira key(s), comma-separated, e.g. PAY-12.")] = None,
+        project: Annotated[Text, Field(description="Jira project key, e.g. PAY.")] = None,
+        issue_type: Annotated[Text, Field(description="Bug, Story, Task, …")] = None,
+        status: Annotated[Text, Field(description="Open, In Progress, Closed, …")] = None,
+        priority: Annotated[Text, Field(description="Blocker, Critical, Major, …")] = None,
+        resolution: Annotated[Text, Field(description="Fixed, Won't Fix, Duplicate, …")] = None,
+        assignee: Annotated[Text, Field(description="Assignee's display name.")] = None,
+        reporter: Annotated[Text, Field(description="Reporter's display name.")] = None,
+        component: Annotated[Text, Field(description="Jira component.")] = None,
+        fix_version: Annotated[Text, Field(description="Jira fix version.")] = None,
+        label: Annotated[Text, Field(description="Jira label.")] = None,
+        repository: Annotated[Text, Field(description="GitHub repository owner/name.")] = None,
+        path: Annotated[Text, Field(description="File path inside a repository.")] = None,
+        kind: Annotated[
+            Literal["file", "pull", "commit", "issue"] | None, Field(description="GitHub document kind.")
+        ] = None,
+        number: Annotated[int | None, Field(description="Pull request number.", ge=1)] = None,
+        sha: Annotated[Text, Field(description="Full 40-character commit SHA.")] = None,
+        author: Annotated[Text, Field(description="Commit or pull request author.")] = None,
+        space: Annotated[Text, Field(description="Confluence space key.")] = None,
+        title: Annotated[Text, Field(description="Words the title contains.")] = None,
+        updated_from: Annotated[Text, Field(description="Updated on or after (YYYY-MM-DD).")] = None,
+        updated_to: Annotated[Text, Field(description="Updated on or before (YYYY-MM-DD).")] = None,
+        sources: Sources = None,
+        limit: Annotated[int, Field(description="At most this many (1-25).", ge=1, le=25)] = 10,
+    ) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "key": key,
+            "project": project,
+            "issue_type": issue_type,
+            "status": status,
+            "priority": priority,
+            "resolution": resolution,
+            "assignee": assignee,
+            "reporter": reporter,
+            "component": component,
+            "fix_version": fix_version,
+            "label": label,
+            "repository": repository,
+            "path": path,
+            "kind": kind,
+            "number": number,
+            "sha": sha,
+            "author": author,
+            "space": space,
+            "title": title,
+            "updated_from": _iso_day(updated_from, "updated_from"),
+            "updated_to": _iso_day(updated_to, "updated_to"),
+        }
+        if all(v is None for v in fields.values()):
+            raise ToolError("give at least one field to match (for free text, use `search`)")
+        scope = Scope.for_sources(_types(sources))
+        docs = _checked(lambda: parts.toolbox().graph_query.run(scope, fields=fields, limit=limit))
+        return {"results": [evidence_result(d) for d in docs]}
+
+    @mcp.tool(
+        description="What changed in a time range: documents updated between two dates, newest first, "
+        "optionally in one source or Jira project."
+    )
+    def what_changed(
+        since: Annotated[
+            str | None, Field(description="From this date (YYYY-MM-DD); default: 7 days ago.")
+        ] = None,
+        until: Annotated[str | None, Field(description="Up to this date (YYYY-MM-DD); default: now.")] = None,
+        source: Annotated[SourceName | None, Field(description="Only this source.")] = None,
+        project: Annotated[Text, Field(description="Only this Jira project key.")] = None,
+        limit: Annotated[int, Field(description="At most this many (1-25).", ge=1, le=25)] = 25,
+    ) -> dict[str, Any]:
+        start = _iso_day(since, "since") or (datetime.now(UTC) - timedelta(days=7)).date().isoformat()
+        end = _iso_day(until, "until")
+        if end is not None and end < start:
+            raise ToolError(f"until ({end}) is before since ({start})")
+        fields = {"updated_from": start, "updated_to": end, "project": project}
+        scope = Scope.for_sources(_types([source]) if source else None)
+        docs = _checked(lambda: parts.toolbox().graph_query.run(scope, fields=fields, limit=limit))
+        docs.sort(key=lambda d: d.document.updated_at, reverse=True)
+        return {"since": start, "until": end, "documents": [evidence_result(d) for d in docs]}
+
+    @mcp.tool(
+        description="The configured sources (Jira, Confluence, GitHub), what they read and their last sync."
+    )
+    def list_sources() -> dict[str, Any]:
+        runs = parts.runs()
+        states = {s.source: s for s in parts.store().list_sync_states()}
+        reader = current_reader(EVERYTHING)
+        if reader.role == "member":  # counts and errors describe every document, not only theirs
+            return {"sources": [{"name": n, "type": str(runs.loaders[n].type)} for n in runs.ordered_names()]}
+        out = []
+        for name in runs.ordered_names():
+            state = states.get(name)
+            out.append(
+                {
+                    "name": name,
+                    "type": str(runs.loaders[name].type),
+                    "syncing": runs.current(name) is not None,
+                    "last_success": state.last_success if state else None,
+                    "last_error": state.last_error if state else None,
+                    "documents": (state.counts or {}).get("documents") if state else None,
+                }
+            )
+        return {"sources": out}
+
+    @mcp.tool(
+        description="Sync one source now (admin only) and wait for it; reports progress. Returns the "
+        "run's counts."
+    )
+    async def sync_source(
+        name: Annotated[str, Field(description="The source's name (see `list_sources`).", min_length=1)],
+        ctx: Context,  # type: ignore[type-arg]
+        full: Annotated[bool, Field(description="Re-read everything, not only what changed.")] = False,
+    ) -> dict[str, Any]:
+        if not may_administer(ctx.request_context.request, parts.settings):
+            raise ToolError("sync_source is an admin action: connect with the server's API key")
+        runs = parts.runs()
+        if name not in runs.loaders:
+            raise ToolError(f"no source named {name!r}; configured: {', '.join(runs.ordered_names())}")
+        status = _checked(lambda: runs.start(name, full=full))
+        while not status.finished:
+            await ctx.report_progress(status.done, status.total, f"{status.phase}: {status.done} documents")
+            await anyio.sleep(0.5)
+        snap = status.snapshot()
+        await ctx.report_progress(status.done, status.total or status.done, status.state)
+        if status.state != "succeeded":
+            errors = "; ".join(status.errors[-3:]) or "see the server log"
+            raise ToolError(f"the sync of {name} failed: {errors}")
+        keys = ("id", "state", "documents_indexed", "documents_unchanged", "documents_deleted")
+        return {k: snap[k] for k in (*keys, "started_at", "finished_at")}
+
+
+def _neighbor(e: EvidenceDoc, n: Neighbor) -> dict[str, Any]:
+    return {
+        **neighbor_result(n),
+        "evidence": n.evidence,
+        "how": e.relation,
+        "snippet": snippet(e.passages[0]),
+    }

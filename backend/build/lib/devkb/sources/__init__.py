@@ -1,0 +1,1 @@
+"""Source loaders: Jira, Confluence and GitHub → ``SourceDocument`` batches."""

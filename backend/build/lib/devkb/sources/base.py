@@ -1,0 +1,111 @@
+"""The loader interface every source implements, and the document it yields.
+
+A loader does a full load, a load of what changed since a cursor, and lists the ids that exist
+now (for deletion sync). Loads yield batches so indexing can checkpoint between them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from devkb.store.models import Reference, SourceType
+
+
+@dataclass
+class SourceDocument:
+    """One document as a source delivers it, before splitting and embedding."""
+
+    id: str
+    type: SourceType
+    kind: str  # issue | page | file | pull | commit | gh-issue
+    title: str
+    url: str
+    updated_at: str
+    content: str  # the text to split and embed
+    metadata: dict[str, Any] = field(default_factory=dict)
+    # References the source states explicitly (issue links, page hierarchy, …); owned by this doc.
+    references: list[Reference] = field(default_factory=list)
+    # Named text fields scanned for references (defaults to the whole content).
+    reference_text: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def content_hash(self) -> str:
+        payload = json.dumps(
+            {
+                "title": self.title,
+                "url": self.url,
+                "content": self.content,
+                "metadata": self.metadata,
+                "references": sorted((r.from_id, r.to_id, r.kind, r.evidence) for r in self.references),
+            },
+            sort_keys=True,
+            ensure_ascii=False,
+            default=str,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@dataclass
+class LoadBatch:
+    """A batch of changed documents and the cursor to store once it is indexed."""
+
+    documents: list[SourceDocument]
+    cursor: str | None
+    total: int | None = None  # total items the load expects, when the source knows
+
+
+ProgressCallback = Callable[[str, int, int | None], None]  # (phase, done, total)
+
+
+@runtime_checkable
+class SourceLoader(Protocol):
+    name: str
+    type: SourceType
+
+    def load(self, since: str | None) -> Iterator[LoadBatch]:
+        """Documents changed since ``since`` (a cursor from a previous batch; ``None`` = all)."""
+        ...
+
+    def list_ids(self) -> set[str]:
+        """Ids of every document that exists in the source now (for deletion sync)."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What this loader reads (URL, projects, …), without secrets."""
+        ...
+
+
+# -- optional capabilities: a loader has them or not; callers check with isinstance ----------
+@runtime_checkable
+class RetryReporting(Protocol):
+    """A loader that reports each retry of a call to its service (shown in the run's status)."""
+
+    def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None: ...
+
+
+@runtime_checkable
+class Refetching(Protocol):
+    """A loader that fetches given documents again (deletion sync re-indexes their neighbours)."""
+
+    def fetch(self, document_ids: list[str]) -> list[SourceDocument]: ...
+
+
+@runtime_checkable
+class LinkHinting(Protocol):
+    """A loader that tells the reference rules what its source names (project keys, repos, URLs)."""
+
+    def link_hints(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class PermissionSource(Protocol):
+    """A loader that says who holds the principals its documents' gates name (``metadata["acl"]``,
+    see :mod:`devkb.sources.acl`): ``(principal, email)`` pairs, the e-mail lower-cased, ``"*"``
+    meaning every signed-in member (a public repository). Accounts without an e-mail (none in the
+    source, none in the source's ``people`` mapping) are left out and counted in a warning."""
+
+    def fetch_permissions(self) -> list[tuple[str, str]]: ...

@@ -1,0 +1,476 @@
+"""``ConfluenceLoader``: CQL search per space, incremental by ``lastmodified``, deletion sync by id list.
+
+    space = "ILDH" and type in (page, blogpost) and lastmodified >= "2024-05-01 10:00" order by lastmodified asc
+
+The cursor is JSON ``{"<space>": "<last version.when, UTC ISO>"}`` so several spaces resume
+independently after a crash. Page→page links are resolved through a page index (ids by title,
+by URL path and by configured alias), listed once per load.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from atlassian import Confluence
+from pydantic import SecretStr
+
+from devkb.errors import ConfigurationError
+from devkb.sources.base import LoadBatch
+from devkb.sources.confluence.cloud_api import CloudPages, as_v1_page
+from devkb.sources.confluence.convert import (
+    page_doc_id,
+    page_to_document,
+    page_url_paths,
+    read_restriction,
+    restriction_gate,
+)
+from devkb.sources.confluence.storage_format import PageLink
+from devkb.sources.http_retry import atlassian_client
+from devkb.sources.retry import call_with_retry
+from devkb.sources.url_keys import host_of, url_key
+from devkb.store.models import SourceType
+
+log = logging.getLogger(__name__)
+RESTRICTION_EXPAND = "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
+PAGE_EXPAND = (
+    "body.storage,version,ancestors,space,metadata.labels,children.comment.body.storage,children.comment.version,"
+    + RESTRICTION_EXPAND
+)
+
+
+VERIFY_PASSES = 3  # listings after a space's pages; each fetches what changed meanwhile
+# page id → (its own read restriction as stored in metadata, the gate it adds to its descendants)
+Restricted = dict[str, tuple[dict[str, list[str]], list[str]]]
+
+
+def _parse_time(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
+
+
+def _id_order(page_id: str) -> tuple[int, str]:
+    return (int(page_id), page_id) if page_id.isdigit() else (0, page_id)
+
+
+@dataclass
+class ConfluenceLoaderConfig:
+    name: str
+    url: str
+    user: str | None = None
+    token: SecretStr | None = None
+    spaces: list[str] = field(default_factory=list)  # empty = every space the user can see
+    browse_url: str | None = None  # base URL for citations (defaults to the page's _links.base, then url)
+    url_aliases: dict[str, str] = field(default_factory=dict)  # URL or site path → page title
+    page_size: int = 50
+    deployment: str = "auto"  # auto (a /wiki site or *.atlassian.net is Cloud) | cloud | datacenter
+    retries: int = 6
+    backoff: float = 0.5
+    timeout: float = 30.0
+    people: dict[str, str] = field(default_factory=dict)  # account id / user name → e-mail
+
+
+@dataclass
+class PageIndex:
+    """Where links can point: ids by (space, title) and by URL key."""
+
+    by_title: dict[tuple[str, str], str] = field(default_factory=dict)
+    by_key: dict[str, str] = field(default_factory=dict)
+
+
+class ConfluenceLoader:
+    type = SourceType.CONFLUENCE
+
+    def __init__(self, config: ConfluenceLoaderConfig, on_retry: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.name = config.name
+        self._on_retry = on_retry
+        self._client: Confluence | None = None
+        self._users: dict[tuple[str, str], dict[str, Any]] = {}  # (param, value) → user, for e-mails
+        for s in config.spaces:
+            if not s or any(c in s for c in "\"'\\ "):
+                raise ConfigurationError(f"source {config.name}: invalid Confluence space key {s!r}")
+        self._hosts = {host_of(u) for u in (config.url, config.browse_url) if u}
+        if config.deployment not in ("auto", "cloud", "datacenter"):
+            raise ConfigurationError(f"source {config.name}: deployment must be auto, cloud or datacenter")
+        # alias key → title; relative aliases are paths on the Confluence server itself
+        self._aliases = {url_key(k): v for k, v in config.url_aliases.items()}
+
+    def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
+        self._on_retry = on_retry
+        self._client = None
+
+    @property
+    def client(self) -> Confluence:
+        if self._client is None:
+            self._client = atlassian_client(Confluence, self.config, self._on_retry)
+        return self._client
+
+    @property
+    def cloud(self) -> bool:
+        """Confluence Cloud (the REST API v2 under ``/wiki``) or Data Center / Server (v1)."""
+        if self.config.deployment != "auto":
+            return self.config.deployment == "cloud"
+        parts = urlsplit(self.config.url)
+        return parts.path.rstrip("/").endswith("/wiki") or (parts.hostname or "").endswith(".atlassian.net")
+
+    @property
+    def cloud_api(self) -> CloudPages:
+        def get(path: str, params: dict[str, Any]) -> Any:
+            return self._call(f"Confluence {path}", functools.partial(self.client.get, path, params=params))
+
+        return CloudPages(get, self.config.url)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "url": self.config.url,
+            "spaces": self.config.spaces,
+            "aliases": len(self.config.url_aliases),
+            "deployment": "cloud" if self.cloud else "datacenter",
+        }
+
+    def link_hints(self) -> dict[str, Any]:
+        """Hosts under which Confluence's own paths (``/display/…``, ``/x/…``) are recognised."""
+        return {
+            "confluence_urls": sorted({u.rstrip("/") for u in (self.config.url, self.config.browse_url) if u})
+        }
+
+    # -- requests -------------------------------------------------------------------------
+    def _call(self, what: str, fn: Callable[[], Any]) -> Any:
+        return call_with_retry(what, fn, on_retry=self._on_retry)
+
+    def _spaces(self) -> list[str]:
+        if self.config.spaces:
+            return list(self.config.spaces)
+        if self.cloud:
+            return [
+                str(s["key"]) for s in self.cloud_api._list("api/v2/spaces", {"limit": 250}) if s.get("key")
+            ]
+        keys: list[str] = []
+        start = 0
+        while True:
+            page = self._call(
+                "Confluence spaces", functools.partial(self.client.get_all_spaces, start=start, limit=100)
+            )
+            results = (page.get("results") if isinstance(page, dict) else page) or []
+            keys += [s["key"] for s in results if s.get("key")]
+            if len(results) < 100:
+                return keys
+            start += len(results)
+
+    def _search(self, cql: str, expand: str | None) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        start = 0
+        while True:
+            kwargs: dict[str, Any] = {"start": start, "limit": self.config.page_size}
+            if expand:
+                kwargs["expand"] = expand
+            page = self._call(
+                f"Confluence search at {start}",
+                functools.partial(self.client.search_content, cql, **kwargs),
+            )
+            results = (page or {}).get("results") or []
+            if not results:
+                return
+            yield results, (page or {}).get("totalSize")
+            start += len(results)
+            if not ((page or {}).get("_links") or {}).get("next") and len(results) < self.config.page_size:
+                return
+
+    @staticmethod
+    def _cql_time(iso: str) -> str:
+        t = datetime.fromisoformat(iso).astimezone(UTC) - timedelta(minutes=1)
+        return t.strftime("%Y-%m-%d %H:%M")
+
+    # -- page index (link resolution) -----------------------------------------------------
+    def page_index(self) -> PageIndex:
+        if self.cloud:
+            return self._cloud_page_index()
+        index = PageIndex()
+        for space in self._spaces():
+            for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', "space"):
+                for p in results:
+                    pid = str(p["id"])
+                    skey = (p.get("space") or {}).get("key") or space
+                    index.by_title[(skey, p.get("title") or "")] = pid
+                    for key in page_url_paths(p):
+                        index.by_key.setdefault(key, pid)
+        titles = {title: pid for (_, title), pid in index.by_title.items()}
+        for key, title in self._aliases.items():
+            if title in titles:
+                index.by_key.setdefault(key, titles[title])
+        return index
+
+    def _resolver(self) -> Callable[[PageLink, str], str | None]:
+        index: PageIndex | None = None
+
+        def resolve(link: PageLink, space: str) -> str | None:
+            nonlocal index
+            if link.content_id:
+                return link.content_id
+            if index is None:
+                index = self.page_index()
+            if link.title:
+                return index.by_title.get((link.space_key or space, link.title))
+            if not link.href or link.href.startswith("#"):
+                return None
+            key = url_key(link.href)
+            if key.startswith("/") or host_of(link.href) in self._hosts:
+                path = key if key.startswith("/") else key[key.index("/") :]
+                if path.startswith("/wiki/"):  # a Cloud site's paths are under /wiki
+                    path = path[len("/wiki") :]
+                return index.by_key.get(path)
+            return index.by_key.get(key)
+
+        return resolve
+
+    def _aliases_for(self, title: str) -> list[str]:
+        return [k for k, t in self._aliases.items() if t == title]
+
+    # -- loading --------------------------------------------------------------------------
+    @staticmethod
+    def _parse_cursor(since: str | None, spaces: list[str]) -> dict[str, str]:
+        if not since:
+            return {}
+        try:
+            value = json.loads(since)
+        except ValueError:
+            value = since
+        if isinstance(value, dict):
+            return {k: str(v) for k, v in value.items()}
+        return {s: str(value) for s in spaces}  # one time for every space
+
+    # -- Cloud ----------------------------------------------------------------------------
+    def _cloud_space(self, key: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]] | None:
+        """The space and its current pages (id → v2 page without body)."""
+        api = self.cloud_api
+        space = api.space(key)
+        if space is None:
+            log.warning("%s: Confluence space %s not found", self.name, key)
+            return None
+        return space, {str(p["id"]): p for p in api.pages(str(space["id"]), body=False)}
+
+    def _cloud_page_index(self) -> PageIndex:
+        index = PageIndex()
+        for key in self._spaces():
+            found = self._cloud_space(key)
+            if found is None:
+                continue
+            space, pages = found
+            for p in pages.values():
+                v1 = as_v1_page(p, space, pages, [], "", self.config.url)
+                index.by_title[(key, v1["title"])] = v1["id"]
+                for url_path in page_url_paths(v1):
+                    index.by_key.setdefault(url_path, v1["id"])
+        titles = {title: pid for (_, title), pid in index.by_title.items()}
+        for alias, title in self._aliases.items():
+            if title in titles:
+                index.by_key.setdefault(alias, titles[title])
+        return index
+
+    def _load_cloud(self, since: str | None) -> Iterator[LoadBatch]:
+        """Per space: pages newest first until the cursor (less a minute), indexed oldest first;
+        then the same verification listing as on Data Center."""
+        api = self.cloud_api
+        spaces = self._spaces()
+        cursor = self._parse_cursor(since, spaces)
+        resolve = self._resolver()
+        for key in spaces:
+            found = self._cloud_space(key)
+            if found is None:
+                continue
+            space, index = found
+            cut = datetime.fromisoformat(cursor[key]) - timedelta(minutes=1) if cursor.get(key) else None
+            changed: list[dict[str, Any]] = []
+            for kind in ("pages", "blogposts"):  # each newest first: stop at the first one older than the cut
+                for p in api.pages(str(space["id"]), body=True, kinds=(kind,)):
+                    when = _parse_time((p.get("version") or {}).get("createdAt"))
+                    if cut is not None and when is not None and when < cut:
+                        break
+                    changed.append(p)
+            changed.sort(key=lambda p: str((p.get("version") or {}).get("createdAt") or ""), reverse=True)
+            changed.reverse()
+            seen: dict[str, Any] = {}
+            restricted: Restricted = {}
+            for pid in index:
+                raw = api.read_restriction(pid)
+                shown = read_restriction(raw)
+                if shown is not None:
+                    restricted[pid] = (shown, restriction_gate(raw, self.name) or [])
+            for i in range(0, len(changed), self.config.page_size):
+                chunk = changed[i : i + self.config.page_size]
+                yield self._cloud_batch(
+                    key, space, index, chunk, cursor, seen, resolve, len(changed), restricted
+                )
+            for _ in range(VERIFY_PASSES):
+                now = self._cloud_space(key)
+                if now is None:
+                    break
+                listed = {
+                    i: (p.get("version") or {}).get("number")
+                    for i, p in now[1].items()
+                    if cut is None
+                    or i in seen
+                    or (_parse_time((p.get("version") or {}).get("createdAt")) or cut) >= cut
+                }
+                missed = sorted(
+                    (i for i, v in listed.items() if i not in seen or seen[i] != v), key=_id_order
+                )
+                if not missed:
+                    break
+                log.info(
+                    "%s: %d pages of %s changed while paging; fetching them", self.name, len(missed), key
+                )
+                kinds = {i: str(p.get("_kind", "pages")) for i, p in now[1].items()}
+                pages = [api.page(i, kinds.get(i, "pages")) for i in missed]
+                yield self._cloud_batch(key, space, index, pages, cursor, seen, resolve, None, restricted)
+
+    def _cloud_batch(
+        self,
+        key: str,
+        space: dict[str, Any],
+        index: dict[str, dict[str, Any]],
+        pages: list[dict[str, Any]],
+        cursor: dict[str, str],
+        seen: dict[str, Any],
+        resolve: Callable[[PageLink, str], str | None],
+        total: int | None,
+        restricted: Restricted | None = None,
+    ) -> LoadBatch:
+        api = self.cloud_api
+        v1 = [
+            as_v1_page(
+                p,
+                space,
+                index,
+                api.labels(p),
+                api.author(str((p.get("version") or {}).get("authorId") or "")),
+                self.config.url,
+                api.comments(p),
+                api.read_restriction(str(p["id"])),
+            )
+            for p in pages
+        ]
+        return self._batch(key, v1, cursor, seen, resolve, total, restricted)
+
+    def load(self, since: str | None) -> Iterator[LoadBatch]:
+        if self.cloud:
+            yield from self._load_cloud(since)
+            return
+        yield from self._load_datacenter(since)
+
+    def _restricted_pages(self, space: str) -> Restricted:
+        """Page id → its own read restriction and gate, for the space's restricted pages (their
+        descendants inherit them)."""
+        out: Restricted = {}
+        for pid, raw in self._raw_restrictions(space).items():
+            found = read_restriction(raw)
+            if found:
+                out[pid] = (found, restriction_gate(raw, self.name) or [])
+        return out
+
+    def _raw_restrictions(self, space: str) -> dict[str, dict[str, Any]]:
+        """Page id → its ``read`` restriction object (Data Center: CQL with the expansion)."""
+        out: dict[str, dict[str, Any]] = {}
+        for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', RESTRICTION_EXPAND):
+            for p in results:
+                raw = (p.get("restrictions") or {}).get("read")
+                if isinstance(raw, dict):
+                    out[str(p["id"])] = raw
+        return out
+
+    def _load_datacenter(self, since: str | None) -> Iterator[LoadBatch]:
+        """Per space, pages of ``order by lastmodified``, then a check that no page slipped between
+        pages: offset paging over a live result set skips a page when one served earlier is edited
+        (it moves to the end and every later page shifts back one place). After the last page the
+        same query is listed with versions only, and whatever was not seen in that version is
+        fetched by id (at most ``VERIFY_PASSES`` listings), before the space's cursor is final."""
+        spaces = self._spaces()
+        cursor = self._parse_cursor(since, spaces)
+        resolve = self._resolver()
+        for space in spaces:
+            cql = f'space = "{space}" and type in (page, blogpost)'
+            if cursor.get(space):
+                cql += f' and lastmodified >= "{self._cql_time(cursor[space])}"'
+            cql += " order by lastmodified asc"
+            seen: dict[str, Any] = {}  # page id → version number indexed
+            restricted = self._restricted_pages(space)
+            for results, total in self._search(cql, PAGE_EXPAND):
+                yield self._batch(space, results, cursor, seen, resolve, total, restricted)
+            for _ in range(VERIFY_PASSES):
+                listed = {
+                    str(p["id"]): (p.get("version") or {}).get("number")
+                    for results, _ in self._search(cql, "version")
+                    for p in results
+                }
+                missed = sorted(
+                    (i for i, v in listed.items() if i not in seen or seen[i] != v), key=_id_order
+                )
+                if not missed:
+                    break
+                log.info(
+                    "%s: %d pages of %s changed while paging; fetching them", self.name, len(missed), space
+                )
+                for i in range(0, len(missed), 50):
+                    ids = ", ".join(missed[i : i + 50])
+                    for results, _ in self._search(f"id in ({ids})", PAGE_EXPAND):
+                        yield self._batch(space, results, cursor, seen, resolve, None, restricted)
+
+    def _batch(
+        self,
+        space: str,
+        results: list[dict[str, Any]],
+        cursor: dict[str, str],
+        seen: dict[str, Any],
+        resolve: Callable[[PageLink, str], str | None],
+        total: int | None,
+        restricted: Restricted | None = None,
+    ) -> LoadBatch:
+        docs = []
+        for p in results:
+            base = self.config.browse_url or (p.get("_links") or {}).get("base") or self.config.url
+            applying = [
+                (str(a["id"]), (restricted or {})[str(a["id"])])
+                for a in p.get("ancestors") or []
+                if a.get("id") and str(a["id"]) in (restricted or {})
+            ]
+            doc = page_to_document(
+                p,
+                base,
+                resolve,
+                self._aliases_for(p.get("title") or ""),
+                [(aid, shown) for aid, (shown, _gate) in applying],
+                source=self.name,
+                inherited_gates=[gate for _aid, (_shown, gate) in applying],
+            )
+            docs.append(doc)
+            seen[str(p["id"])] = (p.get("version") or {}).get("number")
+            if doc.updated_at and doc.updated_at > cursor.get(space, ""):
+                cursor[space] = doc.updated_at
+        return LoadBatch(documents=docs, cursor=json.dumps(cursor, sort_keys=True), total=total)
+
+    def list_ids(self) -> set[str]:
+        ids: set[str] = set()
+        if self.cloud:
+            for key in self._spaces():
+                found = self._cloud_space(key)
+                ids.update(page_doc_id(i) for i in (found[1] if found else {}))
+            return ids
+        for space in self._spaces():
+            for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', None):
+                ids.update(page_doc_id(p["id"]) for p in results)
+        return ids
+
+    # -- permission sync: sources/confluence/permissions.py ------------------------------------------
+    def fetch_permissions(self) -> list[tuple[str, str]]:
+        """``(principal, email)`` pairs: who holds what this source's documents' gates name."""
+        from devkb.sources.confluence.permissions import ConfluencePermissions
+
+        return ConfluencePermissions(self).fetch_permissions()

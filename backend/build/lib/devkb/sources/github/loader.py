@@ -1,0 +1,502 @@
+"""``GitHubLoader`` (PyGithub): repository files, commits, pull requests and (optionally) issues.
+
+Per repository and run, in this order (see ``cursor.py`` for how a crashed run resumes):
+
+1. files — the git tree at HEAD of the default branch on the first run; afterwards only the
+   paths ``compare(last head...HEAD)`` reports added, modified or renamed (removed and
+   renamed-away paths disappear from ``list_ids`` and are deleted by the sync);
+2. default-branch commits — the whole history first, then the commits of that compare;
+3. pull requests updated since the last run, each with its whole discussion — the conversation
+   (issue comments), the reviews (verdict and summary) and the inline review comments — and its
+   commits that are not on the default branch;
+4. issues updated since the last run, with their comments (``include_issues``, on by default).
+
+``list_ids`` lists the tree, the default-branch history, every pull request and its commits.
+Histories and pull-request commit lists are cached per process and extended through
+``compare`` when HEAD moves, so a quiet sync costs a handful of requests.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import requests
+from github import Auth, Github, GithubException
+from github.Repository import Repository
+from pydantic import SecretStr
+
+from devkb.errors import ConfigurationError, PermanentSourceError, TransientSourceError
+from devkb.sources.acl import scope
+from devkb.sources.base import LoadBatch, SourceDocument
+from devkb.sources.github.convert import (
+    commit_to_document,
+    doc_id,
+    file_to_document,
+    issue_to_document,
+    pull_to_document,
+)
+from devkb.sources.github.cursor import GitHubCursor, RepoCursor
+from devkb.sources.github.paths import PathFilter
+from devkb.sources.github.rate_limit import RateLimitGuard, make_retry
+from devkb.sources.timestamps import to_utc_iso
+from devkb.store.models import SourceType
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+COMPARE_FILES_LIMIT = 300  # GitHub lists at most this many files in a compare
+
+
+@dataclass
+class GitHubLoaderConfig:
+    name: str
+    repos: list[str]
+    url: str = "https://api.github.com"
+    token: SecretStr | None = None
+    include: list[str] = field(default_factory=lambda: ["**/*"])
+    exclude: list[str] = field(default_factory=list)
+    max_file_bytes: int = 200_000
+    include_issues: bool = True
+    branches: list[str] = field(default_factory=list)  # beyond the default: their commits not on it
+    doc_sites: list[dict[str, str]] = field(default_factory=list)
+    html_url: str | None = None  # web host for citations and URL matching (default: derived from url)
+    batch_size: int = 50
+    retries: int = 6
+    backoff: float = 0.5
+    timeout: float = 30.0
+    max_rate_limit_wait: float = 3600.0
+    # Pause between requests (PyGithub's courtesy throttle against secondary rate limits);
+    # None = PyGithub's 0.25 s for remote hosts, none for a server on loopback (emulators, proxies).
+    request_interval: float | None = None
+    people: dict[str, str] = field(default_factory=dict)  # login → e-mail (permission sync)
+
+
+@dataclass
+class _Payload:
+    """An item of a PyGithub list with the JSON the list endpoint returned for it."""
+
+    obj: Any
+    raw: dict[str, Any]
+
+
+class GitHubLoader:
+    type = SourceType.GITHUB
+
+    def __init__(self, config: GitHubLoaderConfig, on_retry: Callable[[str], None] | None = None) -> None:
+        for repo in config.repos:
+            if repo.count("/") != 1 or not all(repo.split("/")):
+                raise ConfigurationError(f"source {config.name}: repository {repo!r} is not owner/name")
+        if not config.repos:
+            raise ConfigurationError(f"source {config.name}: list at least one repository under repos")
+        self.config = config
+        self.name = config.name
+        self._on_retry = on_retry
+        self._gh: Github | None = None
+        self._guard: RateLimitGuard | None = None
+        self._repos: dict[str, Repository] = {}
+        self.paths = PathFilter(config.include, config.exclude, config.max_file_bytes)
+        # per-process caches for list_ids and loads: repo → (head, shas); repo → {pr: (head sha, shas)}
+        self._history: dict[str, tuple[str, list[str]]] = {}
+        self._pull_commits: dict[str, dict[int, tuple[str, set[str]]]] = {}
+
+    # -- client ----------------------------------------------------------------------------
+    def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
+        self._on_retry = on_retry
+        self._gh = None
+        self._repos = {}
+
+    @property
+    def gh(self) -> Github:
+        if self._gh is None:
+            token = self.config.token.get_secret_value() if self.config.token else None
+            self._gh = Github(
+                base_url=self.config.url.rstrip("/"),
+                auth=Auth.Token(token) if token else None,
+                timeout=int(self.config.timeout),
+                per_page=100,
+                seconds_between_requests=self._request_interval(),
+                retry=make_retry(
+                    self.config.retries, self.config.backoff, self._on_retry, self.config.max_rate_limit_wait
+                ),
+            )
+            self._guard = RateLimitGuard(self._gh, self.config.max_rate_limit_wait, self._on_retry)
+        return self._gh
+
+    def _request_interval(self) -> float:
+        if self.config.request_interval is not None:
+            return self.config.request_interval
+        host = urlsplit(self.config.url).hostname or ""
+        return 0.0 if host in ("127.0.0.1", "localhost", "::1") else 0.25
+
+    def html_base(self) -> str:
+        if self.config.html_url:
+            return self.config.html_url.rstrip("/")
+        parts = urlsplit(self.config.url)
+        host = parts.hostname or "github.com"
+        if host == "api.github.com":
+            return "https://github.com"
+        if parts.path.rstrip("/").endswith("/api/v3"):  # GitHub Enterprise Server
+            return f"{parts.scheme}://{parts.netloc}"
+        return "https://github.com"  # emulators and proxies serve github.com data
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "url": self.config.url,
+            "repos": self.config.repos,
+            "include_issues": self.config.include_issues,
+        }
+
+    def link_hints(self) -> dict[str, Any]:
+        """What reference rules need to recognise links into these repositories (no requests)."""
+        sites = [
+            [s.get("prefix", ""), s.get("repo", self.config.repos[0]), s.get("path", "{page}")]
+            for s in self.config.doc_sites
+            if s.get("prefix")
+        ]
+        return {
+            "github_repos": list(self.config.repos),
+            "github_urls": [self.html_base()],
+            "doc_sites": sites,
+        }
+
+    # -- requests --------------------------------------------------------------------------
+    def _call(self, what: str, fn: Callable[[], T], attempts: int = 4) -> T:
+        """Run one request (or one whole listing) with the rate-limit guard; retry what
+        ``GithubRetry`` could not (bodies cut short, garbage JSON) and classify failures."""
+        for attempt in range(1, attempts + 1):
+            _ = self.gh
+            assert self._guard is not None
+            self._guard.wait()
+            try:
+                return fn()
+            except GithubException as e:
+                permanent = (
+                    400 <= (e.status or 0) < 500 and e.status != 429 and "rate limit" not in str(e).lower()
+                )
+                if permanent:
+                    raise PermanentSourceError(f"{what} failed: HTTP {e.status}: {str(e)[:300]}") from e
+                error: Exception = e
+            except (requests.RequestException, ValueError, KeyError, TypeError, AttributeError) as e:
+                error = e  # transport gave up, truncated or invalid JSON, or a payload of the wrong shape
+            if attempt == attempts:
+                raise TransientSourceError(
+                    f"{what} failed: {type(error).__name__}: {str(error)[:300]}"
+                ) from error
+            delay = min(self.config.backoff * 2 ** (attempt - 1), 20.0)
+            msg = f"{what}: {type(error).__name__}; retry {attempt}/{attempts - 1} in {delay:.1f}s"
+            log.warning(msg)
+            if self._on_retry:
+                self._on_retry(msg)
+            time.sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _repo(self, name: str) -> Repository:
+        if name not in self._repos:
+            repo = self._call(f"GitHub repository {name}", lambda: self.gh.get_repo(name))
+            self._repos[name] = repo
+        return self._repos[name]
+
+    @staticmethod
+    def _raws(fetch: Callable[[], Iterable[Any]], required: str) -> list[dict[str, Any]]:
+        """The raw payloads of what ``fetch`` lists (see ``_raw``)."""
+        return [GitHubLoader._raw(x, required) for x in fetch()]
+
+    @staticmethod
+    def _raw(obj: Any, required: str) -> dict[str, Any]:
+        """The JSON PyGithub received for ``obj`` (no completion request), checked for ``required``."""
+        raw = obj._rawData
+        if not isinstance(raw, dict) or required not in raw:
+            raise ValueError(f"unexpected GitHub payload without {required!r}")
+        return raw
+
+    def _head(self, name: str, branch_name: str | None = None) -> str:
+        repo = self._repo(name)
+        wanted = branch_name or repo.default_branch
+        branch = self._call(f"{name} branch {wanted}", lambda: repo.get_branch(wanted))
+        return str(self._raw(branch, "commit")["commit"]["sha"])
+
+    def _branch_commits(self, name: str, branch: str, head: str) -> list[str]:
+        """Commits of a configured branch that are not on the default branch (oldest first)."""
+        return list(self._compare(name, head, self._head(name, branch))["commit_shas"])
+
+    def _commit(self, name: str, sha: str) -> dict[str, Any]:
+        repo = self._repo(name)
+        return self._raw(self._call(f"{name} commit {sha[:10]}", lambda: repo.get_commit(sha)), "sha")
+
+    def _compare(self, name: str, base: str, head: str) -> dict[str, Any]:
+        repo = self._repo(name)
+
+        def fetch() -> dict[str, Any]:
+            cmp = repo.compare(base, head)
+            raw = self._raw(cmp, "status")
+            commits = [self._raw(c, "sha")["sha"] for c in cmp.commits]  # all pages
+            return {**raw, "commit_shas": commits}
+
+        return self._call(f"{name} compare {base[:10]}...{head[:10]}", fetch)
+
+    # -- files -----------------------------------------------------------------------------
+    def _tree_files(self, name: str, head: str) -> list[tuple[str, str, int | None]]:
+        """``(path, blob sha, size)`` of every wanted file at ``head``, sorted by path."""
+        repo = self._repo(name)
+
+        def fetch() -> list[tuple[str, str, int | None]]:
+            tree = repo.get_git_tree(head, recursive=True)
+            raw = self._raw(tree, "tree")
+            if raw.get("truncated"):
+                raise PermanentSourceError(f"{name}: the git tree is too large for one request (truncated)")
+            return sorted(
+                (e["path"], e["sha"], e.get("size"))
+                for e in raw["tree"]
+                if e.get("type") == "blob" and self.paths.wanted(e["path"], e.get("size"))
+            )
+
+        return self._call(f"{name} tree {head[:10]}", fetch)
+
+    def _changed_files(self, name: str, old: str | None, head: str) -> list[tuple[str, str, int | None]]:
+        if old is not None:
+            cmp = self._compare(name, old, head)
+            files = cmp.get("files") or []
+            if cmp.get("status") == "ahead" and len(files) < COMPARE_FILES_LIMIT:
+                return sorted(
+                    (f["filename"], f.get("sha") or "", None)
+                    for f in files
+                    if f.get("status") != "removed" and f.get("sha") and self.paths.wanted(f["filename"])
+                )
+            log.info("%s: %s since %s; re-reading the whole tree", name, cmp.get("status"), old[:10])
+        return self._tree_files(name, head)
+
+    def _file_document(self, name: str, path: str, sha: str, when: str) -> SourceDocument | None:
+        repo = self._repo(name)
+        blob = self._raw(self._call(f"{name} blob {path}", lambda: repo.get_git_blob(sha)), "content")
+        data = (
+            base64.b64decode(blob["content"])
+            if blob.get("encoding") == "base64"
+            else str(blob["content"]).encode()
+        )
+        if len(data) > self.config.max_file_bytes:
+            return None
+        text = self.paths.decode(data)
+        if text is None:
+            return None
+        return file_to_document(name, path, text, sha, self.html_base(), repo.default_branch, when)
+
+    # -- commits ---------------------------------------------------------------------------
+    def _main_history(self, name: str, head: str) -> list[str]:
+        """Default-branch commits reachable from ``head``, oldest first (cached per process and
+        extended through ``compare`` when HEAD moved forward)."""
+        cached = self._history.get(name)
+        if cached is not None and cached[0] == head:
+            return cached[1]
+        if cached is not None:
+            cmp = self._compare(name, cached[0], head)
+            if cmp.get("status") == "ahead":
+                self._history[name] = (head, cached[1] + list(cmp["commit_shas"]))
+                return self._history[name][1]
+        repo = self._repo(name)
+        shas = self._call(
+            f"{name} history", lambda: [self._raw(c, "sha")["sha"] for c in repo.get_commits(sha=head)]
+        )
+        shas.reverse()
+        self._history[name] = (head, shas)
+        return shas
+
+    def _new_main_commits(self, name: str, old: str | None, head: str) -> list[str]:
+        """Commits to index when the default branch moved from ``old`` to ``head`` (deterministic,
+        so a resumed run can skip the ones already done)."""
+        if old is not None:
+            cmp = self._compare(name, old, head)
+            if cmp.get("status") == "ahead":
+                cached = self._history.get(name)
+                if cached is not None and cached[0] == old:
+                    self._history[name] = (head, cached[1] + list(cmp["commit_shas"]))
+                return list(cmp["commit_shas"])
+        return self._main_history(name, head)
+
+    def _known_main(self, name: str) -> set[str]:
+        cached = self._history.get(name)
+        return set(cached[1]) if cached else set()
+
+    def _pull_commit_shas(self, name: str, pull: _Payload) -> set[str]:
+        number = int(pull.raw["number"])
+        head_sha = (pull.raw.get("head") or {}).get("sha") or ""
+        cache = self._pull_commits.setdefault(name, {})
+        if number in cache and cache[number][0] == head_sha:
+            return cache[number][1]
+        shas = set(
+            self._call(
+                f"{name} PR #{number} commits",
+                lambda: [self._raw(c, "sha")["sha"] for c in pull.obj.get_commits()],
+            )
+        )
+        cache[number] = (head_sha, shas)
+        return shas
+
+    # -- pull requests and issues -------------------------------------------------------------
+    def _updated_since(
+        self, what: str, listing: Callable[[], Iterable[Any]], since: str | None, required: str
+    ) -> list[_Payload]:
+        """Items sorted by ``updated_at`` descending, down to ``since``; returned oldest first."""
+        limit = datetime.fromisoformat(since) if since else None
+
+        def fetch() -> list[_Payload]:
+            out = []
+            for obj in listing():
+                raw = self._raw(obj, required)
+                if limit is not None and datetime.fromisoformat(to_utc_iso(raw.get("updated_at"))) < limit:
+                    break
+                out.append(_Payload(obj, raw))
+            return out
+
+        items = self._call(what, fetch)
+        items.reverse()
+        return items
+
+    def _pulls(self, name: str, since: str | None) -> list[_Payload]:
+        repo = self._repo(name)
+        return self._updated_since(
+            f"{name} pull requests",
+            lambda: repo.get_pulls(state="all", sort="updated", direction="desc"),
+            since,
+            "number",
+        )
+
+    # -- loading ------------------------------------------------------------------------------
+    def _batches(self, items: list[T], start: int = 0) -> Iterator[tuple[int, list[T]]]:
+        size = max(1, self.config.batch_size)
+        for i in range(start, len(items), size):
+            yield i + len(items[i : i + size]), items[i : i + size]
+
+    def load(self, since: str | None) -> Iterator[LoadBatch]:
+        cursor = GitHubCursor.parse(since)
+        for name in self.config.repos:
+            gates = [[scope(self.name, "repo", name)]]
+            for batch in self._load_repo(name, cursor, cursor.repo(name)):
+                for doc in batch.documents:
+                    doc.metadata["acl"] = [list(g) for g in gates]
+                yield batch
+
+    def _load_repo(self, name: str, cursor: GitHubCursor, st: RepoCursor) -> Iterator[LoadBatch]:
+        head = self._head(name)
+        if st.head != head:
+            pending = st.pending if st.pending and st.pending.get("head") == head else None
+            pending = pending or {"head": head, "phase": "files", "done": 0}
+            when = to_utc_iso((self._commit(name, head).get("commit") or {}).get("committer", {}).get("date"))
+            if pending["phase"] == "files":
+                files = self._changed_files(name, st.head, head)
+                for done, chunk in self._batches(files, int(pending["done"])):
+                    docs = [d for path, sha, _ in chunk if (d := self._file_document(name, path, sha, when))]
+                    st.pending = {**pending, "done": done}
+                    yield LoadBatch(docs, cursor.dump(), total=None)
+                pending = {"head": head, "phase": "commits", "done": 0}
+                st.pending = pending
+            shas = self._new_main_commits(name, st.head, head)
+            for done, sha_chunk in self._batches(shas, int(pending["done"])):
+                commit_docs = [commit_to_document(name, self._commit(name, sha)) for sha in sha_chunk]
+                st.pending = {**pending, "done": done}
+                yield LoadBatch(commit_docs, cursor.dump(), total=None)
+            st.head, st.pending = head, None
+            yield LoadBatch([], cursor.dump(), total=None)
+
+        pulls = self._pulls(name, st.pulls)
+        if pulls and self._history.get(name, ("",))[0] != head:
+            self._main_history(name, head)  # to skip pull-request commits already on the default branch
+        known = self._known_main(name)  # commits already indexed as part of the default branch
+        for _, pull_chunk in self._batches(pulls):
+            pull_docs: list[SourceDocument] = []
+            for pull in pull_chunk:
+                number = int(pull.raw["number"])
+                comments = self._call(
+                    f"{name} PR #{number} review comments",
+                    functools.partial(self._raws, pull.obj.get_review_comments, "body"),
+                )
+                conversation = self._call(
+                    f"{name} PR #{number} conversation",
+                    functools.partial(self._raws, pull.obj.get_issue_comments, "body"),
+                )
+                reviews = self._call(
+                    f"{name} PR #{number} reviews",
+                    functools.partial(self._raws, pull.obj.get_reviews, "state"),
+                )
+                pull_docs.append(pull_to_document(name, pull.raw, comments, conversation, reviews))
+                for sha in sorted(self._pull_commit_shas(name, pull) - known):
+                    pull_docs.append(commit_to_document(name, self._commit(name, sha)))
+                    known.add(sha)
+                st.pulls = max(st.pulls or "", to_utc_iso(pull.raw.get("updated_at")))
+            yield LoadBatch(pull_docs, cursor.dump(), total=None)
+
+        for branch in self.config.branches:
+            branch_docs: list[SourceDocument] = []
+            on_main = self._known_main(name)
+            for sha in self._branch_commits(name, branch, head):
+                if sha in on_main:
+                    continue
+                # indexed again if a pull request brought it already: this version names its branch
+                doc = commit_to_document(name, self._commit(name, sha))
+                doc.metadata["branch"] = branch
+                branch_docs.append(doc)
+            for _, branch_chunk in self._batches(branch_docs):
+                yield LoadBatch(branch_chunk, cursor.dump(), total=None)
+
+        if self.config.include_issues:
+            yield from self._load_issues(name, cursor, st)
+
+    def _load_issues(self, name: str, cursor: GitHubCursor, st: RepoCursor) -> Iterator[LoadBatch]:
+        repo = self._repo(name)
+        items = self._updated_since(
+            f"{name} issues",
+            lambda: repo.get_issues(state="all", sort="updated", direction="desc"),
+            st.issues,
+            "number",
+        )
+        issues = [i for i in items if "pull_request" not in i.raw]
+        for _, chunk in self._batches(issues):
+            docs = []
+            for issue in chunk:
+                comments: list[dict[str, Any]] = []
+                if issue.raw.get("comments"):
+                    comments = self._call(
+                        f"{name} issue #{issue.raw['number']} comments",
+                        functools.partial(self._raws, issue.obj.get_comments, "body"),
+                    )
+                docs.append(issue_to_document(name, issue.raw, comments))
+                st.issues = max(st.issues or "", to_utc_iso(issue.raw.get("updated_at")))
+            yield LoadBatch(docs, cursor.dump(), total=None)
+        if not issues and items:
+            st.issues = max(st.issues or "", *(to_utc_iso(i.raw.get("updated_at")) for i in items))
+            yield LoadBatch([], cursor.dump(), total=None)
+
+    # -- deletion sync ------------------------------------------------------------------------
+    def list_ids(self) -> set[str]:
+        ids: set[str] = set()
+        for name in self.config.repos:
+            head = self._head(name)
+            ids.update(doc_id(name, "file", path) for path, _, _ in self._tree_files(name, head))
+            self._main_history(name, head)
+            ids.update(doc_id(name, "commit", sha) for sha in self._known_main(name))
+            for pull in self._pulls(name, None):
+                ids.add(doc_id(name, "pull", int(pull.raw["number"])))
+                ids.update(doc_id(name, "commit", sha) for sha in self._pull_commit_shas(name, pull))
+            for branch in self.config.branches:
+                ids.update(doc_id(name, "commit", sha) for sha in self._branch_commits(name, branch, head))
+            if self.config.include_issues:
+                repo = self._repo(name)
+                for issue in self._updated_since(
+                    f"{name} issues", functools.partial(repo.get_issues, state="all"), None, "number"
+                ):
+                    if "pull_request" not in issue.raw:
+                        ids.add(doc_id(name, "issue", int(issue.raw["number"])))
+        return ids
+
+    # -- permission sync: sources/github/permissions.py ------------------------------------------
+    def fetch_permissions(self) -> list[tuple[str, str]]:
+        """``(principal, email)`` pairs: who holds what this source's documents' gates name."""
+        from devkb.sources.github.permissions import GitHubPermissions
+
+        return GitHubPermissions(self).fetch_permissions()

@@ -1,0 +1,398 @@
+"""``JiraLoader``: JQL search with pagination, incremental by ``updated``, deletion sync by key list.
+
+Both deployments, told apart by ``serverInfo.deploymentType`` (or ``deployment`` in the source
+config):
+
+- **Data Center / Server**: atlassian-python-api ``Jira`` (REST API v2), ``/rest/api/2/search`` with
+  ``startAt``/``total``.
+- **Cloud**: ``JiraCloud`` (REST API v3), ``/rest/api/3/search/jql`` with ``nextPageToken`` and
+  ``isLast`` (``/rest/api/{2,3}/search`` answers 410 since 2025, change log CHANGE-2046); rich text
+  arrives as Atlassian Document Format and becomes text in :mod:`devkb.sources.jira.adf`. The
+  search is eventually consistent, so an incremental load starts ``CLOUD_OVERLAP`` before its
+  cursor (unchanged issues are skipped by content hash) and the verification listing after a load
+  fetches whatever the paging missed.
+
+JQL date literals are read by Jira in the calling user's time zone: the cursor (UTC) is written in
+the zone ``/myself`` reports, so a bot account in UTC−8 loses nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from atlassian import Jira
+from atlassian.jira import JiraCloud
+from pydantic import SecretStr
+
+from devkb.errors import ConfigurationError
+from devkb.sources.base import LoadBatch, SourceDocument
+from devkb.sources.http_retry import atlassian_client
+from devkb.sources.jira.convert import issue_to_document, jira_doc_id, parse_jira_time
+from devkb.sources.retry import call_with_retry
+from devkb.store.models import SourceType
+
+log = logging.getLogger(__name__)
+_PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9_]*-[0-9]+$")
+VERIFY_PASSES = 3  # listings after a load; each fetches what changed while the previous one ran
+DEPLOYMENTS = ("auto", "cloud", "datacenter")
+OVERLAP = timedelta(minutes=1)  # JQL dates have minute precision
+CLOUD_OVERLAP = timedelta(minutes=5)  # search/jql is eventually consistent: look further back
+CLOUD_PAGE_MAX = 100  # search/jql returns at most 100 issues per page when fields are requested
+FULL_EXPAND = "names,changelog"  # field names (custom fields by name) and the change history
+
+
+def _with_names(page: dict[str, Any]) -> list[dict[str, Any]]:
+    names = page.get("names")
+    issues: list[dict[str, Any]] = page["issues"]
+    if isinstance(names, dict):
+        for issue in issues:
+            if isinstance(issue, dict):
+                issue.setdefault("names", names)
+    return issues
+
+
+def _key_order(key: str) -> tuple[str, int]:
+    project, _, number = key.rpartition("-")
+    return (project, int(number)) if number.isdigit() else (key, 0)
+
+
+@dataclass
+class JiraLoaderConfig:
+    name: str
+    url: str
+    user: str | None = None
+    token: SecretStr | None = None
+    projects: list[str] = field(default_factory=list)  # empty = every project the user can see
+    jql: str | None = None  # extra JQL restriction, AND-ed
+    browse_url: str | None = None  # base URL for citations (defaults to url)
+    page_size: int = 100
+    deployment: str = "auto"  # auto (serverInfo.deploymentType) | cloud | datacenter
+    retries: int = 6
+    backoff: float = 0.5
+    timeout: float = 30.0
+    people: dict[str, str] = field(default_factory=dict)  # account id / user name → e-mail
+
+
+class JiraLoader:
+    type = SourceType.JIRA
+
+    def __init__(self, config: JiraLoaderConfig, on_retry: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.name = config.name
+        self._on_retry = on_retry
+        self._client: Any = None
+        self._deployment: str | None = None if config.deployment == "auto" else config.deployment
+        self._zone: tzinfo | None = None
+        self._listed: set[str] | None = None  # ids a full load's verification listed last
+        if config.deployment not in DEPLOYMENTS:
+            raise ConfigurationError(
+                f"source {config.name}: deployment must be one of {', '.join(DEPLOYMENTS)}, got {config.deployment!r}"
+            )
+        for p in config.projects:
+            if not _PROJECT_KEY.match(p):
+                raise ConfigurationError(f"source {config.name}: invalid Jira project key {p!r}")
+
+    def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
+        self._on_retry = on_retry
+        self._client = None
+
+    @property
+    def deployment(self) -> str:
+        """``cloud`` or ``datacenter``: configured, or read once from ``serverInfo.deploymentType``."""
+        if self._deployment is None:
+            probe = atlassian_client(Jira, self.config, self._on_retry)
+
+            def call() -> dict[str, Any]:
+                info = probe.get_server_info()
+                if not isinstance(info, dict):
+                    raise ValueError(f"invalid JSON in Jira serverInfo: {str(info)[:80]!r}")
+                return info
+
+            info = call_with_retry("Jira serverInfo", call, on_retry=self._on_retry)
+            self._deployment = (
+                "cloud" if str(info.get("deploymentType", "")).lower() == "cloud" else "datacenter"
+            )
+            log.info(
+                "%s: Jira %s (deploymentType %s)", self.name, self._deployment, info.get("deploymentType")
+            )
+        return self._deployment
+
+    @property
+    def cloud(self) -> bool:
+        return self.deployment == "cloud"
+
+    @property
+    def client(self) -> Any:
+        """atlassian-python-api's ``JiraCloud`` (REST API v3) on Cloud, ``Jira`` (v2) otherwise."""
+        if self._client is None:
+            if self.cloud:
+                self._client = atlassian_client(JiraCloud, self.config, self._on_retry, api_version=3)
+            else:
+                self._client = atlassian_client(Jira, self.config, self._on_retry)
+        return self._client
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "url": self.config.url,
+            "projects": self.config.projects,
+            "jql": self.config.jql,
+            "deployment": self.config.deployment,
+        }
+
+    # -- JQL ------------------------------------------------------------------------------
+    def _scope(self) -> list[str]:
+        clauses = []
+        if self.config.projects:
+            clauses.append("project in (" + ", ".join(self.config.projects) + ")")
+        if self.config.jql:
+            clauses.append(f"({self.config.jql})")
+        return clauses
+
+    def user_zone(self) -> tzinfo:
+        """The time zone Jira reads this user's JQL date literals in (``/myself`` → ``timeZone``)."""
+        if self._zone is None:
+
+            def call() -> dict[str, Any]:
+                me = self.client.get_current_user() if self.cloud else self.client.myself()
+                if not isinstance(me, dict):
+                    raise ValueError(f"invalid JSON in Jira /myself: {str(me)[:80]!r}")
+                return me
+
+            name = str(call_with_retry("Jira myself", call, on_retry=self._on_retry).get("timeZone") or "UTC")
+            try:
+                self._zone = ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                log.warning(
+                    "%s: unknown time zone %r from /myself; JQL dates written in UTC", self.name, name
+                )
+                self._zone = UTC
+        return self._zone
+
+    def _jql_time(self, cursor: str) -> str:
+        """The cursor as a JQL date literal in the user's zone, a safety overlap earlier."""
+        overlap = CLOUD_OVERLAP if self.cloud else OVERLAP
+        t = datetime.fromisoformat(cursor).astimezone(UTC) - overlap
+        return t.astimezone(self.user_zone()).strftime("%Y-%m-%d %H:%M")
+
+    def _search(self, jql: str, start: int, fields: str, expand: str | None = None) -> dict[str, Any]:
+        """One page of a Data Center search (``startAt``)."""
+
+        def call() -> dict[str, Any]:
+            page = self.client.jql(
+                jql, fields=fields, start=start, limit=self.config.page_size, expand=expand
+            )
+            # atlassian-python-api returns the raw text when the body is not JSON
+            if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
+                raise ValueError(f"invalid JSON in Jira search response: {str(page)[:80]!r}")
+            return page
+
+        return call_with_retry(f"Jira search at {start}", call, on_retry=self._on_retry)
+
+    def _search_cloud(
+        self, jql: str, token: str | None, fields: str, expand: str | None = None
+    ) -> dict[str, Any]:
+        """One page of a Cloud search (``/rest/api/3/search/jql``, ``nextPageToken``)."""
+
+        def call() -> dict[str, Any]:
+            page = self.client.enhanced_jql(
+                jql,
+                fields=fields,
+                nextPageToken=token,
+                limit=min(self.config.page_size, CLOUD_PAGE_MAX),
+                expand=expand,
+            )
+            if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
+                raise ValueError(f"invalid JSON in Jira search/jql response: {str(page)[:80]!r}")
+            return page
+
+        return call_with_retry("Jira search/jql", call, on_retry=self._on_retry)
+
+    def _pages(
+        self, jql: str, fields: str, expand: str | None = None
+    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        """Every page of ``jql``'s issues with the total when the API gives one (Data Center). With
+        ``expand`` containing ``names``, each issue carries the page's field names (custom fields
+        such as "Epic Link" and "Sprint" are found by name)."""
+        if self.cloud:
+            token: str | None = None
+            while True:
+                page = self._search_cloud(jql, token, fields, expand)
+                issues = _with_names(page)
+                if issues:
+                    yield issues, None
+                token = page.get("nextPageToken")
+                if page.get("isLast", not token) or not token or not issues:
+                    return
+        start = 0
+        while True:
+            page = self._search(jql, start, fields, expand)
+            issues = _with_names(page)
+            if not issues:
+                return
+            yield issues, page.get("total")
+            start += len(issues)
+            if start >= int(page.get("total") or 0):
+                return
+
+    def _to_document(self, issue: dict[str, Any]) -> SourceDocument:
+        return issue_to_document(
+            self._whole_changelog(issue), self.config.browse_url or self.config.url, self.name
+        )
+
+    def _whole_changelog(self, issue: dict[str, Any]) -> dict[str, Any]:
+        """The issue with its whole change history: Cloud returns at most 40 histories with an
+        issue; when ``total`` says there are more, they are paged from ``/issue/{key}/changelog``."""
+        changelog = issue.get("changelog")
+        if not self.cloud or not isinstance(changelog, dict):
+            return issue
+        histories = changelog.get("histories") or []
+        if int(changelog.get("total") or 0) <= len(histories):
+            return issue
+        key = issue["key"]
+        found: list[dict[str, Any]] = []
+        while True:
+            start = len(found)
+
+            def call(at: int = start) -> dict[str, Any]:
+                page = self.client.get(
+                    f"rest/api/3/issue/{key}/changelog", params={"startAt": at, "maxResults": 100}
+                )
+                if not isinstance(page, dict) or not isinstance(page.get("values"), list):
+                    raise ValueError(f"invalid JSON in Jira changelog of {key}: {str(page)[:80]!r}")
+                return page
+
+            page = call_with_retry(f"Jira changelog of {key} at {start}", call, on_retry=self._on_retry)
+            found += page["values"]
+            if page.get("isLast", True) or not page["values"]:
+                break
+        return {
+            **issue,
+            "changelog": {"startAt": 0, "maxResults": len(found), "total": len(found), "histories": found},
+        }
+
+    def load(self, since: str | None) -> Iterator[LoadBatch]:
+        """Pages of ``ORDER BY updated``, then a check that no issue slipped between pages.
+
+        Offset pagination over a live result set is not stable: an issue updated (it moves to the
+        end) or deleted while the load is between pages shifts every later issue one place
+        back, so the next page silently starts one issue too far. After the last page the load
+        therefore lists the same query's keys and update times and fetches whatever it has not
+        seen in that version (at most ``VERIFY_PASSES`` listings). A full load's last listing
+        also answers the next ``list_ids`` call, so verification costs no extra requests there.
+        """
+        clauses = self._scope()
+        if since:
+            clauses.append(f'updated >= "{self._jql_time(since)}"')
+        jql = (" AND ".join(clauses) + " ORDER BY updated ASC, key ASC").strip()
+        cursor = since
+        seen: dict[str, str | None] = {}  # key → the `updated` of the version indexed
+        self._listed = None
+        for issues, total in self._pages(jql, "*all", FULL_EXPAND):
+            cursor = self._note(issues, seen, cursor)
+            yield LoadBatch(documents=[self._to_document(i) for i in issues], cursor=cursor, total=total)
+        for _ in range(VERIFY_PASSES):
+            listed = self._list(jql, "key,updated")
+            missed = sorted(
+                (k for k, updated in listed.items() if seen.get(k, "") != updated), key=_key_order
+            )
+            if not missed:
+                if since is None:
+                    self._listed = {jira_doc_id(k) for k in listed}
+                return
+            log.info("%s: %d issues changed while paging; fetching them", self.name, len(missed))
+            issues = self._issues_by_key(missed)
+            cursor = self._note(issues, seen, cursor)
+            yield LoadBatch(documents=[self._to_document(i) for i in issues], cursor=cursor, total=None)
+
+    @staticmethod
+    def _note(issues: list[dict[str, Any]], seen: dict[str, str | None], cursor: str | None) -> str | None:
+        """Remember the versions served; the cursor after them (the newest ``updated``)."""
+        for i in issues:
+            updated = (i.get("fields") or {}).get("updated")
+            seen[i["key"]] = updated
+            t = parse_jira_time(updated)
+            if t is not None:
+                iso = t.astimezone(UTC).isoformat(timespec="seconds")
+                cursor = iso if cursor is None or iso > cursor else cursor
+        return cursor
+
+    def _list(self, jql: str, fields: str) -> dict[str, str | None]:
+        """``{key: updated}`` of every issue the query matches."""
+        out: dict[str, str | None] = {}
+        for issues, _total in self._pages(jql, fields):
+            out.update((i["key"], (i.get("fields") or {}).get("updated")) for i in issues)
+        return out
+
+    def _issues_by_key(self, keys: list[str]) -> list[dict[str, Any]]:
+        issues: list[dict[str, Any]] = []
+        for i in range(0, len(keys), 50):
+            wanted = [k for k in keys[i : i + 50] if _ISSUE_KEY.match(k)]
+            if not wanted:
+                continue
+            jql = "key in (" + ", ".join(wanted) + ")"
+            for found, _total in self._pages(jql, "*all", FULL_EXPAND):
+                issues += found
+        return issues
+
+    def fetch(self, document_ids: list[str]) -> list[SourceDocument]:
+        """The current version of the given issues (those that still exist)."""
+        keys = [i.split(":", 1)[1] for i in document_ids if i.startswith("jira:")]
+        return [self._to_document(x) for x in self._issues_by_key(keys)]
+
+    def list_ids(self) -> set[str]:
+        listed, self._listed = self._listed, None
+        if listed is not None:  # the listing a full load just verified itself with
+            return listed
+        jql = (" AND ".join(self._scope()) + " ORDER BY key ASC").strip()
+        return {jira_doc_id(k) for k in self._list(jql, "key")}
+
+    def link_hints(self) -> dict[str, Any]:
+        """What other sources need to recognise references to this Jira: project keys and URLs."""
+        urls = {self.config.url.rstrip("/")}
+        if self.config.browse_url:
+            urls.add(self.config.browse_url.rstrip("/"))
+        return {"project_keys": self.project_keys(), "jira_urls": sorted(urls)}
+
+    def project_keys(self) -> list[str]:
+        """Project keys visible to the user (learned, never hard-coded)."""
+
+        def call() -> list[dict[str, Any]]:
+            projects = self.client.projects()
+            if not isinstance(projects, list):
+                raise ValueError(f"invalid JSON in Jira project list: {str(projects)[:80]!r}")
+            return projects
+
+        def page(start: int) -> dict[str, Any]:
+            found = self.client.search_projects(start_at=start, max_results=50)
+            if not isinstance(found, dict) or not isinstance(found.get("values"), list):
+                raise ValueError(f"invalid JSON in Jira project search: {str(found)[:80]!r}")
+            return found
+
+        if not self.cloud:
+            projects = call_with_retry("Jira projects", call, on_retry=self._on_retry)
+        else:  # Cloud pages its project list (GET /rest/api/3/project/search)
+            projects = []
+            while True:
+                start = len(projects)
+                found = call_with_retry(
+                    f"Jira project search at {start}", functools.partial(page, start), on_retry=self._on_retry
+                )
+                projects += found["values"]
+                if found.get("isLast", True) or not found["values"]:
+                    break
+        return sorted(p["key"] for p in projects if isinstance(p, dict) and p.get("key"))
+
+    # -- permission sync: sources/jira/permissions.py ------------------------------------------
+    def fetch_permissions(self) -> list[tuple[str, str]]:
+        """``(principal, email)`` pairs: who holds what this source's documents' gates name."""
+        from devkb.sources.jira.permissions import JiraPermissions
+
+        return JiraPermissions(self).fetch_permissions()

@@ -1,0 +1,1 @@
+"""Graph stores: the protocol, the data model, and the backends (embedded SQLite, Neo4j)."""

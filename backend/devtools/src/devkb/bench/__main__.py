@@ -1,5 +1,0 @@
-import sys
-
-from devkb.bench.harness import main
-
-sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from devkb_devtools.bench.harness import main
+
+sys.exit(main())

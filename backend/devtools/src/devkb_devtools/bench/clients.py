@@ -1,0 +1,156 @@
+"""Load generators: a real ``devkb serve`` process, closed-loop HTTP clients against it, and
+closed-loop worker threads against an in-process function.
+
+Closed loop: each of N clients sends a request, waits for the answer, sends the next, for a
+fixed time; latency is per request, throughput is requests completed ÷ wall time. Clients cycle
+through the question list from different offsets, so concurrent clients ask different things.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from devkb_devtools.bench.measure import hwm_bytes, latency_figures, rss_bytes
+from devkb_devtools.bench.server_process import DevkbServer
+from devkb_devtools.bench.workspace import BenchError
+
+
+def embedder_env(embedder: object) -> dict[str, str]:
+    """``DEVKB_*`` settings that make a server embed queries like ``embedder`` (unwrapping the
+    bench's and the cache's wrappers), so it opens a store that embedder wrote. ONNX keeps its
+    export cache, so the server does not export the model again."""
+    while hasattr(embedder, "inner"):
+        embedder = embedder.inner
+    name = type(embedder).__name__
+    if name == "OnnxMiniLMEmbedder":
+        return {
+            "DEVKB_EMBEDDER": "onnx",
+            "DEVKB_ONNX_PRECISION": str(getattr(embedder, "precision", "int8")),
+            "DEVKB_MODEL_CACHE_DIR": str(Path(getattr(embedder, "cache_dir", ".")).resolve()),
+        }
+    if name == "LocalMiniLMEmbedder":
+        return {"DEVKB_EMBEDDER": "local"}
+    return {}
+
+
+class ServerProcess(DevkbServer):
+    """``devkb serve --no-index`` on 127.0.0.1 over ``data_dir``, extractive, no scheduler."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        sources_file: Path | None,
+        timeout: float = 600.0,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        extra = dict(env or {})
+        if sources_file is not None:
+            extra["DEVKB_SOURCES_FILE"] = str(sources_file)
+        super().__init__(
+            data_dir,
+            env=extra,
+            index=False,
+            timeout=timeout,
+            log_path=data_dir.parent / f"{data_dir.name}-server.log",
+        )
+        self.headers = {"X-API-Key": self.env["DEVKB_API_KEY"]} if self.env.get("DEVKB_API_KEY") else {}
+
+    def memory(self) -> dict[str, int | None]:
+        pid = self.proc.pid if self.proc else None
+        return {
+            "rss_bytes": rss_bytes(pid) if pid else None,
+            "peak_rss_bytes": hwm_bytes(pid) if pid else None,
+        }
+
+    def ask(self, question: str, timeout: float = 120.0) -> float:
+        """One POST /ask; its latency in seconds (raises on a non-200 answer or a timeout)."""
+        start = time.perf_counter()
+        response = httpx.post(
+            self.base_url + "/ask", json={"question": question}, headers=self.headers, timeout=timeout
+        )
+        if response.status_code != 200:
+            raise BenchError(f"POST /ask answered {response.status_code}: {response.text[:300]}")
+        return time.perf_counter() - start
+
+
+async def _http_loop(
+    base_url: str,
+    path: str,
+    bodies: Sequence[dict[str, Any]],
+    clients: int,
+    seconds: float,
+    headers: dict[str, str],
+) -> tuple[list[float], int, float]:
+    latencies: list[float] = []
+    errors = 0
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=120, headers=headers) as client:
+        start = time.perf_counter()
+        deadline = start + seconds
+
+        async def one(offset: int) -> None:
+            nonlocal errors
+            i = offset
+            while time.perf_counter() < deadline:
+                t = time.perf_counter()
+                response = await client.post(path, json=bodies[i % len(bodies)])
+                if response.status_code == 200:
+                    latencies.append(time.perf_counter() - t)
+                else:
+                    errors += 1
+                i += 1
+
+        await asyncio.gather(*(one(c * len(bodies) // clients) for c in range(clients)))
+        wall = time.perf_counter() - start
+    return latencies, errors, wall
+
+
+def http_closed_loop(
+    base_url: str,
+    path: str,
+    bodies: Sequence[dict[str, Any]],
+    clients: int,
+    seconds: float,
+    headers: dict[str, str] | None = None,
+) -> dict[str, float]:
+    """``clients`` concurrent HTTP clients (one connection each) for ``seconds``."""
+    latencies, errors, wall = asyncio.run(_http_loop(base_url, path, bodies, clients, seconds, headers or {}))
+    if not latencies:
+        raise BenchError(f"no successful request to {path} in {seconds} s ({errors} errors)")
+    return {**latency_figures(latencies), "throughput_per_s": len(latencies) / wall, "errors": float(errors)}
+
+
+def thread_closed_loop(
+    fn: Callable[[Any], Any], args: Sequence[Any], workers: int, seconds: float
+) -> dict[str, float]:
+    """``workers`` threads calling ``fn`` in a closed loop for ``seconds``, in process."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def loop(offset: int) -> None:
+        mine = []
+        i = offset
+        while time.perf_counter() < deadline:
+            t = time.perf_counter()
+            fn(args[i % len(args)])
+            mine.append(time.perf_counter() - t)
+            i += 1
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=loop, args=(w * len(args) // workers,)) for w in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - start
+    return {**latency_figures(latencies), "throughput_per_s": len(latencies) / wall, "errors": 0.0}

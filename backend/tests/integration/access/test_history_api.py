@@ -1,0 +1,52 @@
+"""History through the API as each reader may see it (docs/history.md): a document's versions,
+one version with its diff to the current one, and the changes in a date range; a document the
+reader may not read is a 404, like a missing one, and its changes are not listed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.accounts_app import accounts_client, signed_in
+
+pytestmark = pytest.mark.integration
+ADMIN, CAROL = "alice@acme.example", "carol@acme.example"  # carol reads Jira WEB only
+
+
+def test_history_versions_and_changes_follow_the_document_permissions(demo_workspace, embedder, tmp_path):
+    client = accounts_client(demo_workspace, embedder, tmp_path / "d")
+    try:
+        signed_in(client, ADMIN)
+        history = client.get("/documents/jira:PAY-12/history").json()
+        moves = [(v["field"], v["to_value"], v["author"]) for v in history["versions"]]
+        assert ("status", "Closed", "Priya Raman") in moves and len(moves) == 6
+        one = client.get("/documents/jira:PAY-12/versions/2", params={"kind": "transition"}).json()
+        assert one["version"]["to_value"] == "In Progress" and one["diff_to_current"] == ""
+        page = client.get("/documents/confluence:page:2000004/history").json()
+        assert [v["kind"] for v in page["versions"]] == ["page"]
+        changes = client.get("/changes", params={"start": "2026-01-01", "end": "2026-12-31"}).json()
+        assert {"jira:PAY-12", "confluence:page:2000009"} <= {c["document"]["id"] for c in changes}
+        assert client.get("/changes", params={"start": "2026-05-10", "end": "2026-05-01"}).json() == []
+        assert client.get("/changes", params={"start": "2026-05-10", "end": "9999-12-31"}).status_code == 200
+        assert client.get("/changes", params={"start": "2026-05-10", "end": "soon"}).status_code == 422
+        assert (
+            client.get("/documents/jira:PAY-12/versions/99", params={"kind": "transition"}).status_code == 404
+        )
+        client.post("/auth/logout")
+
+        signed_in(client, CAROL)
+        hidden = client.get("/documents/jira:PAY-12/history")
+        missing = client.get("/documents/jira:PAY-99999/history")
+        assert hidden.status_code == missing.status_code == 404
+        assert hidden.json()["detail"].replace("PAY-12", "X") == missing.json()["detail"].replace(
+            "PAY-99999", "X"
+        )
+        assert (
+            client.get("/documents/jira:PAY-12/versions/2", params={"kind": "transition"}).status_code == 404
+        )
+        seen = {
+            c["document"]["id"]
+            for c in client.get("/changes", params={"start": "2026-01-01", "end": "2026-12-31"}).json()
+        }
+        assert not any(i.startswith(("jira:PAY-", "confluence:")) for i in seen), seen  # admin saw them above
+    finally:
+        client.__exit__(None, None, None)
