@@ -7,7 +7,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
 TIERS = {"unit", "contract", "integration", "llm"}  # the order scripts/test.sh runs them in
-DATA = {"eval"}  # question sets (data, no tests)
+DATA = {"eval", "data"}  # question sets and real documents (data, no tests)
 
 
 def test_every_folder_of_the_suite_is_a_tier():

@@ -14,6 +14,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from devkb.store.models import Reference, SourceType, Version
 
+VERSION_MESSAGES_FIELD = "version-messages"  # reference_text field of a page's version messages
+
 
 @dataclass
 class SourceDocument:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from devkb.indexing.references.context import LinkContext
 from devkb.indexing.references.rule import ReferenceRule
-from devkb.sources.base import SourceDocument
+from devkb.sources.base import VERSION_MESSAGES_FIELD, SourceDocument
 from devkb.store.models import Reference, SourceType
 
 KEY_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_])([A-Z][A-Z0-9]+)-(\d+)(?!\d)")
@@ -38,7 +38,6 @@ KINDS: dict[str, tuple[str, bool]] = {
     "upload": ("jira-key-in-doc", False),
 }
 
-VERSION_MESSAGES_FIELD = "version-messages"  # reference_text field of a page's version messages
 VERSION_MESSAGE_KIND = "jira-key-in-version-message"
 
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from devkb.indexing.references.jira_keys import VERSION_MESSAGES_FIELD
-from devkb.sources.base import HistoryPolicy, SourceDocument
+from devkb.sources.base import VERSION_MESSAGES_FIELD, HistoryPolicy, SourceDocument
 from devkb.sources.confluence.storage_format import storage_to_text
 from devkb.sources.timestamps import to_utc_iso
 from devkb.store.models import Version
