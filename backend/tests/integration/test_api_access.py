@@ -23,6 +23,7 @@ PROTECTED = [
     ("POST", "/chat/clear", None),
     ("GET", "/graph", None),
     ("GET", "/graph/search?q=PAY", None),
+    ("GET", "/documents?project=PAY", None),
     ("GET", "/documents/jira:PAY-12", None),
     ("GET", "/documents/jira:PAY-12/neighbors", None),
     ("GET", "/stats", None),
@@ -244,3 +245,24 @@ def test_no_secret_in_any_response_stored_error_or_log(
         for text in bodies:
             assert secret not in text, f"{name} leaked in a response: {text[:300]}"
         assert secret not in logs, f"{name} leaked in the logs"
+
+
+def test_find_documents_by_fields_one_model_for_every_face(make_client):
+    """GET /documents takes the document filters of GraphQuery and MCP find: fields ANDed, keys
+    comma-separated, unknown parameters and bad dates refused with a message."""
+    client = make_client()
+    found = client.get("/documents", params={"project": "PAY", "issue_type": "Bug"})
+    assert found.status_code == 200, found.text
+    docs = found.json()
+    assert docs and all(
+        d["metadata"]["project"] == "PAY" and d["metadata"]["issue_type"] == "Bug" for d in docs
+    )
+    keys = client.get("/documents", params={"key": "PAY-12, pay-7"}).json()
+    assert {d["id"] for d in keys} == {"jira:PAY-12", "jira:PAY-7"}
+    assert client.get("/documents", params={"project": "PAY", "sources": "github"}).json() == []
+    unknown = client.get("/documents", params={"project": "PAY", "content": "x"})
+    assert unknown.status_code == 422 and "content" in unknown.text
+    bad_date = client.get("/documents", params={"project": "PAY", "updated_from": "yesterday"})
+    assert bad_date.status_code == 422 and "2014-05-20" in bad_date.text
+    nothing = client.get("/documents")
+    assert nothing.status_code == 422 and "at least one field" in nothing.text

@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
+from devkb.agent.answer import Citation
+from devkb.agent.tools.filters import DocumentFilters
 from devkb.store.models import SourceType
 
 SourceName = Literal["jira", "confluence", "github"]
@@ -71,15 +73,6 @@ class AskRequest(BaseModel):
         return None if not self.sources else [SourceType.parse(s) for s in self.sources]
 
 
-class SourceCitation(BaseModel):
-    document_id: str
-    title: str
-    url: str
-    type: str
-    score: float
-    snippet: str
-
-
 class ToolCallOut(BaseModel):
     tool: str
     arguments: dict[str, Any]
@@ -96,7 +89,7 @@ class ConfidenceOut(BaseModel):
 
 class AskResponse(BaseModel):
     answer: str
-    sources: list[SourceCitation]
+    sources: list[Citation]
     tool_calls: list[ToolCallOut] = Field(default_factory=list)
     mode: Literal["llm", "extractive"] = "extractive"
     session_id: str | None = None
@@ -115,7 +108,7 @@ class ChatMessageOut(BaseModel):
     role: Literal["user", "assistant"]
     content: str
     timestamp: str
-    sources: list[SourceCitation] = Field(default_factory=list)
+    sources: list[Citation] = Field(default_factory=list)
 
 
 class ChatHistoryResponse(BaseModel):
@@ -162,6 +155,24 @@ class ConversationDetail(BaseModel):
 
 class ConversationRename(BaseModel):
     title: str = Field(min_length=1, max_length=200)
+
+
+class DocumentQuery(DocumentFilters):
+    """``GET /documents``: the document filters (agent/tools/filters.py) and which sources, how many."""
+
+    sources: Annotated[
+        list[str] | None,
+        Field(description="Only these sources: jira, confluence, github, files, web, upload."),
+    ] = None
+    limit: Annotated[int, Field(ge=1, le=200, description="At most this many (1-200).")] = 25
+
+    @field_validator("sources")
+    @classmethod
+    def _sources(cls, v: list[str] | None) -> list[str] | None:
+        return parse_sources(v)
+
+    def source_types(self) -> list[SourceType] | None:
+        return None if not self.sources else [SourceType.parse(s) for s in self.sources]
 
 
 class DocumentOut(BaseModel):
@@ -245,16 +256,6 @@ class GraphEdge(BaseModel):
 class GraphResponse(BaseModel):
     nodes: list[GraphNode]
     edges: list[GraphEdge]
-
-
-class StatsResponse(BaseModel):
-    documents: int
-    chunks: int
-    references: int
-    documents_by_type: dict[str, int]
-    references_by_kind: dict[str, int]
-    embedding_model: str | None
-    embedding_dimension: int | None
 
 
 class RunOut(BaseModel):

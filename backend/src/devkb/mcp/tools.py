@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import difflib
+import inspect
 from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
@@ -29,6 +30,7 @@ from devkb.agent.history import answer as history_answer
 from devkb.agent.history.diffing import diff_sections
 from devkb.agent.history.when import Window
 from devkb.agent.tools.content import rebuild_content
+from devkb.agent.tools.filters import DocumentFilters, keyword_parameters
 from devkb.agent.tools.rag_search import MAX_TOP_K
 from devkb.errors import DevkbError
 from devkb.mcp.auth import may_administer
@@ -38,6 +40,7 @@ from devkb.sources.uploads import UploadError
 from devkb.store.models import Document, Neighbor, SourceType
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 SourceName = Literal["jira", "confluence", "github", "files", "web", "upload"]
 SOURCE_TYPES: dict[str, SourceType] = {
     "jira": SourceType.JIRA,
@@ -89,14 +92,46 @@ def _no_document(document_id: str) -> ToolError:
     return ToolError(f"no document {document_id!r}; `search` or `find` give valid ids")
 
 
-def register_tools(mcp: FastMCP, parts: McpParts) -> None:
-    @mcp.tool(
+def tool(description: str) -> Callable[[F], F]:
+    """Mark a method of :class:`KnowledgeBaseTools` as an MCP tool with this description."""
+
+    def mark(fn: F) -> F:
+        fn.__dict__["mcp_description"] = description
+        return fn
+
+    return mark
+
+
+def with_filters(*names: str) -> Callable[[F], F]:
+    """Give a tool method the document filters (all of them, or these) as keyword parameters, read
+    off the one model (``agent/tools/filters.py``); the method receives them in its ``**`` argument."""
+
+    def apply(fn: F) -> F:
+        signature = inspect.signature(fn, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        added = [p for p in keyword_parameters(DocumentFilters) if not names or p.name in names]
+        fn.__dict__["__signature__"] = signature.replace(parameters=[*own, *added])
+        return fn
+
+    return apply
+
+
+class KnowledgeBaseTools:
+    """The MCP tools, one method each (``@tool`` gives the description the client sees);
+    :func:`register_tools` adds every marked method to the server in the order written here."""
+
+    def __init__(self, parts: McpParts) -> None:
+        self.parts = parts
+
+    @tool(
         description="Semantic and keyword search over every indexed document (issues, pages, commits, "
         "pull requests, files). Returns the best documents with ids, URLs and a snippet; use "
         "`get_document` to read one. Narrow it with `sources` and exact fields (project, status, "
         "repository, …)."
     )
+    @with_filters("project", "status", "issue_type", "repository", "kind", "space")
     def search(
+        self,
         query: Annotated[str, Field(description="What to look for, in words or keywords.", min_length=1)],
         sources: Sources = None,
         top_k: Annotated[int, Field(description="How many documents (1-20).", ge=1, le=MAX_TOP_K)] = 8,
@@ -104,31 +139,23 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             str | None,
             Field(description="Id of the document the search is about; documents related to it rank first."),
         ] = None,
-        project: Annotated[Text, Field(description="Only this Jira project, e.g. PAY.")] = None,
-        status: Annotated[Text, Field(description="Only this Jira status, e.g. Open.")] = None,
-        issue_type: Annotated[Text, Field(description="Only this Jira issue type, e.g. Bug.")] = None,
-        repository: Annotated[Text, Field(description="Only this GitHub repository (owner/name).")] = None,
-        kind: Annotated[
-            Literal["file", "pull", "commit", "issue"] | None, Field(description="Only this GitHub kind.")
-        ] = None,
-        space: Annotated[Text, Field(description="Only this Confluence space key.")] = None,
+        **filters: Any,
     ) -> dict[str, Any]:
-        given = {"project": project, "status": status, "issue_type": issue_type}
-        given |= {"repository": repository, "kind": kind, "space": space}
-        fields = {k: v for k, v in given.items() if v}
+        fields = {k: v for k, v in filters.items() if v}
         scope = Scope.for_sources(_types(sources))
         # with field filters, rank the most candidates RAGSearch gives and keep those that match
         k = MAX_TOP_K if fields else top_k
-        docs = _checked(lambda: parts.toolbox().rag_search.run(scope, query, k, anchor))
+        docs = _checked(lambda: self.parts.toolbox().rag_search.run(scope, query, k, anchor))
         kept = [d for d in docs if _matches(d.document, fields)][:top_k]
         return {"query": query, "filters": fields, "results": [evidence_result(d) for d in kept]}
 
-    @mcp.tool(
+    @tool(
         description="Ask devkb a question in plain language; it plans its own searches and graph "
         "lookups and answers with numbered citations [n] that refer to the returned sources. "
         "Slower than `search`; sends progress notifications while it works."
     )
     async def ask(
+        self,
         question: Annotated[str, Field(description="The question.", min_length=1, max_length=2000)],
         ctx: Context,  # type: ignore[type-arg]
         sources: Sources = None,
@@ -144,7 +171,7 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
 
         answer = await anyio.to_thread.run_sync(
             bound_to_current_reader(
-                lambda: _checked(lambda: parts.ask().ask(question, _types(sources), on_event=on_event))
+                lambda: _checked(lambda: self.parts.ask().ask(question, _types(sources), on_event=on_event))
             )
         )
         cited = [
@@ -161,14 +188,15 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             "sources": cited,
         }
 
-    @mcp.tool(description="Read one document: its metadata (status, assignee, author, …) and its text.")
+    @tool(description="Read one document: its metadata (status, assignee, author, …) and its text.")
     def get_document(
+        self,
         document_id: Annotated[str, Field(description="A document id, e.g. jira:PAY-12.", min_length=1)],
         max_chars: Annotated[
             int, Field(description="At most this much text (100-20000).", ge=100, le=MAX_DOCUMENT_CHARS)
         ] = 6000,
     ) -> dict[str, Any]:
-        found = _checked(lambda: parts.store().get_document(document_id))
+        found = _checked(lambda: self.parts.store().get_document(document_id))
         if found is None:
             raise _no_document(document_id)
         text = rebuild_content(found.document, found.chunks)
@@ -179,12 +207,13 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             "truncated": len(text) > max_chars,
         }
 
-    @mcp.tool(
+    @tool(
         description="Documents linked to a document in the graph: the commits and pull requests that "
         "fixed an issue, issues it blocks or depends on, pages it mentions, files a commit changed. "
         "Each result says how it is linked (kind, direction, evidence)."
     )
     def neighbors(
+        self,
         document_id: Annotated[str, Field(description="The document's id.", min_length=1)],
         direction: Annotated[
             Literal["out", "in", "both"],
@@ -199,7 +228,7 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
         ] = None,
         limit: Annotated[int, Field(description="At most this many (1-40).", ge=1, le=40)] = 25,
     ) -> dict[str, Any]:
-        if _checked(lambda: parts.store().get_documents([document_id])) == []:
+        if _checked(lambda: self.parts.store().get_documents([document_id])) == []:
             raise _no_document(document_id)
         types = _types(sources)
         edges: dict[str, Neighbor] = {}
@@ -210,82 +239,41 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             edges.setdefault(n.document.id, n)
             return True
 
-        fetch = parts.toolbox().fetch_neighbors
+        fetch = self.parts.toolbox().fetch_neighbors
         found = _checked(lambda: fetch.run(Scope(), [document_id], kinds, direction, limit, accept))
         return {
             "document_id": document_id,
             "neighbors": [_neighbor(e, edges[e.document.id]) for e in found if e.document.id in edges],
         }
 
-    @mcp.tool(
+    @tool(
         description="Find documents by exact fields (the graph's own fields, no ranking): Jira key, "
         "project, issue type, status, priority, resolution, assignee, reporter, component, fix version, "
         "label; GitHub repository, file path, kind, pull request number, commit SHA, author; "
         "Confluence space; title words; updated dates. Newest first."
     )
+    @with_filters()
     def find(
-        key: Annotated[Text, Field(description="Jira key(s), comma-separated, e.g. PAY-12.")] = None,
-        project: Annotated[Text, Field(description="Jira project key, e.g. PAY.")] = None,
-        issue_type: Annotated[Text, Field(description="Bug, Story, Task, …")] = None,
-        status: Annotated[Text, Field(description="Open, In Progress, Closed, …")] = None,
-        priority: Annotated[Text, Field(description="Blocker, Critical, Major, …")] = None,
-        resolution: Annotated[Text, Field(description="Fixed, Won't Fix, Duplicate, …")] = None,
-        assignee: Annotated[Text, Field(description="Assignee's display name.")] = None,
-        reporter: Annotated[Text, Field(description="Reporter's display name.")] = None,
-        component: Annotated[Text, Field(description="Jira component.")] = None,
-        fix_version: Annotated[Text, Field(description="Jira fix version.")] = None,
-        label: Annotated[Text, Field(description="Jira label.")] = None,
-        repository: Annotated[Text, Field(description="GitHub repository owner/name.")] = None,
-        path: Annotated[Text, Field(description="File path inside a repository.")] = None,
-        kind: Annotated[
-            Literal["file", "pull", "commit", "issue"] | None, Field(description="GitHub document kind.")
-        ] = None,
-        number: Annotated[int | None, Field(description="Pull request number.", ge=1)] = None,
-        sha: Annotated[Text, Field(description="Full 40-character commit SHA.")] = None,
-        author: Annotated[Text, Field(description="Commit or pull request author.")] = None,
-        space: Annotated[Text, Field(description="Confluence space key.")] = None,
-        title: Annotated[Text, Field(description="Words the title contains.")] = None,
-        updated_from: Annotated[Text, Field(description="Updated on or after (YYYY-MM-DD).")] = None,
-        updated_to: Annotated[Text, Field(description="Updated on or before (YYYY-MM-DD).")] = None,
+        self,
         sources: Sources = None,
         limit: Annotated[int, Field(description="At most this many (1-25).", ge=1, le=25)] = 10,
+        **fields: Any,
     ) -> dict[str, Any]:
-        fields: dict[str, Any] = {
-            "key": key,
-            "project": project,
-            "issue_type": issue_type,
-            "status": status,
-            "priority": priority,
-            "resolution": resolution,
-            "assignee": assignee,
-            "reporter": reporter,
-            "component": component,
-            "fix_version": fix_version,
-            "label": label,
-            "repository": repository,
-            "path": path,
-            "kind": kind,
-            "number": number,
-            "sha": sha,
-            "author": author,
-            "space": space,
-            "title": title,
-            "updated_from": _iso_day(updated_from, "updated_from"),
-            "updated_to": _iso_day(updated_to, "updated_to"),
-        }
-        if all(v is None for v in fields.values()):
+        filters = _checked(lambda: DocumentFilters.parse(fields))
+        if filters.is_empty():
             raise ToolError("give at least one field to match (for free text, use `search`)")
         scope = Scope.for_sources(_types(sources))
-        docs = _checked(lambda: parts.toolbox().graph_query.run(scope, fields=fields, limit=limit))
+        docs = _checked(lambda: self.parts.toolbox().graph_query.run(scope, fields=filters, limit=limit))
         return {"results": [evidence_result(d) for d in docs]}
 
-    @mcp.tool(
+    @tool(
         description="What changed in a time range: a digest of the changes (issue transitions, page "
         "edits with the sections they changed, commits with their files), grouped and counted, newest "
         "first, and the documents updated between two dates; optionally in one source or one Jira "
         "project / Confluence space."
     )
     def what_changed(
+        self,
         since: Annotated[
             str | None, Field(description="From this date (YYYY-MM-DD); default: 7 days ago.")
         ] = None,
@@ -300,7 +288,7 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             raise ToolError(f"until ({end}) is before since ({start})")
         fields = {"updated_from": start, "updated_to": end, "project": project}
         scope = Scope.for_sources(_types([source]) if source else None)
-        docs = _checked(lambda: parts.toolbox().graph_query.run(scope, fields=fields, limit=limit))
+        docs = _checked(lambda: self.parts.toolbox().graph_query.run(scope, fields=fields, limit=limit))
         docs.sort(key=lambda d: d.document.updated_at, reverse=True)
         last = datetime.fromisoformat(end) if end else datetime.now(UTC)
         window = Window(
@@ -314,7 +302,7 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             window=window,
             types=tuple(_types([source]) or ()) if source else (),
         )
-        digest = _checked(lambda: history_answer(intent, parts.store(), last.date()))
+        digest = _checked(lambda: history_answer(intent, self.parts.store(), last.date()))
         return {
             "since": start,
             "until": end,
@@ -323,18 +311,19 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             "documents": [evidence_result(d) for d in docs],
         }
 
-    @mcp.tool(
+    @tool(
         description="A document's history, oldest first: a Confluence page's versions (author, date, "
         "edit message), a Jira issue's transitions (field, from, to, who, when), a commit's changed "
         "files with their diffs."
     )
     def history(
+        self,
         document_id: Annotated[str, Field(description="A document id, e.g. jira:PAY-12.", min_length=1)],
         limit: Annotated[
             int, Field(description="At most this many, newest kept (1-200).", ge=1, le=200)
         ] = 50,
     ) -> dict[str, Any]:
-        store = parts.store()
+        store = self.parts.store()
         found = _checked(lambda: store.get_documents([document_id]))
         if not found:
             raise _no_document(document_id)
@@ -363,18 +352,19 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             ],
         }
 
-    @mcp.tool(
+    @tool(
         description="Compare two versions of a Confluence page (default: a version with the current one): "
         "the sections changed, added and removed, and a unified diff."
     )
     def compare_versions(
+        self,
         document_id: Annotated[str, Field(description="A page id, e.g. confluence:page:123.", min_length=1)],
         from_version: Annotated[int, Field(description="The older version number.", ge=1)],
         to_version: Annotated[
             int | None, Field(description="The newer one (default: current).", ge=1)
         ] = None,
     ) -> dict[str, Any]:
-        store = parts.store()
+        store = self.parts.store()
         versions = {v.seq: v for v in _checked(lambda: store.versions(document_id, ["page"]))}
         if not versions:
             raise _no_document(document_id)
@@ -398,13 +388,13 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             "truncated": len(unified) > MAX_DOCUMENT_CHARS,
         }
 
-    @mcp.tool(
+    @tool(
         description="The configured sources (Jira, Confluence, GitHub), what they read and their last sync."
     )
-    def list_sources() -> dict[str, Any]:
-        runs = parts.runs()
-        states = {s.source: s for s in parts.store().list_sync_states()}
-        policy = parts.store().policy
+    def list_sources(self) -> dict[str, Any]:
+        runs = self.parts.runs()
+        states = {s.source: s for s in self.parts.store().list_sync_states()}
+        policy = self.parts.store().policy
         if not policy.sees_operations(policy.reader()):  # counts and errors describe every document
             return {"sources": [{"name": n, "type": str(runs.loaders[n].type)} for n in runs.ordered_names()]}
         out = []
@@ -422,18 +412,19 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             )
         return {"sources": out}
 
-    @mcp.tool(
+    @tool(
         description="Sync one source now (admin only) and wait for it; reports progress. Returns the "
         "run's counts."
     )
     async def sync_source(
+        self,
         name: Annotated[str, Field(description="The source's name (see `list_sources`).", min_length=1)],
         ctx: Context,  # type: ignore[type-arg]
         full: Annotated[bool, Field(description="Re-read everything, not only what changed.")] = False,
     ) -> dict[str, Any]:
-        if not may_administer(ctx.request_context.request, parts.settings, parts.store().policy):
+        if not may_administer(ctx.request_context.request, self.parts.settings, self.parts.store().policy):
             raise ToolError("sync_source is an admin action: connect with the server's API key")
-        runs = parts.runs()
+        runs = self.parts.runs()
         if name not in runs.loaders:
             raise ToolError(f"no source named {name!r}; configured: {', '.join(runs.ordered_names())}")
         status = _checked(lambda: runs.start(name, full=full))
@@ -448,13 +439,14 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
         keys = ("id", "state", "documents_indexed", "documents_unchanged", "documents_deleted")
         return {k: snap[k] for k in (*keys, "started_at", "finished_at")}
 
-    @mcp.tool(
+    @tool(
         description="Add a document to the knowledge base (a design note, a runbook, a file from your "
         "workspace): give its file name (the extension says the format: .md, .txt, .html, .py, …) and "
         "its text, or its bytes in base64 for PDF and DOCX. It is indexed when this returns and "
         "private to you until an admin shares it. Returns its document id."
     )
     def ingest(
+        self,
         filename: Annotated[
             str, Field(description="File name with extension, e.g. runbook.md.", min_length=1)
         ],
@@ -463,7 +455,7 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             str | None, Field(description="The bytes of a binary file (PDF, DOCX), base64-encoded.")
         ] = None,
     ) -> dict[str, Any]:
-        if parts.uploads is None:
+        if self.parts.uploads is None:
             raise ToolError("uploads are disabled on this server")
         if (content is None) == (content_base64 is None):
             raise ToolError("give exactly one of content and content_base64")
@@ -475,10 +467,10 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             )
         except (binascii.Error, ValueError) as e:
             raise ToolError(f"content_base64 is not valid base64: {e}") from e
-        reader = parts.store().policy.reader()
+        reader = self.parts.store().policy.reader()
         if reader.role == "nobody":
             raise ToolError("sign in to upload: this server has accounts")
-        ingest = _checked(parts.uploads)
+        ingest = _checked(self.parts.uploads)
         try:
             done = ingest.ingest(filename, data, reader.email or "operator")
         except UploadError as e:
@@ -489,6 +481,14 @@ def register_tools(mcp: FastMCP, parts: McpParts) -> None:
             "bytes": done.record.bytes,
             "private": True,
         }
+
+
+def register_tools(mcp: FastMCP, parts: McpParts) -> None:
+    tools = KnowledgeBaseTools(parts)
+    for name, member in vars(KnowledgeBaseTools).items():
+        description = getattr(member, "mcp_description", None)
+        if description is not None:
+            mcp.add_tool(getattr(tools, name), name=name, description=description)
 
 
 def _neighbor(e: EvidenceDoc, n: Neighbor) -> dict[str, Any]:

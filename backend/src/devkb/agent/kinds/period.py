@@ -30,7 +30,7 @@ class Period(QuestionKind):
     def run(self, ctx: Context) -> None:
         parsed = ctx.parsed
         fields: dict[str, Any] = {"updated_from": parsed.time_from, "updated_to": parsed.time_to}
-        if parsed.wanted in ("pull", "commit", "issue", "page", "file"):
+        if parsed.wanted in ("pull", "commit", "issue", "file"):  # GitHub kinds (DocumentFilters.kind)
             fields["kind"] = parsed.wanted
         ctx.outcome.dated = ctx.toolbox.graph_query.run(ctx.scope, fields=fields, limit=25, label="period")
         ctx.took(self.plan(parsed, bool(ctx.carried))[0])

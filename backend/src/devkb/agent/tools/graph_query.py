@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from haystack.tools.from_function import create_tool_from_function
 from haystack.tools.tool import Tool
+from pydantic import Field, ValidationError
 
 from devkb.access.scoped_store import ReaderStore
 from devkb.agent.answer import ToolCall
@@ -24,12 +24,12 @@ from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.history.compose import value_at
 from devkb.agent.identifiers import Lookup, read_lookups
 from devkb.agent.tools.content import load_content
+from devkb.agent.tools.filters import DocumentFilters, describe
 from devkb.agent.tools.rendering import render_documents
 from devkb.errors import InvalidQueryError
-from devkb.store.models import FIND_FIELDS, Document
+from devkb.store.models import Document
 
 NAME = "GraphQuery"
-MAX_VALUE_CHARS = 200
 MAX_LIMIT = 25
 CONTENT_CHARS = 4000
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?)?$")
@@ -42,29 +42,6 @@ DESCRIPTION = (
     "`question` (identifiers in it are looked up automatically) and/or fill in fields. Returns the "
     "full text of each document found."
 )
-
-# Tool argument → store filter field. Every value must be a member of FIND_FIELDS.
-ARGUMENT_FIELDS: dict[str, str] = {
-    "key": "key",
-    "project": "project",
-    "issue_type": "issue_type",
-    "status": "status",
-    "priority": "priority",
-    "resolution": "resolution",
-    "assignee": "assignee",
-    "reporter": "reporter",
-    "component": "component",
-    "fix_version": "fix_version",
-    "label": "label",
-    "repository": "repository",
-    "path": "path",
-    "kind": "kind",
-    "number": "number",
-    "sha": "sha",
-    "author": "author",
-    "space": "space",
-}
-assert set(ARGUMENT_FIELDS.values()) <= set(FIND_FIELDS)
 
 
 class GraphQuery:
@@ -80,7 +57,7 @@ class GraphQuery:
     def lookups_for(
         self,
         question: str = "",
-        fields: Mapping[str, Any] | None = None,
+        fields: DocumentFilters | Mapping[str, Any] | None = None,
         lookups: Sequence[Lookup] | None = None,
     ) -> list[Lookup]:
         """The structured finds a question and explicit fields ask for (deterministic); ``lookups``
@@ -89,7 +66,7 @@ class GraphQuery:
             found = list(lookups)
         else:
             found = list(read_lookups(question, self.project_keys()).lookups) if question else []
-        explicit = _explicit_lookup(fields or {})
+        explicit = DocumentFilters.parse(fields).lookup()
         if explicit is not None:
             found.append(explicit)
         return found
@@ -98,7 +75,7 @@ class GraphQuery:
         self,
         scope: Scope,
         question: str = "",
-        fields: Mapping[str, Any] | None = None,
+        fields: DocumentFilters | Mapping[str, Any] | None = None,
         document_ids: Sequence[str] | None = None,
         limit: int | None = None,
         label: str | None = None,
@@ -116,15 +93,15 @@ class GraphQuery:
             if value is not None and not _DATE.match(str(value)):
                 raise InvalidQueryError(f"{name} must be a date like 2014-05-20, not {value!r}")
         at = f"{as_of[:10]}T23:59:59+00:00" if as_of else None
+        filters = DocumentFilters.parse(fields)
         past: dict[str, tuple[str, ...]] = {}
-        if at is not None and fields:
-            fields = dict(fields)
+        if at is not None:
             for name in AS_OF_FIELDS:
-                if fields.get(name):
-                    past[name] = tuple(
-                        v.strip().lower() for v in str(fields.pop(name)).split(",") if v.strip()
-                    )
-        lookups = self.lookups_for(question, fields, lookups)
+                value = getattr(filters, name)
+                if value:
+                    past[name] = tuple(v.strip().lower() for v in str(value).split(",") if v.strip())
+            filters = filters.model_copy(update=dict.fromkeys(past))
+        lookups = self.lookups_for(question, filters, lookups)
         ids = [i for i in dict.fromkeys(document_ids or []) if _DOC_ID.match(i)][:MAX_LIMIT]
         found: dict[str, Document] = {}
         if ids:
@@ -176,91 +153,61 @@ class GraphQuery:
         return accepted
 
     def as_tool(self, scope: Scope) -> Tool:
-        def graph_query(
-            question: Annotated[str, "The user's question; identifiers in it are looked up exactly."] = "",
-            key: Annotated[
-                str | None, "Jira issue key(s), e.g. FLUID-5327; comma-separated for several."
-            ] = None,
-            project: Annotated[str | None, "Jira project key, e.g. FLUID."] = None,
-            issue_type: Annotated[
-                str | None, "Jira issue type: Bug, Task, Improvement, New Feature, ..."
-            ] = None,
-            status: Annotated[str | None, "Jira status: Open, Closed, Resolved, In Progress, ..."] = None,
-            priority: Annotated[
-                str | None, "Jira priority: Blocker, Critical, Major, Minor, Trivial."
-            ] = None,
-            resolution: Annotated[str | None, "Jira resolution: Fixed, Won't Fix, Duplicate, ..."] = None,
-            assignee: Annotated[str | None, "Assignee's display name."] = None,
-            reporter: Annotated[str | None, "Reporter's display name."] = None,
-            component: Annotated[str | None, "Jira component name."] = None,
-            fix_version: Annotated[str | None, "Jira fix version, e.g. 1.5."] = None,
-            label: Annotated[str | None, "Jira label."] = None,
-            repository: Annotated[str | None, "GitHub repository as owner/name."] = None,
-            path: Annotated[str | None, "File path inside a repository."] = None,
-            kind: Annotated[
-                Literal["file", "pull", "commit", "issue"] | None, "GitHub document kind."
-            ] = None,
-            number: Annotated[int | None, "Pull request number."] = None,
-            sha: Annotated[str | None, "Full 40-character commit SHA."] = None,
-            author: Annotated[str | None, "Commit or pull request author."] = None,
-            space: Annotated[str | None, "Confluence space key."] = None,
-            title: Annotated[str | None, "Text the document title contains."] = None,
-            updated_from: Annotated[
-                str | None, "Only documents updated on or after this date (YYYY-MM-DD)."
-            ] = None,
-            updated_to: Annotated[
-                str | None, "Only documents updated on or before this date (YYYY-MM-DD)."
-            ] = None,
-            document_ids: Annotated[list[str] | None, "Fetch these document ids (e.g. jira:FLUID-1)."] = None,
-            changed_from: Annotated[
-                str | None,
-                "Only documents changed (edited, transitioned, committed) on or after this date (YYYY-MM-DD).",
-            ] = None,
-            changed_to: Annotated[
-                str | None, "Only documents changed on or before this date (YYYY-MM-DD)."
-            ] = None,
-            as_of: Annotated[
-                str | None,
-                "Match status, assignee, resolution and fix_version as they were on this date (YYYY-MM-DD).",
-            ] = None,
-            limit: Annotated[int, "Maximum number of documents (1-25)."] = self.limit,
-        ) -> str:
-            fields = {
-                "key": key,
-                "project": project,
-                "issue_type": issue_type,
-                "status": status,
-                "priority": priority,
-                "resolution": resolution,
-                "assignee": assignee,
-                "reporter": reporter,
-                "component": component,
-                "fix_version": fix_version,
-                "label": label,
-                "repository": repository,
-                "path": path,
-                "kind": kind,
-                "number": number,
-                "sha": sha,
-                "author": author,
-                "space": space,
-                "title": title,
-                "updated_from": updated_from,
-                "updated_to": updated_to,
-            }
+        def graph_query(**arguments: Any) -> str:
+            try:
+                args = GraphQueryArguments.model_validate(arguments)
+            except ValidationError as e:
+                raise InvalidQueryError(describe(e)) from e
+            filters = DocumentFilters.model_validate(
+                args.model_dump(include=set(DocumentFilters.model_fields))
+            )
             docs = self.run(
                 scope,
-                question,
-                fields,
-                document_ids,
-                limit,
-                changed_from=changed_from,
-                changed_to=changed_to,
-                as_of=as_of,
+                args.question,
+                filters,
+                args.document_ids,
+                args.limit or self.limit,
+                changed_from=args.changed_from,
+                changed_to=args.changed_to,
+                as_of=args.as_of,
             )
             return render_documents(scope, docs, "GraphQuery results")
 
-        return create_tool_from_function(graph_query, name=NAME, description=DESCRIPTION)
+        return Tool(
+            name=NAME,
+            description=DESCRIPTION,
+            parameters=GraphQueryArguments.model_json_schema(),
+            function=graph_query,
+        )
+
+
+class GraphQueryArguments(DocumentFilters):
+    """The tool's arguments as the model sees them: the document filters and what only the agent's
+    tool takes (the question to read identifiers from, ids to fetch, the change range, as-of)."""
+
+    question: Annotated[
+        str, Field(description="The user's question; identifiers in it are looked up exactly.")
+    ] = ""
+    document_ids: Annotated[
+        list[str] | None,
+        Field(description="Fetch these document ids (e.g. jira:FLUID-1)."),
+    ] = None
+    changed_from: Annotated[
+        str | None,
+        Field(
+            description="Only documents changed (edited, transitioned, committed) on or after this date (YYYY-MM-DD)."
+        ),
+    ] = None
+    changed_to: Annotated[
+        str | None, Field(description="Only documents changed on or before this date (YYYY-MM-DD).")
+    ] = None
+    as_of: Annotated[
+        str | None,
+        Field(
+            description="Match status, assignee, resolution and fix_version as they were on this date (YYYY-MM-DD)."
+        ),
+    ] = None
+    limit: Annotated[int | None, Field(description="Maximum number of documents (1-25).")] = None
 
 
 CANDIDATES = 2000  # documents a lookup may return before the time filters narrow them
@@ -275,43 +222,3 @@ def _held(store: ReaderStore, doc: Document, past: Mapping[str, tuple[str, ...]]
         if not {v.lower() for v in values} & set(wanted):
             return False
     return True
-
-
-def _explicit_lookup(fields: Mapping[str, Any]) -> Lookup | None:
-    filters: dict[str, tuple[str, ...]] = {}
-    title = updated_from = updated_to = None
-    for name, raw in fields.items():
-        if raw is None or raw == "" or raw == []:
-            continue
-        if name == "title":
-            title = _value(name, raw)
-        elif name in ("updated_from", "updated_to"):
-            value = _value(name, raw)
-            if not _DATE.match(value):
-                raise InvalidQueryError(f"{name} must be a date like 2014-05-20, not {value!r}")
-            updated_from, updated_to = (
-                (value, updated_to) if name == "updated_from" else (updated_from, value)
-            )
-        elif name in ARGUMENT_FIELDS:
-            values = (
-                raw if isinstance(raw, (list, tuple)) else str(raw).split(",") if name == "key" else [raw]
-            )
-            cleaned = tuple(dict.fromkeys(_value(name, v) for v in values if str(v).strip()))
-            if cleaned:
-                filters[ARGUMENT_FIELDS[name]] = (
-                    tuple(v.upper() for v in cleaned) if name == "key" else cleaned
-                )
-        else:
-            raise InvalidQueryError(f"GraphQuery has no field {name!r}")
-    if not filters and not title and not updated_from and not updated_to:
-        return None
-    return Lookup(
-        filters, title_contains=title, updated_from=updated_from, updated_to=updated_to, label="fields"
-    )
-
-
-def _value(name: str, raw: Any) -> str:
-    value = " ".join(str(raw).split())
-    if not value or len(value) > MAX_VALUE_CHARS:
-        raise InvalidQueryError(f"{name} must be 1-{MAX_VALUE_CHARS} characters")
-    return value

@@ -7,7 +7,7 @@ the caller's chat session so follow-up questions can use it.
     tool_call  {"tool": "GraphQuery", "arguments": {...}, "result_count": 1}      (one per call)
     status     {"stage": "generating"}
     token      {"text": "..."}                                                   (many)
-    citations  {"sources": [SourceCitation, ...]}
+    citations  {"sources": [Citation, ...]}
     done       AskResponse (the authoritative answer; tokens are provisional with an LLM)
 
 or ``error {"detail": "..."}`` instead of citations/done. With an LLM the agent may go back to
@@ -20,6 +20,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
@@ -33,7 +34,6 @@ from devkb.api.schemas import (
     AskResponse,
     ConfidenceOut,
     ErrorResponse,
-    SourceCitation,
     ToolCallOut,
 )
 from devkb.conversations.memory import SessionMemory, StoredMessage, now_iso
@@ -68,7 +68,7 @@ def history_of(memory: SessionMemory, session_id: str) -> list[HistoryTurn]:
 def to_response(answer: Answer, session_id: str) -> AskResponse:
     return AskResponse(
         answer=answer.answer,
-        sources=[SourceCitation(**c.__dict__) for c in answer.sources],
+        sources=list(answer.sources),
         tool_calls=[ToolCallOut(**t.__dict__) for t in answer.tool_calls],
         mode=answer.mode,
         session_id=session_id,
@@ -84,7 +84,7 @@ def remember(memory: SessionMemory, session_id: str, question: str, out: AskResp
     memory.append(session_id, StoredMessage("user", question, now_iso()))
     memory.append(
         session_id,
-        StoredMessage("assistant", out.answer, now_iso(), tuple(s.model_dump() for s in out.sources)),
+        StoredMessage("assistant", out.answer, now_iso(), tuple(asdict(s) for s in out.sources)),
     )
 
 
@@ -124,7 +124,7 @@ async def ask_stream(
             answer = service.ask(body.question, body.source_types(), history=history, on_event=emit)
             out = to_response(answer, session_id)
             remember(memory, session_id, body.question, out)
-            emit("citations", {"sources": [s.model_dump() for s in out.sources]})
+            emit("citations", {"sources": [asdict(s) for s in out.sources]})
             emit("done", out.model_dump())
         except DevkbError as e:
             emit("error", {"detail": str(e)})

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from devkb.agent.answer import Citation
 from devkb.api.deps import MemoryDep, SessionDep
-from devkb.api.schemas import ChatClearResponse, ChatHistoryResponse, ChatMessageOut, SourceCitation
+from devkb.api.schemas import ChatClearResponse, ChatHistoryResponse, ChatMessageOut
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 
@@ -20,7 +21,7 @@ def history(session_id: SessionDep, memory: MemoryDep) -> ChatHistoryResponse:
                 role=m.role,
                 content=m.content,
                 timestamp=m.timestamp,
-                sources=[SourceCitation(**s) for s in m.sources],
+                sources=[Citation(**s) for s in m.sources],
             )
             for m in memory.history(session_id)
         ],

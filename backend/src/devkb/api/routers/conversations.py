@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
+from devkb.agent.answer import Citation
 from devkb.api.deps import ContainerDep
 from devkb.api.schemas import (
     ChatMessageOut,
@@ -20,7 +21,6 @@ from devkb.api.schemas import (
     ConversationOut,
     ConversationRename,
     ErrorResponse,
-    SourceCitation,
 )
 from devkb.container import Container
 from devkb.conversations.store_memory import StoreChatMemory
@@ -71,7 +71,7 @@ def _detail(memory: StoreChatMemory, c: Conversation) -> ConversationDetail:
                 role=m.role,
                 content=m.content,
                 timestamp=m.timestamp,
-                sources=[SourceCitation(**s) for s in m.sources],
+                sources=[Citation(**s) for s in m.sources],
             )
             for m in memory.state.messages(c.id)
         ],

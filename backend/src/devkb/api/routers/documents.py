@@ -1,4 +1,5 @@
-"""``GET /documents/{id}``, its neighbours and its history (versions, docs/history.md)."""
+"""``GET /documents`` (find by fields), ``GET /documents/{id}``, its neighbours and its history
+(versions, docs/history.md)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from devkb.api.schemas import (
     ChunkOut,
     DocumentDetail,
     DocumentHistory,
+    DocumentOut,
+    DocumentQuery,
     ErrorResponse,
     NeighborOut,
     VersionDetail,
@@ -21,6 +24,29 @@ from devkb.api.schemas import (
 from devkb.store.models import Version
 
 router = APIRouter(prefix="/documents", tags=["documents"])
+
+
+@router.get(
+    "",
+    response_model=list[DocumentOut],
+    operation_id="findDocuments",
+    responses={422: {"model": ErrorResponse}},
+)
+def find(query: Annotated[DocumentQuery, Query()], store: StoreDep) -> list[DocumentOut]:
+    """Documents that match every field given (the same filters as the agent's GraphQuery and MCP
+    ``find``; unknown parameters are refused), newest first, only those the caller may read."""
+    lookup = query.lookup()
+    if lookup is None:
+        raise HTTPException(422, "give at least one field to match (for free text, use POST /ask)")
+    found = store.find_documents(
+        {f: list(v) for f, v in lookup.filters.items()},
+        types=query.source_types(),
+        title_contains=lookup.title_contains,
+        updated_from=lookup.updated_from,
+        updated_to=lookup.updated_to,
+        limit=query.limit,
+    )
+    return [document_out(d) for d in found]
 
 
 @router.get(

@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from devkb.api.deps import StoreDep
-from devkb.api.schemas import StatsResponse
+from devkb.store.models import StoreStats
 
 router = APIRouter(tags=["stats"])
 
 
-@router.get("/stats", response_model=StatsResponse, operation_id="getStats")
-def stats(store: StoreDep) -> StatsResponse:
-    """Counts by document type and edge kind, and the embedding model."""
-    return StatsResponse(**store.stats().__dict__)
+@router.get("/stats", response_model=StoreStats, operation_id="getStats")
+def stats(store: StoreDep) -> StoreStats:
+    """Counts by document type and edge kind, and the embedding model (the store's own type)."""
+    return store.stats()

@@ -5,7 +5,7 @@ type S = components['schemas'];
 
 export type AskRequest = S['AskRequest'];
 export type AskResponse = S['AskResponse'];
-export type SourceCitation = S['SourceCitation'];
+export type SourceCitation = S['Citation'];
 export type ToolCall = S['ToolCallOut'];
 export type Confidence = S['ConfidenceOut'];
 export type GraphNode = S['GraphNode'];
@@ -20,7 +20,7 @@ export type Change = S['ChangeOut'];
 export type SourceStatus = S['SourceOut'];
 export type Run = S['RunOut'];
 export type Upload = S['UploadOut'];
-export type Stats = S['StatsResponse'];
+export type Stats = S['StoreStats'];
 export type Health = S['HealthResponse'];
 export type ErrorBody = S['ErrorResponse'];
 

@@ -500,6 +500,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find
+         * @description Documents that match every field given (the same filters as the agent's GraphQuery and MCP
+         *     ``find``; unknown parameters are refused), newest first, only those the caller may read.
+         */
+        get: operations["findDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/documents/{document_id}": {
         parameters: {
             query?: never;
@@ -732,7 +753,7 @@ export interface paths {
         };
         /**
          * Stats
-         * @description Counts by document type and edge kind, and the embedding model.
+         * @description Counts by document type and edge kind, and the embedding model (the store's own type).
          */
         get: operations["getStats"];
         put?: never;
@@ -821,7 +842,7 @@ export interface components {
             /** Session Id */
             session_id?: string | null;
             /** Sources */
-            sources: components["schemas"]["SourceCitation"][];
+            sources: components["schemas"]["Citation"][];
             /**
              * Status
              * @description Whether the sources answer the question, only partly, or not at all.
@@ -884,7 +905,7 @@ export interface components {
              */
             role: "user" | "assistant";
             /** Sources */
-            sources?: components["schemas"]["SourceCitation"][];
+            sources?: components["schemas"]["Citation"][];
             /** Timestamp */
             timestamp: string;
         };
@@ -898,6 +919,21 @@ export interface components {
             id: string;
             /** Section */
             section: string;
+        };
+        /** Citation */
+        Citation: {
+            /** Document Id */
+            document_id: string;
+            /** Score */
+            score: number;
+            /** Snippet */
+            snippet: string;
+            /** Title */
+            title: string;
+            /** Type */
+            type: string;
+            /** Url */
+            url: string;
         };
         /** ComponentHealth */
         ComponentHealth: {
@@ -1222,21 +1258,6 @@ export interface components {
             /** Shared */
             shared: string[];
         };
-        /** SourceCitation */
-        SourceCitation: {
-            /** Document Id */
-            document_id: string;
-            /** Score */
-            score: number;
-            /** Snippet */
-            snippet: string;
-            /** Title */
-            title: string;
-            /** Type */
-            type: string;
-            /** Url */
-            url: string;
-        };
         /** SourceOut */
         SourceOut: {
             /** Config */
@@ -1272,8 +1293,8 @@ export interface components {
          * @enum {string}
          */
         SourceType: "JIRA" | "CONFLUENCE" | "GITHUB" | "FILES" | "WEB" | "UPLOAD";
-        /** StatsResponse */
-        StatsResponse: {
+        /** StoreStats */
+        StoreStats: {
             /** Chunks */
             chunks: number;
             /** Documents */
@@ -2827,6 +2848,91 @@ export interface operations {
             };
         };
     };
+    findDocuments: {
+        parameters: {
+            query?: {
+                /** @description Jira issue key(s), e.g. FLUID-5327; comma-separated for several. */
+                key?: string | null;
+                /** @description Jira project key, e.g. FLUID. */
+                project?: string | null;
+                /** @description Jira issue type: Bug, Task, Improvement, New Feature, ... */
+                issue_type?: string | null;
+                /** @description Jira status: Open, Closed, Resolved, In Progress, ... */
+                status?: string | null;
+                /** @description Jira priority: Blocker, Critical, Major, Minor, Trivial. */
+                priority?: string | null;
+                /** @description Jira resolution: Fixed, Won't Fix, Duplicate, ... */
+                resolution?: string | null;
+                /** @description Assignee's display name. */
+                assignee?: string | null;
+                /** @description Reporter's display name. */
+                reporter?: string | null;
+                /** @description Jira component name. */
+                component?: string | null;
+                /** @description Jira fix version, e.g. 1.5. */
+                fix_version?: string | null;
+                /** @description Jira label. */
+                label?: string | null;
+                /** @description GitHub repository as owner/name. */
+                repository?: string | null;
+                /** @description File path inside a repository. */
+                path?: string | null;
+                /** @description GitHub document kind. */
+                kind?: ("file" | "pull" | "commit" | "issue") | null;
+                /** @description Pull request number. */
+                number?: number | null;
+                /** @description Full 40-character commit SHA. */
+                sha?: string | null;
+                /** @description Commit or pull request author. */
+                author?: string | null;
+                /** @description Confluence space key. */
+                space?: string | null;
+                /** @description Text the document title contains. */
+                title?: string | null;
+                /** @description Only documents updated on or after this date (YYYY-MM-DD). */
+                updated_from?: string | null;
+                /** @description Only documents updated on or before this date (YYYY-MM-DD). */
+                updated_to?: string | null;
+                /** @description Only these sources: jira, confluence, github, files, web, upload. */
+                sources?: string[] | null;
+                /** @description At most this many (1-200). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentOut"][];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getDocument: {
         parameters: {
             query?: never;
@@ -3351,7 +3457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StatsResponse"];
+                    "application/json": components["schemas"]["StoreStats"];
                 };
             };
             /** @description Missing or invalid API key (header X-API-Key). */
