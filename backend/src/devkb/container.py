@@ -398,7 +398,7 @@ class Container(containers.DeclarativeContainer):
         toolbox,
         planner,
     )
-    ask = providers.Singleton(AskService, planner, agent_runner, llm, history_store=reader_store)
+    ask = providers.Singleton(AskService, planner, agent_runner, llm)
     chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
     # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
     # are this container's singletons, created on first use (devkb/mcp)

@@ -73,7 +73,7 @@ def test_the_ask_service_answers_history_questions_from_versions(tmp_path):
             assert indexer.runs.run("jira").state == "succeeded"
             store = indexer.store
             toolbox = Toolbox(store, HybridSearch(store, HashingEmbedder()), lambda: {"PAY", "WEB"})
-            ask = AskService(Planner(toolbox, lambda: {"PAY", "WEB"}), history_store=store).ask
+            ask = AskService(Planner(toolbox, lambda: {"PAY", "WEB"})).ask
             got = ask("When did PAY-12 first move to In Review, and who moved it?")
             assert "2026-05-06 16:20 UTC, moved by Marcus Chen" in got.answer, got.answer
             assert [c.document_id for c in got.sources] == ["jira:PAY-12"]

@@ -43,7 +43,8 @@ def test_the_registry_ends_with_search_and_names_each_kind_once():
         ("what depends on PAY-1?", False, "relation"),
         ("what is the status of PAY-1?", False, "lookup"),
         ("and its assignee?", True, "carry-over"),
-        ("what changed in October 2026?", False, "period"),
+        ("what changed in October 2026?", False, "history"),
+        ("show me documents from October 2026", False, "period"),
         ("how are refund webhooks retried?", False, "search"),
     ],
 )

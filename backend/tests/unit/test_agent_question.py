@@ -148,7 +148,7 @@ def test_sentences_answer_the_question_type() -> None:
 
 def test_a_period_limits_the_answer_to_documents_of_that_period(agent_toolbox) -> None:
     service = AskService(Planner(agent_toolbox, lambda: {"PAY"}))
-    a = service.ask("What changed in May 2024?")
+    a = service.ask("Show me documents from May 2024")
     assert a.tool_calls[0].tool == "GraphQuery" and a.tool_calls[0].arguments["reason"] == "period"
     assert a.answer.startswith("Updated from 2024-05-01 to 2024-05-31:")
     assert a.document_ids and "confluence:page:100" not in a.document_ids  # updated in April

@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from devkb.agent import history as time_history
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.answer import Answer, Citation, Confidence, HistoryTurn, Status, ToolCall
 from devkb.agent.confidence import exact_confidence, not_found_text
@@ -34,7 +33,6 @@ from devkb.agent.question import expand_ellipsis
 from devkb.agent.tools import GraphQuery
 from devkb.errors import DevkbError
 from devkb.store.models import SourceType
-from devkb.store.protocol import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +48,11 @@ class AskService:
         runner: AgentRunner | None = None,
         llm: LlmProvider | None = None,
         max_sources: int = 8,
-        history_store: GraphStore | None = None,
     ) -> None:
         self.planner = planner
         self.runner = runner
         self.llm = llm
         self.max_sources = max_sources
-        self.history_store = history_store  # the reader's store: history questions (agent/history)
 
     def ask(
         self,
@@ -67,9 +63,8 @@ class AskService:
     ) -> Answer:
         events = _Events(on_event)
         events.status("retrieving")
-        answered = self._ask_history(question, sources, events)
-        if answered is not None:
-            return answered
+        if self.planner.kind(self.planner.parse(question)).needs_no_model:
+            return self._ask_rules(question, sources, history, events)  # composed from records (history)
         choice = self.llm.current() if self.llm is not None else None
         note = None
         if choice is not None and choice.generator is not None and self.runner is not None:
@@ -86,25 +81,6 @@ class AskService:
         answer = self._ask_rules(question, sources, history, events)
         answer.note = note or (choice.detail if choice is not None and not choice.ok else None)
         return answer
-
-    # -- history questions: composed from stored versions in either mode (agent/history) ------
-    def _ask_history(
-        self, question: str, sources: Sequence[SourceType] | None, events: _Events
-    ) -> Answer | None:
-        if self.history_store is None:
-            return None
-        intent = time_history.recognise(self.planner.parse(question), time_history.today_local())
-        if intent is None:
-            return None
-        found = time_history.answer(intent, self.history_store, time_history.today_local())
-        evidence = [d for d in found.evidence if not sources or d.document.type in sources]
-        if len(evidence) < len(found.evidence):
-            return None  # it needs documents of sources the question excludes: ask the planner
-        call = ToolCall("History", {"kind": intent.kind, "question": question}, len(evidence))
-        events.tool_call(call)
-        events.status("generating")
-        events.token(found.text)
-        return Answer(found.text, self._citations(evidence, question), [call], "extractive", question, "none")
 
     # -- the two paths ----------------------------------------------------------------------
     def _ask_rules(

@@ -17,7 +17,10 @@ kept whole for the answer):
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from datetime import date
 
 from devkb.agent.evidence import Scope
 from devkb.agent.kinds import KINDS, Context, Outcome, QuestionKind, Step, kind_of
@@ -29,6 +32,7 @@ FILTER = Step(FilterDocs.name, "drop documents sharing no keyword with the quest
 # what callers imported from here before the kinds had modules of their own
 PlanOutcome = Outcome
 __all__ = ["FILTER", "PlanOutcome", "Planner", "Step"]
+PARSES_KEPT = 64  # recent parses a planner keeps (a question is parsed once per ask)
 
 
 class Planner:
@@ -41,9 +45,24 @@ class Planner:
         self.toolbox = toolbox
         self.project_keys = project_keys or (lambda: ())
         self.kinds = kinds
+        self._parsed_recently: OrderedDict[tuple[str, frozenset[str], bool, date], ParsedQuestion] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
 
     def parse(self, question: str, carried: Sequence[str] = ()) -> ParsedQuestion:
-        return parse_question(question, self.project_keys(), has_context=bool(carried))
+        """The question parsed (once: the ask service and the kinds ask again for the same one)."""
+        key = (question, frozenset(self.project_keys()), bool(carried), date.today())
+        with self._lock:
+            if key in self._parsed_recently:
+                self._parsed_recently.move_to_end(key)
+                return self._parsed_recently[key]
+        parsed = parse_question(question, key[1], today=key[3], has_context=key[2])
+        with self._lock:
+            self._parsed_recently[key] = parsed
+            while len(self._parsed_recently) > PARSES_KEPT:
+                self._parsed_recently.popitem(last=False)
+        return parsed
 
     def kind(self, parsed: ParsedQuestion, carried: Sequence[str] = ()) -> QuestionKind:
         return kind_of(parsed, bool(carried), self.kinds)
@@ -51,7 +70,8 @@ class Planner:
     def plan(self, question: str | ParsedQuestion, carried: Sequence[str] = ()) -> list[Step]:
         """The tools the rules choose for ``question`` (before seeing any result)."""
         parsed = self._parsed(question, carried)
-        return [*self.kind(parsed, carried).plan(parsed, bool(carried)), FILTER]
+        kind = self.kind(parsed, carried)
+        return [*kind.plan(parsed, bool(carried)), *([FILTER] if kind.filters else [])]
 
     @staticmethod
     def is_follow_up(question: str) -> bool:
@@ -68,7 +88,7 @@ class Planner:
         out = Outcome(parsed, kind)
         ctx = Context(scope, self.toolbox, parsed, tuple(carried), out)
         kind.run(ctx)
-        if out.not_found and not scope.selection:
+        if not out.kind.filters or (out.not_found and not scope.selection):
             return out  # nothing to filter: the named identifiers do not exist
         self.toolbox.filter_docs.run(scope, parsed.text)
         ctx.took(FILTER)

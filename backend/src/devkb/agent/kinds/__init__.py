@@ -13,6 +13,7 @@ from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.blocked import Blocked
 from devkb.agent.kinds.carry_over import CarryOver
 from devkb.agent.kinds.comparison import Comparison
+from devkb.agent.kinds.history import History
 from devkb.agent.kinds.lookup import Lookup
 from devkb.agent.kinds.period import Period
 from devkb.agent.kinds.relation import RelationKind
@@ -22,6 +23,7 @@ from devkb.agent.kinds.who_to_ask import WhoToAsk
 from devkb.agent.question import ParsedQuestion
 
 KINDS: tuple[QuestionKind, ...] = (
+    History(),  # about change (a date, a version, "first moved", "what changed"): from stored versions
     ResolvedInPeriod(),  # a project with a period is a scope, not an anchor: before Lookup
     Blocked(),
     WhoToAsk(),  # "who knows about X" with nothing named: people, not the field of a document

@@ -37,6 +37,7 @@ class Outcome:
     anchors: list[EvidenceDoc] = field(default_factory=list)
     listed: list[EvidenceDoc] | None = None  # None: not a list question
     dated: list[EvidenceDoc] | None = None  # documents updated in the question's period
+    composed: str | None = None  # the answer, when the kind composes it while it runs (history)
 
     def sources(self, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
         return self.kind.sources(self, selection, most)
@@ -68,6 +69,10 @@ class QuestionKind:
     ``run``; ``sources`` and ``compose`` have the defaults most kinds want."""
 
     name: ClassVar[str] = ""
+    # the answer is composed from records in either mode: the model is not asked (history)
+    needs_no_model: ClassVar[bool] = False
+    # FilterDocs runs over the selection after the kind's tools (not when the kind answers exactly)
+    filters: ClassVar[bool] = True
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
         """Whether this kind answers ``parsed`` (``carried``: the previous turn left documents)."""
