@@ -42,7 +42,7 @@ QUESTIONS = (
     "How do I create an executable zip archive from a directory of Python code?",  # bob's upload
     "How do I generate a secure random URL-safe text token?",  # carol's shared upload
 )
-DOCUMENTS = Path(__file__).resolve().parents[1] / "data" / "documents"
+DOCUMENTS = Path(__file__).resolve().parents[2] / "data" / "documents"
 
 
 # -- the oracle: the demo's recorded vendor data --------------------------------------------------------
