@@ -36,6 +36,8 @@ class Answer:
     # which LLM provider answered ("ollama", "openai") or "none"; why it fell back, when it did
     provider: str = "none"
     note: str | None = None
+    # source types (JIRA, …) holding documents the question names that its source filter left out
+    filtered_out: list[str] = field(default_factory=list)
 
     @property
     def document_ids(self) -> list[str]:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from devkb.access.readers import EVERYTHING, current_reader
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.answer import Answer, Citation, HistoryTurn, ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
@@ -97,6 +98,7 @@ class AskService:
         else:
             docs = scope.selection[: self.max_sources]
         events.status("generating")
+        filtered = self.planner.filtered_out(list(outcome.not_found), scope)
         text = compose_answer(
             outcome.parsed,
             docs,
@@ -105,10 +107,14 @@ class AskService:
             outcome.listed,
             dated=outcome.dated,
             list_kind=outcome.list_kind,
+            filtered_out=filtered,
+            reads_all=_reads_all(),
         )
         for piece in _PIECE.split(text):
             events.token(piece + " ")
-        return Answer(text, self._citations(docs, question), scope.calls, "extractive", question, "none")
+        answer = Answer(text, self._citations(docs, question), scope.calls, "extractive", question, "none")
+        answer.filtered_out = sorted(set(filtered.values()))
+        return answer
 
     def _ask_llm(
         self,
@@ -124,15 +130,20 @@ class AskService:
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
         unknown = self._only_unknown_identifiers(sources, standalone)
         if unknown is not None:
+            text, filtered = unknown
             events.status("generating")
-            events.token(unknown)
-            note = "the named identifiers match no document; answered without the LLM"
-            return Answer(unknown, [], scope.calls, "extractive", standalone, provider, note)
+            events.token(text)
+            note = "the named identifiers match no document here; answered without the LLM"
+            answer = Answer(text, [], scope.calls, "extractive", standalone, provider, note)
+            answer.filtered_out = sorted(set(filtered.values()))
+            return answer
         text = self.runner.answer(generator, scope, standalone, on_token=events.token)
         text, docs = self._renumber(scope, text or NO_ANSWER)
         return Answer(text, self._citations(docs, standalone), scope.calls, "llm", standalone, provider)
 
-    def _only_unknown_identifiers(self, sources: Sequence[SourceType] | None, question: str) -> str | None:
+    def _only_unknown_identifiers(
+        self, sources: Sequence[SourceType] | None, question: str
+    ) -> tuple[str, dict[str, str]] | None:
         """ "X was not found …" when the question names only issue keys and none exists — so no
         model can answer from another document's data; else None. Looks up in a scope of its own:
         the agent's scope and tool log stay as the model leaves them."""
@@ -143,7 +154,10 @@ class AskService:
         found = self.planner.toolbox.graph_query.run(scope, question)
         if found:
             return None
-        return compose_answer(parsed, [], self.planner.missing_keys(parsed, found, scope))
+        missing = self.planner.missing_keys(parsed, found, scope)
+        filtered = self.planner.filtered_out(list(missing), scope)
+        text = compose_answer(parsed, [], missing, filtered_out=filtered, reads_all=_reads_all())
+        return text, filtered
 
     # -- citations --------------------------------------------------------------------------
     def _renumber(self, scope: Scope, text: str) -> tuple[str, list[EvidenceDoc]]:
@@ -180,6 +194,12 @@ class AskService:
             )
             for d in docs
         ]
+
+
+def _reads_all() -> bool:
+    """Whether the current reader reads every document (an admin, or a server without
+    accounts): then "not found" may speak of the whole knowledge base."""
+    return current_reader(EVERYTHING).unrestricted
 
 
 def last_documents(history: Sequence[HistoryTurn]) -> list[str]:

@@ -412,6 +412,29 @@ def _page_named(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequ
     return f"The {kind} “{top.document.title}” [1]: "
 
 
+SOURCE_LABELS = {"JIRA": "Jira", "CONFLUENCE": "Confluence", "GITHUB": "GitHub"}
+
+
+def not_found_lines(
+    not_found: Mapping[str, Sequence[str]], filtered_out: Mapping[str, str], reads_all: bool
+) -> list[str]:
+    """What to say about each identifier the question names and the search did not find, as far
+    as the reader may know: left out by the question's source filter (the reader may read it),
+    else not found — "in the knowledge base" for a reader of everything, "among the documents
+    you can read" for anyone else, so a document the reader may not read is never confirmed."""
+    lines = []
+    for key, close in not_found.items():
+        source = filtered_out.get(key)
+        if source is not None:
+            label = SOURCE_LABELS.get(source, source.title())
+            lines.append(f"{key} is in {label}, which this search leaves out: turn {label} on to include it.")
+            continue
+        where = "in the knowledge base" if reads_all else "among the documents you can read"
+        hint = f" Close matches: {', '.join(close)}." if close else ""
+        lines.append(f"{key} was not found {where}.{hint}")
+    return lines
+
+
 def compose_answer(
     parsed: ParsedQuestion,
     docs: Sequence[EvidenceDoc],
@@ -421,15 +444,15 @@ def compose_answer(
     max_sentences: int = 3,
     dated: Sequence[EvidenceDoc] | None = None,
     list_kind: str = "relation",
+    filtered_out: Mapping[str, str] | None = None,
+    reads_all: bool = True,
 ) -> str:
     """The extractive answer for a parsed question over ``docs`` (the sources, cited by position):
     identifiers not found; the fields asked about for the named documents; a relation's complete
     list with its count, direction and link type; what a named document is about; otherwise (or
     for why / when / what changed) the sentences that answer the question's type."""
     lines: list[str] = []
-    for key, close in (not_found or {}).items():
-        hint = f" Close matches: {', '.join(close)}." if close else ""
-        lines.append(f"{key} was not found in the knowledge base.{hint}")
+    lines.extend(not_found_lines(not_found or {}, filtered_out or {}, reads_all))
     if not docs and listed is None:
         return " ".join(lines) if lines else NO_ANSWER
     numbers = {d.id: i for i, d in enumerate(docs, 1)}

@@ -244,6 +244,21 @@ class Planner:
         missing = [k for k in parsed.issue_keys if k.upper() not in have]
         return {k: self._close_matches(k, scope) for k in missing}
 
+    def filtered_out(self, keys: Sequence[str], scope: Scope) -> dict[str, str]:
+        """Of ``keys`` (issue keys the question names and the scope did not find), those whose
+        document the reader may read but the question's source filter leaves out: key → its
+        source type (``JIRA``). Read through the reader's store, so a document the reader may
+        not read is never reported here (it reads as not found)."""
+        if scope.allowed is None or not keys:
+            return {}
+        out: dict[str, str] = {}
+        for key in keys:
+            docs = self.toolbox.graph_query.store.find_documents({"key": [key]}, types=None, limit=1)
+            for d in docs:
+                if not scope.allows(d):
+                    out[key] = d.type.value
+        return out
+
     def _close_matches(self, key: str, scope: Scope, limit: int = 3) -> tuple[str, ...]:
         """Existing keys one edit away from ``key`` (a digit dropped, changed or swapped)."""
         project, _, number = key.partition("-")

@@ -97,6 +97,11 @@ class AskResponse(BaseModel):
     )
     provider: str | None = Field(None, description="ollama, openai or none.")
     note: str | None = Field(None, description="Why the answer is extractive although an LLM is configured.")
+    filtered_out: list[Literal["JIRA", "CONFLUENCE", "GITHUB"]] = Field(
+        default_factory=list,
+        description="Sources that hold documents the question names (and the reader may read) but the "
+        "question's source filter left out: turning them on would find them.",
+    )
 
 
 class ChatMessageOut(BaseModel):

@@ -68,6 +68,7 @@ def to_response(answer: Answer, session_id: str) -> AskResponse:
         question=answer.question or None,
         provider=answer.provider,
         note=answer.note,
+        filtered_out=answer.filtered_out,
     )
 
 

@@ -712,6 +712,11 @@ export interface components {
             /** Answer */
             answer: string;
             /**
+             * Filtered Out
+             * @description Sources that hold documents the question names (and the reader may read) but the question's source filter left out: turning them on would find them.
+             */
+            filtered_out?: ("JIRA" | "CONFLUENCE" | "GITHUB")[];
+            /**
              * Mode
              * @default extractive
              * @enum {string}

@@ -5,6 +5,7 @@ import {
   computed,
   inject,
   input,
+  output,
   signal,
 } from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
@@ -12,6 +13,7 @@ import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
 
+import type { SourceKind } from '../../core/api/models';
 import { docTypeStyle } from '../../shared/doc-type';
 import type { ChatTurn } from './chat-store';
 import { renderAnswer, sourceAnchor } from './markdown';
@@ -35,6 +37,8 @@ export class ChatTurnView {
   private readonly host = inject<ElementRef<HTMLElement>>(ElementRef);
 
   readonly turn = input.required<ChatTurn>();
+  /** "Turn Jira on and ask again": the sources to turn on. */
+  readonly include = output<SourceKind[]>();
 
   protected readonly html = computed<SafeHtml>(() => {
     const t = this.turn();
@@ -52,10 +56,24 @@ export class ChatTurnView {
         .filter?.map((k) => docTypeStyle(k).label)
         .join(', ') ?? '',
   );
+  /** Nothing cited, and the answer does not already say why (a named document not found or filtered out). */
   protected readonly noResults = computed(() => {
     const t = this.turn();
-    return !t.streaming && !t.error && t.sources.length === 0;
+    if (t.streaming || t.error || t.sources.length > 0 || t.filteredOut.length) return false;
+    return !/ was not found | which this search leaves out/.test(t.answer);
   });
+  /** Which sources were off for this question, in words ("Jira and GitHub"), or '' when all were on. */
+  protected readonly offText = computed(() => {
+    const on = this.turn().filter;
+    if (!on) return '';
+    const off = (['jira', 'confluence', 'github'] as SourceKind[]).filter((k) => !on.includes(k));
+    return off.map((k) => docTypeStyle(k).label).join(' and ');
+  });
+  protected readonly includeText = computed(() =>
+    this.turn()
+      .filteredOut.map((k) => docTypeStyle(k).label)
+      .join(' and '),
+  );
 
   protected readonly copied = signal(false);
   protected readonly vote = signal<'up' | 'down' | null>(null);
