@@ -15,6 +15,7 @@ import { ApiClient } from '../../core/api/api-client';
 
 import type { SourceKind } from '../../core/api/models';
 import { docTypeStyle } from '../../shared/doc-type';
+import { Icon } from '../../shared/icon';
 import type { ChatTurn } from './chat-store';
 import { renderAnswer, sourceAnchor } from './markdown';
 import { SourceCard } from './source-card';
@@ -27,7 +28,7 @@ const STAGES: Record<string, string> = {
 /** One question with its streamed answer, tool steps, citations and source cards. */
 @Component({
   selector: 'app-chat-turn',
-  imports: [SourceCard],
+  imports: [SourceCard, Icon],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './chat-turn.html',
   styleUrl: './chat-turn.scss',
@@ -79,9 +80,21 @@ export class ChatTurnView {
   protected readonly vote = signal<'up' | 'down' | null>(null);
   private readonly api = inject(ApiClient);
 
-  /** Thumbs up or down, stored with the question and the cited documents (POST /feedback). */
-  protected async rate(rating: 'up' | 'down'): Promise<void> {
+  /** The thumbs-down form (a reason, optional) is open. */
+  protected readonly asking = signal(false);
+
+  protected askReason(): void {
+    this.asking.set(true);
+    setTimeout(() =>
+      this.host.nativeElement.querySelector<HTMLTextAreaElement>('.reason textarea')?.focus(),
+    );
+  }
+
+  /** Thumbs up or down (with the reason given, if any), stored with the question and the cited
+   *  documents (POST /feedback; the reason is the feedback's `comment`). */
+  protected async rate(rating: 'up' | 'down', reason = ''): Promise<void> {
     const t = this.turn();
+    const comment = reason.trim() || null;
     await firstValueFrom(
       this.api.call('sendFeedback', {
         body: {
@@ -89,9 +102,11 @@ export class ChatTurnView {
           answer: t.answer,
           rating,
           document_ids: t.sources.map((s) => s.document_id),
+          comment,
         },
       }),
     );
+    this.asking.set(false);
     this.vote.set(rating);
   }
 
