@@ -7,6 +7,7 @@ import {
   output,
   resource,
 } from '@angular/core';
+import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
 import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
@@ -14,6 +15,8 @@ import { toApiError } from '../../core/api/api-error';
 import type { GraphNode, Neighbor } from '../../core/api/models';
 import { edgeLabel } from '../../shared/edge-kinds';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
+import { Icon } from '../../shared/icon';
+import { renderMarkdown } from '../chat/markdown';
 import { shortLabel } from './graph-model';
 
 /** Flattens metadata into label/value rows worth showing (no nested objects, no empty values). */
@@ -47,7 +50,7 @@ export function metadataRows(metadata: Record<string, unknown>): { key: string; 
 /** The side panel of the selected document: metadata, neighbours, chunks and actions. */
 @Component({
   selector: 'app-document-panel',
-  imports: [DocTypeBadge],
+  imports: [DocTypeBadge, Icon],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './document-panel.html',
   styleUrl: './document-panel.scss',
@@ -97,6 +100,12 @@ export class DocumentPanel {
     }
     return [...by.entries()].sort((a, b) => a[0].localeCompare(b[0]));
   });
+
+  private readonly sanitizer = inject(DomSanitizer);
+  /** A chunk's Markdown as text (rendered by marked, sanitised by DOMPurify), never as source. */
+  protected markdown(text: string): SafeHtml {
+    return this.sanitizer.bypassSecurityTrustHtml(renderMarkdown(text));
+  }
 
   protected short(id: string): string {
     return shortLabel(id);
