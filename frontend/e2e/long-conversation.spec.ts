@@ -69,6 +69,6 @@ for (const size of [
       expect(answerTop, 'the answer starts inside the log').toBeGreaterThanOrEqual(logBox.y - 1);
       expect(answerTop).toBeLessThan(logBox.y + logBox.height - 20);
     }
-    await screenshot(page, `chat-long-${size.name}`);
+    await screenshot(page, `chat-long-${size.name}`, `docs/screenshots/chat-long-${size.name}.png`);
   });
 }
