@@ -17,10 +17,16 @@ test('the first view names documents by their titles, no two labels overlap, and
   await page.goto('/explore');
   await settled(page);
   const labels = page.locator('[data-testid="node-label"]');
+  // labels on screen and on top: nothing (another node, a panel) covers their text
   const boxes = await labels.evaluateAll((els) =>
     els
-      .map((el) => ({ text: el.textContent?.trim() ?? '', r: el.getBoundingClientRect() }))
+      .map((el) => ({ el, text: el.textContent?.trim() ?? '', r: el.getBoundingClientRect() }))
       .filter(({ r }) => r.width > 0 && r.bottom > 0 && r.top < window.innerHeight)
+      .filter(({ el, r }) =>
+        [0.2, 0.5, 0.8].every((f) =>
+          el.contains(document.elementFromPoint(r.x + r.width * f, r.y + r.height / 2)),
+        ),
+      )
       .map(({ text, r }) => ({ text, x: r.x, y: r.y, w: r.width, h: r.height })),
   );
   expect(boxes.length, boxes.map((b) => b.text).join(' | ')).toBeGreaterThanOrEqual(10);
