@@ -198,7 +198,7 @@ export class GraphPage {
   protected onCanvasChange(scale: number): void {
     this.zoomBand.set(scale >= AUTO_LABEL_SCALE ? 'near' : scale >= FAR_SCALE ? 'mid' : 'far');
     // hub labels are drawn at the inverse of the zoom, so they read at the normal text size
-    this.hubScale.set(Math.min(Math.max(1 / Math.max(scale, 0.01), 1), 14).toFixed(2));
+    this.hubScale.set(Math.min(Math.max(1 / Math.max(scale, 0.01), 1), 30).toFixed(2));
   }
 
   /** Double-click zooms on the empty canvas only: on a node it expands the neighbours. */
@@ -206,6 +206,11 @@ export class GraphPage {
     !(event.target as Element | null)?.closest?.('.gnode');
 
   constructor() {
+    // the layout keeps the canvas's proportions (the toolbar and top bar take about 160 px)
+    if (typeof innerWidth === 'number' && innerWidth > 0) {
+      const ratio = innerWidth / Math.max(300, innerHeight - 160);
+      this.store.aspect.set(Math.round(Math.min(3, Math.max(0.4, ratio)) * 4) / 4);
+    }
     // ?focus=<document id> (from a citation's "Show in graph"): load around it, select and centre it.
     this.route.queryParamMap
       .pipe(
