@@ -30,6 +30,10 @@ for (const p of PAGES) {
       return { scroll: root.scrollWidth, client: root.clientWidth, wide };
     });
     expect(overflow.scroll, JSON.stringify(overflow)).toBeLessThanOrEqual(overflow.client);
+    if (p.name === 'graph') {
+      await expect(page.locator('.gnode').first()).toBeVisible();
+      await page.waitForTimeout(1500); // the layout and fit-to-screen settle
+    }
     const file = p.name.replace(' ', '-');
     await screenshot(page, `${file}-phone`, `docs/screenshots/${file}-phone.png`);
   });

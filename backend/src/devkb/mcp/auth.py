@@ -3,7 +3,8 @@
 ``McpAuthGate`` refuses a request without the key when ``DEVKB_API_KEY`` is set (401, as the REST
 API does), from ``X-API-Key`` or ``Authorization: Bearer``. Admin tools follow the REST API's rule
 (``api/security.py``): the key when one is configured, else a client on loopback. Over stdio the
-local user runs the server and is the admin.
+reader the server was started for: an admin with ``--as``, or the local operator (``--all``, or a
+deployment without accounts).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from devkb.access.readers import EVERYTHING, current_reader
 from devkb.api.security import is_loopback, key_matches
 from devkb.config.settings import Settings
 
@@ -34,8 +36,8 @@ def provided_key(headers: Mapping[str, str]) -> str | None:
 
 def may_administer(request: object, settings: Settings) -> bool:
     """Whether the caller of a tool may run admin tools; ``request`` is None over stdio."""
-    if not isinstance(request, Request):
-        return True
+    if not isinstance(request, Request):  # stdio: the call runs as the server's reader
+        return current_reader(EVERYTHING).unrestricted
     if getattr(request.state, "accounts", False):  # with accounts: an admin, or the operator's key
         user = getattr(request.state, "user", None)
         return bool(getattr(request.state, "operator", False)) or (user is not None and user.role == "admin")

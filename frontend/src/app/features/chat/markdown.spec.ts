@@ -45,3 +45,15 @@ describe('renderAnswer', () => {
     expect(a.getAttribute('rel')).toContain('noopener');
   });
 });
+
+describe('renderMarkdown', () => {
+  it('renders a document as text: headings under the page, scripts and handlers removed', async () => {
+    const { renderMarkdown } = await import('./markdown');
+    const html = renderMarkdown(
+      '# Title\n\nSome **bold** text <img src=x onerror=alert(1)><script>x</script>',
+    );
+    expect(html).toContain('<h4>Title</h4>');
+    expect(html).toContain('<strong>bold</strong>');
+    expect(html).not.toMatch(/onerror|<script|<img/);
+  });
+});
