@@ -100,6 +100,23 @@ test('the graph with the details panel open has no serious or critical accessibi
   await page.goto('/explore?focus=jira:PAY-7');
   await expect(page.getByTestId('document-panel')).toBeVisible();
   await page.waitForLoadState('networkidle');
+  await axeClean(page);
+});
+
+test("the details panel with a document's history and a version opened passes axe-core", async ({
+  page,
+}) => {
+  await page.goto('/explore?focus=confluence:page:2000004');
+  const history = page.getByTestId('document-history');
+  const version = history.getByRole('button', { name: /version 11/ });
+  await version.scrollIntoViewIfNeeded();
+  await version.click();
+  await expect(history.getByTestId('version-diff')).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await axeClean(page);
+});
+
+async function axeClean(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter(
     (v) => v.impact === 'serious' || v.impact === 'critical',
@@ -109,4 +126,4 @@ test('the graph with the details panel open has no serious or critical accessibi
       (v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`,
     ),
   ).toEqual([]);
-});
+}

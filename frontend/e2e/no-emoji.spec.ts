@@ -8,7 +8,16 @@ import { ask, expect, test } from './fixtures';
  */
 const EMOJI = /\p{Extended_Pictographic}/u;
 
-const PAGES = ['/', '/explore', '/sync', '/tokens', '/admin', '/no-such-page'];
+const PAGES = [
+  '/',
+  '/explore',
+  '/explore?focus=confluence:page:2000004', // the details panel with a document's history
+  '/sync',
+  '/changed',
+  '/tokens',
+  '/admin',
+  '/no-such-page',
+];
 
 for (const path of PAGES) {
   test(`no emoji glyph in the app's text on ${path}`, async ({ page }) => {

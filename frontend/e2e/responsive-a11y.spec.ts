@@ -7,6 +7,7 @@ const PAGES = [
   { path: '/', name: 'chat', ready: "Ask your team's knowledge base" },
   { path: '/explore', name: 'graph', ready: null },
   { path: '/sync', name: 'sources', ready: null },
+  { path: '/changed', name: 'changes', ready: 'What changed' },
   { path: '/no-such-page', name: 'not found', ready: 'Page not found' },
 ];
 

@@ -37,6 +37,9 @@ def test_filtered_out_says_which_source_to_turn_on(client):
     assert "not found" not in out["answer"]
     assert out["filtered_out"] == ["JIRA"]
     assert out["sources"] == []
+    # the status stays "not found" (for this search); the confidence says why, without "no document"
+    assert out["status"] == "not_found"
+    assert out["confidence"]["reason"] == "PAY-12 left out by the source filter"
     # and a member who may read PAY is told the same
     assert ask(client, "bob@acme.example", "What is PAY-12 about?", ["github"])["filtered_out"] == ["JIRA"]
 
@@ -45,6 +48,8 @@ def test_not_found_for_a_reader_of_everything(client):
     out = ask(client, "alice@acme.example", "What is PAY-999 about?")
     assert out["answer"].startswith("PAY-999 was not found in the knowledge base.")
     assert out["filtered_out"] == [] and out["sources"] == []
+    assert out["status"] == "not_found"
+    assert out["confidence"]["reason"] == "no document has the key PAY-999"
 
 
 def test_not_readable_reads_as_not_found_among_what_the_reader_can_read(client):
@@ -56,6 +61,13 @@ def test_not_readable_reads_as_not_found_among_what_the_reader_can_read(client):
     assert hidden["answer"].replace("PAY-12", "X") == missing["answer"].replace("PAY-999", "X")
     assert hidden["sources"] == missing["sources"] == []
     assert hidden["filtered_out"] == missing["filtered_out"] == []
+    # status and confidence alike too: the reason speaks of what carol can read, never of a hidden key
+    assert hidden["status"] == missing["status"] == "not_found"
+    assert hidden["confidence"]["reason"] == "no document you can read has the key PAY-12"
+    assert hidden["confidence"]["reason"].replace("PAY-12", "X") == missing["confidence"]["reason"].replace(
+        "PAY-999", "X"
+    )
+    assert hidden["confidence"]["level"] == missing["confidence"]["level"]
     # with Jira filtered off, a document carol may not read is still "not found", never "in Jira"
     filtered = ask(client, "carol@acme.example", "What is PAY-12 about?", ["confluence"])
     assert filtered["answer"].startswith("PAY-12 was not found among the documents you can read.")
