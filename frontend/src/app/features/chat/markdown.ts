@@ -39,7 +39,15 @@ export function renderAnswer(
   const template = document.createElement('template');
   template.innerHTML = clean;
   linkCitations(template.content, turnId, sourceTitles);
-  return template.innerHTML;
+  return focusableCode(template.innerHTML);
+}
+
+/**
+ * Code blocks scroll sideways: each `<pre>` is focusable, so a keyboard can scroll it (axe-core's
+ * `scrollable-region-focusable`, WCAG 2.1.1).
+ */
+function focusableCode(html: string): string {
+  return html.replace(/<pre(?=[\s>])/g, '<pre tabindex="0"');
 }
 
 /**
@@ -54,9 +62,11 @@ export function renderMarkdown(markdown: string, shift = 3): string {
     FORBID_TAGS: ['style', 'form', 'input', 'img', 'iframe'],
     FORBID_ATTR: ['style'],
   });
-  return clean.replace(
-    /<(\/?)h([1-6])\b/g,
-    (_m, slash: string, n: string) => `<${slash}h${Math.min(6, Number(n) + shift)}`,
+  return focusableCode(
+    clean.replace(
+      /<(\/?)h([1-6])\b/g,
+      (_m, slash: string, n: string) => `<${slash}h${Math.min(6, Number(n) + shift)}`,
+    ),
   );
 }
 
