@@ -144,27 +144,41 @@ test('the composer shows its length and the limit, says when a question is too l
   await expect(page.getByRole('button', { name: 'Ask' })).toBeEnabled();
 });
 
-test('an answer can be copied and rated; the vote is stored with its question', async ({
+test('an answer can be rated; thumbs-down asks why, and the reason is stored with the vote', async ({
   page,
 }) => {
   await page.goto('/');
   await ask(page, 'How do we retry failed webhooks?');
   const turn = page.locator('app-chat-turn').last();
+  // the thumbs are drawn as SVG, not emoji (which render as empty boxes without an emoji font)
+  await expect(
+    turn.getByRole('button', { name: 'Helpful answer', exact: true }).locator('svg'),
+  ).toBeVisible();
+  await turn.getByRole('button', { name: 'Unhelpful answer' }).click();
+  await expect(turn.getByRole('button', { name: 'Unhelpful answer' })).toHaveAttribute(
+    'aria-pressed',
+    'true',
+  );
+  const reason = turn.getByRole('textbox', { name: /What was wrong with this answer/ });
+  await expect(reason).toBeFocused();
+  await reason.fill('It cites the retry policy page but not the commit that changed it.');
   const stored = page.waitForResponse(
     (r) => r.url().endsWith('/feedback') && r.request().method() === 'POST',
   );
-  await turn.getByRole('button', { name: 'Unhelpful answer' }).click();
+  await turn.getByRole('button', { name: 'Send feedback' }).click();
   const response = await stored;
   expect(response.status()).toBe(201);
   expect(response.request().postDataJSON()).toMatchObject({
     question: 'How do we retry failed webhooks?',
     rating: 'down',
+    comment: 'It cites the retry policy page but not the commit that changed it.',
   });
-  await expect(turn.getByRole('button', { name: 'Unhelpful answer' })).toHaveAttribute(
-    'aria-pressed',
-    'true',
-  );
   await expect(turn.getByRole('status').filter({ hasText: 'saved' })).toBeVisible();
+  await expect(reason).toHaveCount(0);
+  // thumbs-up is stored at once, without a reason
+  const up = page.waitForResponse((r) => r.url().endsWith('/feedback'));
+  await turn.getByRole('button', { name: 'Helpful answer', exact: true }).click();
+  expect((await up).request().postDataJSON()).toMatchObject({ rating: 'up', comment: null });
 });
 
 test('each new answer comes into view, also after several turns', async ({ page }) => {

@@ -7,6 +7,7 @@ const PAGES = [
   { path: '/', name: 'chat', ready: "Ask your team's knowledge base" },
   { path: '/explore', name: 'graph', ready: null },
   { path: '/sync', name: 'sources', ready: null },
+  { path: '/changed', name: 'changes', ready: 'What changed' },
   { path: '/no-such-page', name: 'not found', ready: 'Page not found' },
 ];
 
@@ -30,6 +31,10 @@ for (const p of PAGES) {
       return { scroll: root.scrollWidth, client: root.clientWidth, wide };
     });
     expect(overflow.scroll, JSON.stringify(overflow)).toBeLessThanOrEqual(overflow.client);
+    if (p.name === 'graph') {
+      await expect(page.locator('.gnode').first()).toBeVisible();
+      await page.waitForTimeout(1500); // the layout and fit-to-screen settle
+    }
     const file = p.name.replace(' ', '-');
     await screenshot(page, `${file}-phone`, `docs/screenshots/${file}-phone.png`);
   });

@@ -89,7 +89,7 @@ test("the graph's first view names its most connected documents in readable text
   await page.goto('/explore');
   await page.waitForLoadState('networkidle');
   await page.waitForTimeout(1500); // layout and fit-to-screen
-  const labels = await page.locator('.gnode.hub .key').evaluateAll((els) =>
+  const labels = await page.locator('.gnode.hub [data-testid="node-label"]').evaluateAll((els) =>
     els
       .map((e) => ({
         text: e.textContent?.trim() ?? '',

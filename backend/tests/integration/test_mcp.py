@@ -258,3 +258,87 @@ def test_sync_source_needs_the_key_over_http_from_elsewhere(demo_workspace, tmp_
     assert not may_administer(request("127.0.0.1"), keyed, policy)
     assert may_administer(request("10.1.2.3", {"X-API-Key": KEY}), keyed, policy)
     assert may_administer(request("10.1.2.3", {"Authorization": f"Bearer {KEY}"}), keyed, policy)
+
+
+# -- a deployment with accounts: stdio serves the user ``--as`` names -------------------------------------
+PAY_QUESTION = "What happened in the card data exposure incident postmortem?"
+
+
+@pytest.fixture(scope="module")
+def accounts_data(demo_workspace, embedder, tmp_path_factory):
+    """A copy of the demo's data with the demo's people and the sources' permissions mirrored."""
+    from tests.accounts_app import accounts_client
+
+    data = tmp_path_factory.mktemp("mcp-accounts") / "data"
+    client = accounts_client(demo_workspace, embedder, data)
+    client.__exit__(None, None, None)
+    return data
+
+
+async def stdio_session(
+    params: StdioServerParameters, work: Callable[[ClientSession], Awaitable[Any]]
+) -> Any:
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return await work(session)
+
+
+def stdio_as(demo_workspace: Any, data: Any, email: str | None) -> StdioServerParameters:
+    args = ["-m", "devkb", "mcp"] + (["--as", email] if email else [])
+    return StdioServerParameters(command=sys.executable, args=args, env=server_env(demo_workspace, data))
+
+
+@pytest.mark.parametrize(
+    ("email", "reads_pay"),
+    [("dave@acme.example", True), ("bob@acme.example", True), ("carol@acme.example", False)],
+)
+def test_mcp_over_stdio_as_each_reader(demo_workspace, accounts_data, email, reads_pay):
+    """``devkb mcp --as EMAIL``: search and ask cite PAY documents for a reader of PAY and none for
+    one who may not read it; WEB (everybody's) is cited for both."""
+
+    async def work(session: ClientSession) -> dict[str, Any]:
+        pay = payload(await session.call_tool("search", {"query": "webhook retries", "project": "PAY"}))
+        web = payload(await session.call_tool("search", {"query": "checkout", "sources": ["jira"]}))
+        answered = payload(await session.call_tool("ask", {"question": "Why were customers charged twice?"}))
+        doc = await session.call_tool("get_document", {"document_id": "jira:PAY-12"})
+        return {"pay": pay, "web": web, "ask": answered, "doc": doc}
+
+    out = run_async(lambda: stdio_session(stdio_as(demo_workspace, accounts_data, email), work))
+    pay_ids = {r["id"] for r in out["pay"]["results"]}
+    cited = {s["id"] for s in out["ask"]["sources"]}
+    assert out["web"]["results"], "every reader finds WEB"
+    assert {r["id"].split("-")[0] for r in out["web"]["results"]} >= ({"jira:WEB"})
+    if reads_pay:
+        assert pay_ids and all(i.startswith("jira:PAY-") for i in pay_ids)
+        assert any(i.startswith("jira:PAY-") for i in cited), cited
+        assert not out["doc"].isError
+    else:
+        assert pay_ids == set()
+        assert not any(i.startswith("jira:PAY-") for i in cited), cited
+        assert "no document" in error_text(out["doc"])  # as if it did not exist
+
+
+def test_mcp_over_stdio_with_accounts_needs_as(demo_workspace, accounts_data):
+    """Without ``--as`` on a deployment with accounts, ``devkb mcp`` refuses to start and says how
+    to name the reader (docs/mcp.md: why not "everything for the local operator")."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "devkb", "mcp"],
+        env=server_env(demo_workspace, accounts_data),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done
+    assert "--as" in done.stderr and "--all" in done.stderr
+    unknown = subprocess.run(
+        [sys.executable, "-m", "devkb", "mcp", "--as", "nobody@acme.example"],
+        env=server_env(demo_workspace, accounts_data),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert unknown.returncode == 2 and "no user" in unknown.stderr

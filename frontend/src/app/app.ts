@@ -4,6 +4,7 @@ import {
   computed,
   effect,
   inject,
+  signal,
   untracked,
 } from '@angular/core';
 import { RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
@@ -24,6 +25,8 @@ export class App {
   protected readonly status = inject(ServerStatus);
   protected readonly keys = inject(ApiKeyStore);
   protected readonly auth = inject(AuthStore);
+  /** The account menu, folded behind a button on a phone. */
+  protected readonly menuOpen = signal(false);
   protected readonly summary = computed(() => {
     const h = this.status.health();
     if (!h) return null;

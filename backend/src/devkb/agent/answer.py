@@ -51,6 +51,8 @@ class Answer:
     # how far the evidence supports it (devkb.agent.confidence): answered | partial | not_found
     status: Status = "answered"
     confidence: Confidence | None = None
+    # source types (JIRA, …) holding documents the question names that its source filter left out
+    filtered_out: list[str] = field(default_factory=list)
 
     @property
     def document_ids(self) -> list[str]:

@@ -25,8 +25,8 @@ from devkb.agent.answer import Answer, Citation, Confidence, HistoryTurn, Status
 from devkb.agent.confidence import exact_confidence, not_found_text
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
-from devkb.agent.kinds.base import assess_topic
-from devkb.agent.kinds.lookup import missing_keys
+from devkb.agent.kinds.base import assess_topic, missing_reason
+from devkb.agent.kinds.lookup import filtered_out, missing_keys, reads_all
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
 from devkb.agent.question import expand_ellipsis
@@ -109,9 +109,11 @@ class AskService:
         for piece in _PIECE.split(text):
             events.token(piece + " ")
         citations = self._citations(docs, question)
-        return Answer(
+        answer = Answer(
             text, citations, scope.calls, "extractive", question, "none", status=status, confidence=confidence
         )
+        answer.filtered_out = sorted(set(outcome.filtered_out.values()))
+        return answer
 
     def _ask_llm(
         self,
@@ -127,13 +129,16 @@ class AskService:
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
         unknown = self._only_unknown_identifiers(sources, standalone)
         if unknown is not None:
+            text, filtered, reason = unknown
             events.status("generating")
-            events.token(unknown)
-            note = "the named identifiers match no document; answered without the LLM"
-            sure = exact_confidence("no document has the named keys")
-            return Answer(
-                unknown, [], scope.calls, "extractive", standalone, provider, note, "not_found", sure
+            events.token(text)
+            note = "the named identifiers match no document here; answered without the LLM"
+            sure = exact_confidence(reason)
+            answer = Answer(
+                text, [], scope.calls, "extractive", standalone, provider, note, "not_found", sure
             )
+            answer.filtered_out = sorted(set(filtered.values()))
+            return answer
         text = self.runner.answer(generator, scope, standalone, on_token=events.token)
         text, docs = self._renumber(scope, text or NO_ANSWER)
         status, confidence = _assess_llm(scope, standalone, docs)
@@ -142,7 +147,9 @@ class AskService:
         citations = self._citations(docs, standalone)
         return Answer(text, citations, scope.calls, "llm", standalone, provider, None, status, confidence)
 
-    def _only_unknown_identifiers(self, sources: Sequence[SourceType] | None, question: str) -> str | None:
+    def _only_unknown_identifiers(
+        self, sources: Sequence[SourceType] | None, question: str
+    ) -> tuple[str, dict[str, str], str] | None:
         """ "X was not found …" when the question names only issue keys and none exists — so no
         model can answer from another document's data; else None. Looks up in a scope of its own:
         the agent's scope and tool log stay as the model leaves them."""
@@ -154,7 +161,10 @@ class AskService:
         found = toolbox.graph_query.run(scope, lookups=parsed.lookups.lookups)
         if found:
             return None
-        return compose_answer(parsed, [], missing_keys(toolbox, parsed, found, scope))
+        missing = missing_keys(toolbox, parsed, found, scope)
+        filtered = filtered_out(toolbox, list(missing), scope)
+        text = compose_answer(parsed, [], missing, filtered_out=filtered, reads_all=reads_all())
+        return text, filtered, missing_reason(list(missing), filtered, reads_all())
 
     # -- citations --------------------------------------------------------------------------
     def _renumber(self, scope: Scope, text: str) -> tuple[str, list[EvidenceDoc]]:

@@ -302,18 +302,47 @@ def _page_named(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequ
     return f"The {kind} “{top.document.title}” [1]: "
 
 
+SOURCE_LABELS = {
+    "JIRA": "Jira",
+    "CONFLUENCE": "Confluence",
+    "GITHUB": "GitHub",
+    "FILES": "Files",
+    "WEB": "Web",
+    "UPLOAD": "Uploads",
+}
+
+
+def not_found_lines(
+    not_found: Mapping[str, Sequence[str]], filtered_out: Mapping[str, str], reads_all: bool
+) -> list[str]:
+    """What to say about each identifier the question names and the search did not find, as far
+    as the reader may know: left out by the question's source filter (the reader may read it),
+    else not found — "in the knowledge base" for a reader of everything, "among the documents
+    you can read" for anyone else, so a document the reader may not read is never confirmed."""
+    lines = []
+    for key, close in not_found.items():
+        source = filtered_out.get(key)
+        if source is not None:
+            label = SOURCE_LABELS.get(source, source.title())
+            lines.append(f"{key} is in {label}, which this search leaves out: turn {label} on to include it.")
+            continue
+        where = "in the knowledge base" if reads_all else "among the documents you can read"
+        hint = f" Close matches: {', '.join(close)}." if close else ""
+        lines.append(f"{key} was not found {where}.{hint}")
+    return lines
+
+
 def preamble(
     parsed: ParsedQuestion,
     docs: Sequence[EvidenceDoc],
     not_found: Mapping[str, Sequence[str]] | None = None,
     anchors: Sequence[EvidenceDoc] = (),
+    filtered_out: Mapping[str, str] | None = None,
+    reads_all: bool = True,
 ) -> list[str]:
-    """What every answer starts with: the identifiers not found (with close matches), then the
-    fields asked about for the named documents among ``docs``."""
-    lines: list[str] = []
-    for key, close in (not_found or {}).items():
-        hint = f" Close matches: {', '.join(close)}." if close else ""
-        lines.append(f"{key} was not found in the knowledge base.{hint}")
+    """What every answer starts with: the identifiers not found (with close matches; see
+    :func:`not_found_lines`), then the fields asked about for the named documents among ``docs``."""
+    lines = not_found_lines(not_found or {}, filtered_out or {}, reads_all)
     numbers = {d.id: i for i, d in enumerate(docs, 1)}
     for doc in (a for a in anchors if a.id in numbers):
         if parsed.fields or parsed.qtype == "who":
@@ -330,15 +359,18 @@ def compose_answer(
     anchors: Sequence[EvidenceDoc] = (),
     max_sentences: int = 3,
     lead: str | None = None,
+    filtered_out: Mapping[str, str] | None = None,
+    reads_all: bool = True,
 ) -> str:
     """The extractive answer for a parsed question over ``docs`` (the sources, cited by position):
-    identifiers not found; the fields asked about for the named documents; what a named document
-    is about; otherwise (or for why / when / what changed) the sentences that answer the
-    question's type. ``lead``: a line a kind puts before the quoted sentences (a period's list)."""
+    identifiers not found (``filtered_out``: those the question's source filter left out;
+    ``reads_all``: whether the reader reads every document); the fields asked about for the named
+    documents; what a named document is about; otherwise (or for why / when / what changed) the
+    sentences that answer the question's type. ``lead``: a line a kind puts before the quoted
+    sentences (a period's list)."""
+    lines = preamble(parsed, docs, not_found, anchors, filtered_out, reads_all)
     if not docs:
-        lines = preamble(parsed, docs, not_found, anchors)
         return " ".join(lines) if lines else NO_ANSWER
-    lines = preamble(parsed, docs, not_found, anchors)
     numbers = {d.id: i for i, d in enumerate(docs, 1)}
     named = [a for a in anchors if a.id in numbers]
     if lead is not None:

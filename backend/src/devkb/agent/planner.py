@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 
 from devkb.agent.evidence import Scope
-from devkb.agent.kinds import KINDS, Context, Outcome, QuestionKind, Step, kind_of
+from devkb.agent.kinds import KINDS, Context, Outcome, QuestionKind, Step, kind_of, lookup
 from devkb.agent.question import ParsedQuestion, is_follow_up, parse_question
 from devkb.agent.tools import FilterDocs, Toolbox
 
@@ -97,3 +97,8 @@ class Planner:
 
     def _parsed(self, question: str | ParsedQuestion, carried: Sequence[str]) -> ParsedQuestion:
         return question if isinstance(question, ParsedQuestion) else self.parse(question, carried)
+
+    def filtered_out(self, keys: Sequence[str], scope: Scope) -> dict[str, str]:
+        """Of ``keys`` not found, those the question's source filter left out (key → source
+        type); see :func:`devkb.agent.kinds.lookup.filtered_out`."""
+        return lookup.filtered_out(self.toolbox, keys, scope)

@@ -277,15 +277,31 @@ def serve(
 @app.command("mcp")
 def mcp_stdio(
     as_user: Annotated[
-        str | None, typer.Option("--as", help="Serve what this user may read (default: everything).")
+        str | None, typer.Option("--as", help="Serve what this user may read (their permissions).")
     ] = None,
+    read_all: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="Serve everything, as the operator who holds the data files (with accounts)."
+        ),
+    ] = False,
 ) -> None:
-    """Serve devkb to a coding agent over MCP on stdin/stdout (docs/mcp.md)."""
+    """Serve devkb to a coding agent over MCP on stdin/stdout (docs/mcp.md).
+
+    Without accounts it serves everything. With accounts it serves the user ``--as`` names; without
+    ``--as`` it refuses to start unless ``--all`` says to serve everything (docs/mcp.md says why)."""
     c = _container()  # logs go to stderr: stdout carries the protocol
     try:
         prepare_store(c)
-        with reading_as(_reader(c, as_user)):
-            c.mcp_server().run("stdio")
+        if as_user and read_all:
+            _fail("give --as EMAIL or --all, not both")
+        if not as_user and not read_all and c.access_policy().enabled:
+            _fail(
+                "this deployment has accounts: name whose permissions the agent reads with "
+                "--as EMAIL, or serve everything as the operator with --all"
+            )
+        reader = _reader(c, as_user)
+        c.mcp_server(stdio_reader=reader).run("stdio")
     except DevkbError as e:
         _fail(str(e), 1)
     finally:

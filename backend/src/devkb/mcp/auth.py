@@ -3,7 +3,8 @@
 ``McpAuthGate`` refuses a request without the key when ``DEVKB_API_KEY`` is set (401, as the REST
 API does), from ``X-API-Key`` or ``Authorization: Bearer``. Admin tools follow the REST API's rule
 (``api/security.py``): the key when one is configured, else a client on loopback. Over stdio the
-local user runs the server and is the admin.
+reader the server was started for: an admin with ``--as``, or the local operator (``--all``, or a
+deployment without accounts).
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ def provided_key(headers: Mapping[str, str]) -> str | None:
 
 
 def may_administer(request: object, settings: Settings, policy: AccessPolicy) -> bool:
-    """Whether the caller of a tool may run admin tools; ``request`` is None over stdio. With
+    """Whether the caller of a tool may run admin tools; ``request`` is None over stdio, where the
+    call runs as the reader ``devkb mcp --as`` named (``--all``, or no accounts: the operator). With
     accounts the access policy decides from the request's reader (an admin, or the operator's key);
     without, the key when one is configured, else a client on loopback."""
     if not isinstance(request, Request):
-        return True
+        return policy.may_administer(policy.reader())
     if getattr(request.state, "accounts", False):
         return policy.may_administer(getattr(request.state, "reader", None))
     if settings.api_key is not None:

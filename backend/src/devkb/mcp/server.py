@@ -38,20 +38,29 @@ INSTRUCTIONS = (
 
 
 class ReaderScopedMCP(FastMCP):
-    """FastMCP whose tools and resources run as the HTTP caller's reader. The SDK runs them in a
-    task of its own, which does not carry the request's context, so the reader the API's
-    ``ReaderMiddleware`` resolved is taken from the request it hands over. Over stdio there is
-    no request: the local user, who runs the server, reads as the server's default."""
+    """FastMCP whose tools and resources run as the caller's reader, set around each call (the
+    store's ``ScopedStore`` asks ``current_reader()``). The server is told whom it serves rather
+    than inheriting a context variable from whoever started it: the SDK runs each call in a task
+    of its own, so the reader is set there, at the call.
+
+    Over HTTP the caller is the request's: the reader the API's ``ReaderMiddleware`` resolved
+    from the token (None when it resolved nobody: the store's default, which fails closed once
+    accounts exist). Over stdio there is no request: ``stdio_reader``, the reader ``devkb mcp``
+    was started for (``--as EMAIL``, or everything with ``--all`` / without accounts)."""
+
+    def __init__(self, *args: Any, stdio_reader: Reader | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stdio_reader = stdio_reader
 
     def _reader(self) -> Reader | None:
         try:
             request = self.get_context().request_context.request
         except (LookupError, ValueError, AttributeError):
-            return None
+            request = None
         if isinstance(request, Request):
             reader: Reader | None = getattr(request.state, "reader", None)
             return reader
-        return None
+        return self.stdio_reader
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any]
@@ -64,16 +73,18 @@ class ReaderScopedMCP(FastMCP):
             return await super().read_resource(uri)
 
 
-def build_mcp_server(parts: McpParts) -> FastMCP:
+def build_mcp_server(parts: McpParts, stdio_reader: Reader | None = None) -> FastMCP:
     """A fresh MCP server over ``parts``. Stateless over HTTP: every request stands alone, so any
     replica behind a load balancer can serve it. ``host`` tunes the SDK's DNS-rebinding guard (on
-    for loopback, where no API key may protect the server)."""
+    for loopback, where no API key may protect the server). ``stdio_reader``: whom calls without
+    an HTTP request (stdio) read as."""
     mcp = ReaderScopedMCP(
         "devkb",
         instructions=INSTRUCTIONS,
         host=parts.settings.host,
         streamable_http_path=MCP_PATH,
         stateless_http=True,
+        stdio_reader=stdio_reader,
     )
     register_tools(mcp, parts)
     register_resources(mcp, parts)

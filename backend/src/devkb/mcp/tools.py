@@ -423,7 +423,10 @@ class KnowledgeBaseTools:
         full: Annotated[bool, Field(description="Re-read everything, not only what changed.")] = False,
     ) -> dict[str, Any]:
         if not may_administer(ctx.request_context.request, self.parts.settings, self.parts.store().policy):
-            raise ToolError("sync_source is an admin action: connect with the server's API key")
+            raise ToolError(
+                "sync_source is an admin action: connect with an admin's token or the server's API key "
+                "(over stdio: devkb mcp --as an admin, or --all)"
+            )
         runs = self.parts.runs()
         if name not in runs.loaders:
             raise ToolError(f"no source named {name!r}; configured: {', '.join(runs.ordered_names())}")

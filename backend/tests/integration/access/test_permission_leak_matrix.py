@@ -16,11 +16,16 @@ not read, or when it contains the title of a restricted document; counts must be
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastapi.testclient import TestClient
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
 
 from devkb_devtools.demo.workspace import DEMO_DATA
 from tests.accounts_app import accounts_client, signed_in
@@ -140,6 +145,14 @@ class Scanner:
         if asked:
             raw = raw.replace(asked, "")
         for s in strings(body):
+            if s.startswith(("{", "[")):  # a tool's JSON result inside an MCP text block
+                try:
+                    inner = json.loads(s)
+                except ValueError:
+                    inner = None
+                if inner is not None:
+                    self.scan(what, inner, "", asked)
+                    self.checked -= 1
             if asked and asked in s:
                 s = s.replace(asked, "")
             if s in self.hidden:
@@ -175,6 +188,39 @@ def mcp(client: TestClient, token: str, method: str, params: dict[str, Any]) -> 
     return r
 
 
+async def stdio_calls(
+    workspace: Any,
+    data_dir: Path,
+    email: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    hidden: list[str],
+    visible: set[str],
+    sc: Scanner,
+) -> None:
+    """The same tool calls and resource reads over stdio, with the official SDK's client."""
+    from tests.integration.test_mcp import server_env
+
+    args = ["-m", "devkb", "mcp", "--as", email]
+    env = server_env(workspace, data_dir)
+    params = StdioServerParameters(command=sys.executable, args=args, env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        for name, arguments in calls:
+            result = await session.call_tool(name, arguments)
+            raw = result.model_dump_json()
+            if name in ("search", "ask") and "exposure" in str(arguments):
+                assert ("jira:PAY-90" in raw) == ("jira:PAY-90" in visible), (email, name, "stdio")
+            asked = str(arguments.get("document_id", ""))
+            sc.scan(f"mcp stdio {name} {arguments}", json.loads(raw), raw, asked)
+        for doc_id in hidden:
+            try:
+                read_back = await session.read_resource(f"devkb://document/{doc_id}")  # type: ignore[arg-type]
+                raw = read_back.model_dump_json()
+            except McpError as e:  # a hidden document reads as a missing one
+                raw = json.dumps({"error": str(e)})
+            sc.scan(f"mcp stdio resource {doc_id}", json.loads(raw), raw, doc_id)
+
+
 @pytest.fixture(scope="module")
 def world(demo_workspace, embedder, tmp_path_factory):
     client = accounts_client(demo_workspace, embedder, tmp_path_factory.mktemp("leak") / "data")
@@ -200,7 +246,7 @@ def world(demo_workspace, embedder, tmp_path_factory):
 
 
 @pytest.mark.parametrize("email", USERS)
-def test_permission_leak_matrix(world, email):
+def test_permission_leak_matrix(world, demo_workspace, email):
     client, all_ids, docs, uploads = world
     visible = visible_to(email, all_ids, uploads)
     hidden = all_ids - visible
@@ -298,6 +344,10 @@ def test_permission_leak_matrix(world, email):
     for doc_id in sorted(hidden)[:10]:
         r = mcp(client, token, "resources/read", {"uri": f"devkb://document/{doc_id}"})
         sc.response(f"mcp resource {doc_id}", r, asked=doc_id)
+
+    # MCP over stdio, as ``devkb mcp --as EMAIL`` serves it to a coding agent on the same data
+    data_dir = client.app.state.container.settings().data_dir
+    anyio.run(stdio_calls, demo_workspace, data_dir, email, calls, sorted(hidden)[:10], visible, sc)
 
     assert sc.checked > len(all_ids)
     print(

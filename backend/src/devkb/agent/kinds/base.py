@@ -7,14 +7,14 @@ the planner); the tools it runs get the parsed lookups, never the raw text to pa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status
 from devkb.agent.evidence import EvidenceDoc, Scope
-from devkb.agent.extractive import compose_answer, identifier
+from devkb.agent.extractive import compose_answer, identifier, preamble
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import Toolbox
 
@@ -38,6 +38,27 @@ class Outcome:
     listed: list[EvidenceDoc] | None = None  # None: not a list question
     dated: list[EvidenceDoc] | None = None  # documents updated in the question's period
     composed: str | None = None  # the answer, when the kind composes it while it runs (history)
+    # of ``not_found``: the keys the question's source filter left out (key → source type, JIRA…)
+    filtered_out: dict[str, str] = field(default_factory=dict)
+    # whether the reader reads every document: "not found in the knowledge base", else "among
+    # the documents you can read" (a document the reader may not read is never confirmed)
+    reads_all: bool = True
+
+    def preamble(self, docs: Sequence[EvidenceDoc]) -> list[str]:
+        """The lines every answer starts with (:func:`devkb.agent.extractive.preamble`)."""
+        return preamble(self.parsed, docs, self.not_found, self.anchors, self.filtered_out, self.reads_all)
+
+    def compose_answer(self, docs: Sequence[EvidenceDoc], lead: str | None = None) -> str:
+        """:func:`devkb.agent.extractive.compose_answer` with this outcome's findings."""
+        return compose_answer(
+            self.parsed,
+            docs,
+            self.not_found,
+            self.anchors,
+            lead=lead,
+            filtered_out=self.filtered_out,
+            reads_all=self.reads_all,
+        )
 
     def sources(self, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
         return self.kind.sources(self, selection, most)
@@ -101,7 +122,7 @@ class QuestionKind:
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         """The extractive answer over ``docs`` (cited by position)."""
-        return compose_answer(out.parsed, docs, out.not_found, out.anchors)
+        return out.compose_answer(docs)
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
         """The answer's status and confidence: exact when the kind found its documents by
@@ -109,7 +130,8 @@ class QuestionKind:
         if out.not_found:
             keys = ", ".join(out.not_found)
             if not out.anchors:
-                return "not_found", trust.exact_confidence(f"no document has the key {keys}")
+                reason = missing_reason(list(out.not_found), out.filtered_out, out.reads_all)
+                return "not_found", trust.exact_confidence(reason)
             return "partial", trust.exact_confidence(
                 f"found by key: {_names(out.anchors)}; not found: {keys}"
             )
@@ -126,6 +148,20 @@ def assess_topic(question: str, docs: Sequence[EvidenceDoc]) -> tuple[Status, Co
     s = trust.signals(question, docs)
     p = trust.topic_probability(s)
     return trust.topic_status(p), trust.topic_confidence(s, p, docs)
+
+
+def missing_reason(not_found: Sequence[str], filtered_out: Mapping[str, str], reads_all: bool) -> str:
+    """Why nothing was found for the named keys, as far as the reader may know (never that a
+    document the reader may not read exists)."""
+    left_out = [k for k in not_found if k in filtered_out]
+    missing = [k for k in not_found if k not in filtered_out]
+    parts = []
+    if missing:
+        whose = "" if reads_all else " you can read"
+        parts.append(f"no document{whose} has the key {', '.join(missing)}")
+    if left_out:
+        parts.append(f"{', '.join(left_out)} left out by the source filter")
+    return "; ".join(parts)
 
 
 def _names(docs: Sequence[EvidenceDoc], most: int = 3) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN, preamble
+from devkb.agent.extractive import LIST_SHOWN
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.relation import is_resolved, link_phrase
 from devkb.agent.question import ParsedQuestion, has_phrase
@@ -43,7 +43,7 @@ class Blocked(QuestionKind):
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         numbers = {d.id: i for i, d in enumerate(docs, 1)}
-        lines = preamble(out.parsed, docs, out.not_found, out.anchors)
+        lines = out.preamble(docs)
         return " ".join([*lines, blocked_list(out.listed or [], numbers)])
 
 

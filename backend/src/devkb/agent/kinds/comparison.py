@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from devkb.agent.answer import Confidence, Status
 from devkb.agent.confidence import exact_confidence
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import description, identifier
+from devkb.agent.extractive import description, identifier, not_found_lines
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import Lookup, look_up
 from devkb.agent.question import ParsedQuestion
@@ -63,7 +63,7 @@ class Comparison(QuestionKind):
         return (out.anchors[:2] + [d for d in selection if d not in out.anchors[:2]])[:most]
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
-        missing = [f"{k} was not found in the knowledge base." for k in out.not_found]
+        missing = not_found_lines(dict.fromkeys(out.not_found, ()), out.filtered_out, out.reads_all)
         if len(out.anchors) < 2:
             return " ".join([*missing, "Only one of the two was found, so there is nothing to compare."])
         return " ".join([*missing, compare(docs[0], docs[1])])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from devkb.access.readers import EVERYTHING, current_reader
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.kinds.base import Context, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
@@ -31,6 +32,8 @@ def look_up(ctx: Context, step: Step) -> None:
     parsed, out = ctx.parsed, ctx.outcome
     found = ctx.toolbox.graph_query.run(ctx.scope, lookups=parsed.lookups.lookups)
     out.not_found = missing_keys(ctx.toolbox, parsed, found, ctx.scope)
+    out.filtered_out = filtered_out(ctx.toolbox, list(out.not_found), ctx.scope)
+    out.reads_all = reads_all()
     out.anchors = list(found)
     ctx.took(step)
     named_only_keys = parsed.lookups.kinds <= {"issue"}
@@ -50,6 +53,27 @@ def missing_keys(
     have = {str(d.document.metadata.get("key") or "").upper() for d in found}
     missing = [k for k in parsed.issue_keys if k.upper() not in have]
     return {k: close_matches(toolbox, k, scope) for k in missing}
+
+
+def filtered_out(toolbox: Toolbox, keys: Sequence[str], scope: Scope) -> dict[str, str]:
+    """Of ``keys`` (issue keys the question names and the scope did not find), those whose
+    document the reader may read but the question's source filter leaves out: key → its
+    source type (``JIRA``). Read through the reader's store, so a document the reader may
+    not read is never reported here (it reads as not found)."""
+    if scope.allowed is None or not keys:
+        return {}
+    out: dict[str, str] = {}
+    for key in keys:
+        for d in toolbox.graph_query.store.find_documents({"key": [key]}, types=None, limit=1):
+            if not scope.allows(d):
+                out[key] = d.type.value
+    return out
+
+
+def reads_all() -> bool:
+    """Whether the current reader reads every document (an admin, or a server without
+    accounts): then "not found" may speak of the whole knowledge base."""
+    return current_reader(EVERYTHING).unrestricted
 
 
 def close_matches(toolbox: Toolbox, key: str, scope: Scope, limit: int = 3) -> tuple[str, ...]:

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import compose_answer
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery, RAGSearch
@@ -45,7 +44,7 @@ class Period(QuestionKind):
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         lead = period_list(out.parsed, docs) if out.dated is not None and not out.anchors else None
-        return compose_answer(out.parsed, docs, out.not_found, out.anchors, lead=lead)
+        return out.compose_answer(docs, lead=lead)
 
 
 def _in_period(doc: EvidenceDoc, parsed: ParsedQuestion) -> bool:

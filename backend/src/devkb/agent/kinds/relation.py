@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN, compose_answer, identifier, preamble
+from devkb.agent.extractive import LIST_SHOWN, identifier
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
@@ -71,9 +71,9 @@ class RelationKind(QuestionKind):
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         if out.listed is None:
-            return compose_answer(out.parsed, docs, out.not_found, out.anchors)
+            return out.compose_answer(docs)
         numbers = {d.id: i for i, d in enumerate(docs, 1)}
-        lines = preamble(out.parsed, docs, out.not_found, out.anchors)
+        lines = out.preamble(docs)
         return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers)])
 
 

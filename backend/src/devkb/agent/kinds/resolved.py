@@ -10,7 +10,7 @@ from typing import Any
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN, preamble
+from devkb.agent.extractive import LIST_SHOWN
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
@@ -43,7 +43,7 @@ class ResolvedInPeriod(QuestionKind):
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         numbers = {d.id: i for i, d in enumerate(docs, 1)}
-        lines = preamble(out.parsed, docs, out.not_found, out.anchors)
+        lines = out.preamble(docs)
         return " ".join([*lines, resolved_list(out.parsed, out.listed or [], numbers)])
 
 

@@ -77,6 +77,7 @@ def to_response(answer: Answer, session_id: str) -> AskResponse:
         note=answer.note,
         status=answer.status,
         confidence=ConfidenceOut(**answer.confidence.__dict__) if answer.confidence is not None else None,
+        filtered_out=answer.filtered_out,
     )
 
 

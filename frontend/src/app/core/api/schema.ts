@@ -819,6 +819,11 @@ export interface components {
             answer: string;
             confidence?: components["schemas"]["ConfidenceOut"] | null;
             /**
+             * Filtered Out
+             * @description Sources that hold documents the question names (and the reader may read) but the question's source filter left out: turning them on would find them.
+             */
+            filtered_out?: ("JIRA" | "CONFLUENCE" | "GITHUB" | "FILES" | "WEB" | "UPLOAD")[];
+            /**
              * Mode
              * @default extractive
              * @enum {string}

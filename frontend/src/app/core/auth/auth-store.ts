@@ -58,6 +58,8 @@ export class AuthStore {
   readonly user = computed(() => this.status().user);
   /** The app's pages may load: no accounts on this server, or someone is signed in. */
   readonly open = computed(() => !this.accounts() || !!this.user());
+  /** May run admin actions and see setup hints: an admin, or the single user of a server without accounts. */
+  readonly isAdmin = computed(() => !this.accounts() || this.user()?.role === 'admin');
   /** Someone was signed in earlier in this page's life: in-memory stores may hold their documents. */
   private hadUser = false;
   /** The last sign-in followed another session in this page: continue by a full page load. */

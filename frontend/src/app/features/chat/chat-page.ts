@@ -11,6 +11,7 @@ import {
 import { FormsModule } from '@angular/forms';
 
 import { SOURCE_KINDS, type SourceKind } from '../../core/api/models';
+import { AuthStore } from '../../core/auth/auth-store';
 import { ServerStatus } from '../../core/server-status';
 import { docTypeStyle } from '../../shared/doc-type';
 import { ChatStore } from './chat-store';
@@ -27,6 +28,8 @@ import { ChatTurnView } from './chat-turn';
 export class ChatPage {
   protected readonly store = inject(ChatStore);
   private readonly status = inject(ServerStatus);
+  /** Setup hints (how to connect a language model) are for admins only. */
+  protected readonly auth = inject(AuthStore);
   /** Whether the server keeps conversations (`DEVKB_CHAT_MEMORY=store`): then they can be listed and reopened. */
   /** The server's limit (DEVKB_MAX_QUESTION_CHARS, default 2000): shown, never cut silently. */
   protected readonly maxChars = 2000;
@@ -62,8 +65,10 @@ export class ChatPage {
       void last?.answer;
       if (turns.length > lastCount && lastCount > 0) {
         // a new question: bring it to the top of the log, so its answer is read from the start
+        // (the log scrolls, never the page: scrollIntoView would move every scrolling ancestor)
         const views = el.querySelectorAll<HTMLElement>('app-chat-turn');
-        views[views.length - 1]?.scrollIntoView({ block: 'start' });
+        const newest = views[views.length - 1];
+        if (newest) el.scrollTop = newest.offsetTop - 12;
       } else if (turns.length !== lastCount) {
         el.scrollTop = el.scrollHeight; // the restored conversation: its end
       }

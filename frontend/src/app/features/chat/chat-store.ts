@@ -34,6 +34,8 @@ export interface ChatTurn {
   error: string | null;
   /** The source filter the question was asked with (null: all sources). */
   filter: SourceKind[] | null;
+  /** Sources the filter left out that hold a document the question names (the reader may read it). */
+  filteredOut: SourceKind[];
 }
 
 export function emptyTurn(id: string, question: string): ChatTurn {
@@ -52,6 +54,7 @@ export function emptyTurn(id: string, question: string): ChatTurn {
     streaming: false,
     error: null,
     filter: null,
+    filteredOut: [],
   };
 }
 
@@ -97,6 +100,12 @@ export class ChatStore {
 
   toggleSource(kind: SourceKind): void {
     this.enabled.update((e) => ({ ...e, [kind]: !e[kind] }));
+  }
+
+  /** Turns `kinds` on and asks `question` again (an answer said the filter left its document out). */
+  async includeAndAsk(kinds: SourceKind[], question: string): Promise<void> {
+    this.enabled.update((e) => ({ ...e, ...Object.fromEntries(kinds.map((k) => [k, true])) }));
+    await this.ask(question);
   }
 
   /** Restores the session's turns from the server, once per page load. */
@@ -207,6 +216,9 @@ export class ChatStore {
               note: ev.response.note ?? null,
               status: ev.response.status ?? null,
               confidence: ev.response.confidence ?? null,
+              filteredOut: (ev.response.filtered_out ?? []).map(
+                (t) => t.toLowerCase() as SourceKind,
+              ),
               answeredAs:
                 ev.response.question && ev.response.question !== q ? ev.response.question : null,
               stage: null,

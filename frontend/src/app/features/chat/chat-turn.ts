@@ -5,6 +5,7 @@ import {
   computed,
   inject,
   input,
+  output,
   signal,
 } from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
@@ -12,7 +13,9 @@ import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
 
+import type { SourceKind } from '../../core/api/models';
 import { docTypeStyle } from '../../shared/doc-type';
+import { Icon } from '../../shared/icon';
 import type { ChatTurn } from './chat-store';
 import { renderAnswer, sourceAnchor } from './markdown';
 import { SourceCard } from './source-card';
@@ -25,7 +28,7 @@ const STAGES: Record<string, string> = {
 /** One question with its streamed answer, tool steps, citations and source cards. */
 @Component({
   selector: 'app-chat-turn',
-  imports: [SourceCard],
+  imports: [SourceCard, Icon],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './chat-turn.html',
   styleUrl: './chat-turn.scss',
@@ -35,6 +38,8 @@ export class ChatTurnView {
   private readonly host = inject<ElementRef<HTMLElement>>(ElementRef);
 
   readonly turn = input.required<ChatTurn>();
+  /** "Turn Jira on and ask again": the sources to turn on. */
+  readonly include = output<SourceKind[]>();
 
   protected readonly html = computed<SafeHtml>(() => {
     const t = this.turn();
@@ -52,10 +57,24 @@ export class ChatTurnView {
         .filter?.map((k) => docTypeStyle(k).label)
         .join(', ') ?? '',
   );
+  /** Nothing cited, and the answer does not already say why (a named document not found or filtered out). */
   protected readonly noResults = computed(() => {
     const t = this.turn();
-    return !t.streaming && !t.error && t.sources.length === 0;
+    if (t.streaming || t.error || t.sources.length > 0 || t.filteredOut.length) return false;
+    return !/ was not found | which this search leaves out/.test(t.answer);
   });
+  /** Which sources were off for this question, in words ("Jira and GitHub"), or '' when all were on. */
+  protected readonly offText = computed(() => {
+    const on = this.turn().filter;
+    if (!on) return '';
+    const off = (['jira', 'confluence', 'github'] as SourceKind[]).filter((k) => !on.includes(k));
+    return off.map((k) => docTypeStyle(k).label).join(' and ');
+  });
+  protected readonly includeText = computed(() =>
+    this.turn()
+      .filteredOut.map((k) => docTypeStyle(k).label)
+      .join(' and '),
+  );
 
   protected readonly statusLabel = computed(
     () =>
@@ -67,9 +86,21 @@ export class ChatTurnView {
   protected readonly vote = signal<'up' | 'down' | null>(null);
   private readonly api = inject(ApiClient);
 
-  /** Thumbs up or down, stored with the question and the cited documents (POST /feedback). */
-  protected async rate(rating: 'up' | 'down'): Promise<void> {
+  /** The thumbs-down form (a reason, optional) is open. */
+  protected readonly asking = signal(false);
+
+  protected askReason(): void {
+    this.asking.set(true);
+    setTimeout(() =>
+      this.host.nativeElement.querySelector<HTMLTextAreaElement>('.reason textarea')?.focus(),
+    );
+  }
+
+  /** Thumbs up or down (with the reason given, if any), stored with the question and the cited
+   *  documents (POST /feedback; the reason is the feedback's `comment`). */
+  protected async rate(rating: 'up' | 'down', reason = ''): Promise<void> {
     const t = this.turn();
+    const comment = reason.trim() || null;
     await firstValueFrom(
       this.api.call('sendFeedback', {
         body: {
@@ -77,9 +108,11 @@ export class ChatTurnView {
           answer: t.answer,
           rating,
           document_ids: t.sources.map((s) => s.document_id),
+          comment,
         },
       }),
     );
+    this.asking.set(false);
     this.vote.set(rating);
   }
 

@@ -45,3 +45,24 @@ describe('renderAnswer', () => {
     expect(a.getAttribute('rel')).toContain('noopener');
   });
 });
+
+describe('renderMarkdown', () => {
+  it('renders a document as text: headings under the page, scripts and handlers removed', async () => {
+    const { renderMarkdown } = await import('./markdown');
+    const html = renderMarkdown(
+      '# Title\n\nSome **bold** text <img src=x onerror=alert(1)><script>x</script>',
+    );
+    expect(html).toContain('<h4>Title</h4>');
+    expect(html).toContain('<strong>bold</strong>');
+    expect(html).not.toMatch(/onerror|<script|<img/);
+  });
+
+  it('makes code blocks focusable, so a keyboard can scroll them; `<pre` in text stays text', async () => {
+    const { renderMarkdown } = await import('./markdown');
+    const doc = renderMarkdown('```\nlong code\n```\n\nwrite &lt;pre> by hand');
+    expect(doc).toContain('<pre tabindex="0"><code>long code');
+    expect(doc).toContain('&lt;pre&gt;');
+    const answer = renderAnswer('```\ncurl -X POST\n```', 't1', []);
+    expect(answer).toContain('<pre tabindex="0">');
+  });
+});

@@ -39,7 +39,35 @@ export function renderAnswer(
   const template = document.createElement('template');
   template.innerHTML = clean;
   linkCitations(template.content, turnId, sourceTitles);
-  return template.innerHTML;
+  return focusableCode(template.innerHTML);
+}
+
+/**
+ * Code blocks scroll sideways: each `<pre>` is focusable, so a keyboard can scroll it (axe-core's
+ * `scrollable-region-focusable`, WCAG 2.1.1).
+ */
+function focusableCode(html: string): string {
+  return html.replace(/<pre(?=[\s>])/g, '<pre tabindex="0"');
+}
+
+/**
+ * Markdown (a document's text) → sanitised HTML, links opening in a new tab; no images or forms.
+ * Its headings move `shift` levels down, under the page's own (a document's "# Title" is an h4
+ * inside the details panel's h3 section, not a second page title).
+ */
+export function renderMarkdown(markdown: string, shift = 3): string {
+  hookLinks();
+  const html = marked.parse(markdown, { async: false, gfm: true, breaks: false });
+  const clean = DOMPurify.sanitize(html, {
+    FORBID_TAGS: ['style', 'form', 'input', 'img', 'iframe'],
+    FORBID_ATTR: ['style'],
+  });
+  return focusableCode(
+    clean.replace(
+      /<(\/?)h([1-6])\b/g,
+      (_m, slash: string, n: string) => `<${slash}h${Math.min(6, Number(n) + shift)}`,
+    ),
+  );
 }
 
 function linkCitations(root: Node, turnId: string, titles: readonly string[]): void {

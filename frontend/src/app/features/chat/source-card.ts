@@ -3,11 +3,12 @@ import { RouterLink } from '@angular/router';
 
 import type { SourceCitation } from '../../core/api/models';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
+import { Icon } from '../../shared/icon';
 
 /** One cited source: number, type, title, snippet, a link to the original and one to the graph. */
 @Component({
   selector: 'app-source-card',
-  imports: [RouterLink, DocTypeBadge],
+  imports: [RouterLink, DocTypeBadge, Icon],
   changeDetection: ChangeDetectionStrategy.OnPush,
   host: { '[attr.data-type]': 'source().type', '[attr.data-document-id]': 'source().document_id' },
   template: `
@@ -32,8 +33,11 @@ import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
       >
       @if (source().url) {
         <a class="btn-link" [href]="source().url" target="_blank" rel="noopener noreferrer"
-          >Open in {{ typeLabel() }}<span aria-hidden="true"> ↗</span
-          ><span class="visually-hidden"> (opens in a new tab)</span></a
+          >Open in {{ typeLabel() }} <app-icon name="external" [size]="13" /><span
+            class="visually-hidden"
+          >
+            (opens in a new tab)</span
+          ></a
         >
       }
     </div>

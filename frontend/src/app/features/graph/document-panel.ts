@@ -8,6 +8,7 @@ import {
   resource,
   signal,
 } from '@angular/core';
+import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
 import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
@@ -15,6 +16,8 @@ import { toApiError } from '../../core/api/api-error';
 import type { GraphNode, Neighbor, Version } from '../../core/api/models';
 import { edgeLabel } from '../../shared/edge-kinds';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
+import { Icon } from '../../shared/icon';
+import { renderMarkdown } from '../chat/markdown';
 import { shortLabel } from './graph-model';
 
 /** Flattens metadata into label/value rows worth showing (no nested objects, no empty values). */
@@ -59,7 +62,7 @@ export function versionLine(v: Version): string {
 /** The side panel of the selected document: metadata, neighbours, history, chunks and actions. */
 @Component({
   selector: 'app-document-panel',
-  imports: [DocTypeBadge],
+  imports: [DocTypeBadge, Icon],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './document-panel.html',
   styleUrl: './document-panel.scss',
@@ -141,6 +144,12 @@ export class DocumentPanel {
     }
     return [...by.entries()].sort((a, b) => a[0].localeCompare(b[0]));
   });
+
+  private readonly sanitizer = inject(DomSanitizer);
+  /** A chunk's Markdown as text (rendered by marked, sanitised by DOMPurify), never as source. */
+  protected markdown(text: string): SafeHtml {
+    return this.sanitizer.bypassSecurityTrustHtml(renderMarkdown(text));
+  }
 
   protected short(id: string): string {
     return shortLabel(id);

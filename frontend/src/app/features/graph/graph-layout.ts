@@ -50,9 +50,13 @@ export function components(
   return [...groups.values()].sort((a, b) => b.length - a.length);
 }
 
-function layoutComponent(ids: string[], edges: readonly { source: string; target: string }[]): Box {
+function layoutComponent(
+  ids: string[],
+  edges: readonly { source: string; target: string }[],
+  rankdir: 'LR' | 'TB',
+): Box {
   const g = new dagre.graphlib.Graph({ multigraph: false });
-  g.setGraph({ rankdir: 'LR', nodesep: 22, ranksep: 90, marginx: 0, marginy: 0 });
+  g.setGraph({ rankdir, nodesep: 22, ranksep: 90, marginx: 0, marginy: 0 });
   g.setDefaultEdgeLabel(() => ({}));
   const inside = new Set(ids);
   for (const id of ids) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
@@ -93,22 +97,27 @@ function gridBox(ids: string[], columns: number): Box {
 
 /**
  * Positions (top-left corners) for every node: each connected component is laid out left to
- * right by dagre, documents without references go into a grid, and the blocks are packed in
- * rows so that the whole picture stays roughly 2:1 rather than one endless strip.
+ * right by dagre, documents without references go into a grid,
+ * and the blocks are packed in rows so that the picture keeps roughly the screen's proportions
+ * (`aspect`, width : height; 2:1 by default) rather than one endless strip.
  */
 export function layoutGraph(
   ids: readonly string[],
   edges: readonly { source: string; target: string }[],
+  aspect = ASPECT,
 ): Map<string, Point> {
   const comps = components(ids, edges);
   const connected = comps.filter((c) => c.length > 1);
   const singles = comps.filter((c) => c.length === 1).map((c) => c[0]);
-  const boxes = connected.map((c) => layoutComponent(c, edges)).sort((a, b) => b.height - a.height);
+  const rankdir = 'LR';
+  const boxes = connected
+    .map((c) => layoutComponent(c, edges, rankdir))
+    .sort((a, b) => b.height - a.height);
   const area =
     boxes.reduce((s, b) => s + (b.width + GAP) * (b.height + GAP), 0) +
     singles.length * (NODE_WIDTH + 24) * (NODE_HEIGHT + 20);
   const rowWidth = Math.max(
-    Math.sqrt(area * ASPECT) * 1.3,
+    Math.sqrt(area * aspect) * 1.3,
     ...boxes.map((b) => b.width),
     NODE_WIDTH * 3,
   );

@@ -42,3 +42,30 @@ describe('graph model', () => {
     expect(kindFamily('jira-mentions-confluence-title')).toBe('jira');
   });
 });
+
+describe('labels', () => {
+  it('names a Jira issue by key and title, others by title, shortened at a word', async () => {
+    const { nodeName, shorten } = await import('./graph-model');
+    expect(nodeName({ id: 'jira:PAY-7', title: 'PAY-7: Retry Meridian calls on 503' }, 40)).toBe(
+      'PAY-7 Retry Meridian calls on 503',
+    );
+    expect(nodeName({ id: 'confluence:page:1', title: 'PSP Retry Policy' })).toBe(
+      'PSP Retry Policy',
+    );
+    expect(nodeName({ id: 'confluence:page:2', title: '' })).toBe('page 2');
+    expect(shorten('Payments Architecture Overview and more words', 24)).toBe(
+      'Payments Architecture…',
+    );
+  });
+
+  it('places labels by priority and never two that overlap', async () => {
+    const { placeLabels } = await import('./graph-model');
+    const box = (id: string, x: number, y: number) => ({ id, x, y, width: 100, height: 20 });
+    const placed = placeLabels(
+      [box('a', 0, 0), box('b', 50, 10), box('c', 200, 0), box('d', 0, 40)],
+      10,
+    );
+    expect([...placed]).toEqual(['a', 'c', 'd']);
+    expect(placeLabels([box('a', 0, 0), box('c', 200, 0)], 1)).toEqual(new Set(['a']));
+  });
+});

@@ -65,3 +65,71 @@ export function kindFamily(kind: string): 'jira' | 'confluence' | 'code' | 'othe
   if (kind.startsWith('jira')) return 'jira';
   return 'other';
 }
+
+/** `text` cut at a word boundary to at most `max` characters, with "…" when cut. */
+export function shorten(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t.length <= max) return t;
+  const cut = t.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,.:;–—-]+$/, '')}…`;
+}
+
+/**
+ * The name a node is shown by: its human title. Jira titles keep their key in front ("PAY-7:
+ * Retry Meridian calls…" — the key is how people name issues); a title that is only an id falls
+ * back to the short handle.
+ */
+export function nodeName(node: { id: string; title: string }, max = 40): string {
+  const title = (node.title || '').trim();
+  if (!title) return shortLabel(node.id);
+  if (node.id.startsWith('jira:')) {
+    const key = node.id.slice(5);
+    const rest = title.startsWith(key) ? title.slice(key.length).replace(/^[\s:–—-]+/, '') : title;
+    return rest ? `${key} ${shorten(rest, Math.max(12, max - key.length - 1))}` : key;
+  }
+  return shorten(title, max);
+}
+
+export interface LabelBox {
+  id: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** The node's own box: labelled nodes are drawn above the others, so their boxes must not
+   *  cover another label either. */
+  node?: { x: number; y: number; width: number; height: number };
+}
+
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+function apart(a: Rect, b: Rect, gap: number): boolean {
+  return (
+    a.x + a.width + gap <= b.x ||
+    b.x + b.width + gap <= a.x ||
+    a.y + a.height + gap <= b.y ||
+    b.y + b.height + gap <= a.y
+  );
+}
+
+/**
+ * Which nodes get a label, in priority order, so that no two labels overlap: each candidate's
+ * label box (canvas units) is taken when it overlaps none already taken. At most `max`.
+ */
+export function placeLabels(candidates: readonly LabelBox[], max: number, gap = 4): Set<string> {
+  const taken: LabelBox[] = [];
+  for (const c of candidates) {
+    if (taken.length >= max) break;
+    const clear = taken.every(
+      (t) =>
+        apart(c, t, gap) && (!t.node || apart(c, t.node, 0)) && (!c.node || apart(c.node, t, 0)),
+    );
+    if (clear) taken.push(c);
+  }
+  return new Set(taken.map((t) => t.id));
+}

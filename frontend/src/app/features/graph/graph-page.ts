@@ -18,23 +18,44 @@ import { edgeLabel } from '../../shared/edge-kinds';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
 import { ChatStore } from '../chat/chat-store';
 import { DocumentPanel } from './document-panel';
-import { kindFamily, shortLabel } from './graph-model';
+import { Icon } from '../../shared/icon';
+import { NODE_HEIGHT, NODE_WIDTH } from './graph-layout';
+import { kindFamily, nodeName, placeLabels, shortLabel } from './graph-model';
 import { GraphSearch } from './graph-search';
 import { GRAPH_LIMITS, GraphStore } from './graph-store';
 
 const IN = '>in';
 const OUT = '>out';
-const AUTO_LABEL_MAX = 400;
-const HUB_LABELS = 12; // labelled at every zoom: the most connected documents
+const AUTO_LABEL_MAX = 60; // edge labels by themselves only on small graphs (else they collide)
+const MAX_LABELS = 30; // named at the zoom that fits the whole graph, most connected first
+const LABEL_CHARS = 34;
+const START_HERE = 5;
 const AUTO_LABEL_SCALE = 0.7;
 const FAR_SCALE = 0.45;
 const READABLE_SCALE = 0.6;
 const FIT_PADDING = { x: 40, y: 56 }; // screen pixels per side
 
+let measure: CanvasRenderingContext2D | null | undefined;
+/** The width in screen pixels of a node label (13 px semibold, a dot, padding and border). */
+function labelWidth(text: string): number {
+  if (measure === undefined) {
+    measure =
+      typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+    if (measure)
+      measure.font = `600 13px ${getComputedStyle(document.body).fontFamily || 'sans-serif'}`;
+  }
+  const textWidth = measure ? measure.measureText(text).width : 8 * text.length;
+  return textWidth + 0.55 * 16 + 0.35 * 16 + 0.8 * 16 + 2;
+}
+
+function narrowScreen(): boolean {
+  return typeof matchMedia === 'function' && matchMedia('(max-width: 640px)').matches;
+}
+
 /** The graph explorer: documents as nodes, references as labelled edges, laid out by dagre. */
 @Component({
   selector: 'app-graph-page',
-  imports: [FFlowModule, DocTypeBadge, DocumentPanel, GraphSearch],
+  imports: [FFlowModule, DocTypeBadge, DocumentPanel, GraphSearch, Icon],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './graph-page.html',
   styleUrl: './graph-page.scss',
@@ -105,23 +126,60 @@ export class GraphPage {
       degree.set(e.source, (degree.get(e.source) ?? 0) + 1);
       degree.set(e.target, (degree.get(e.target) ?? 0) + 1);
     }
-    const hubs = new Set(
-      [...degree.entries()]
-        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-        .slice(0, HUB_LABELS)
-        .map(([id]) => id),
+    // Labels at the zoom that fits the whole graph: by priority (the selection, then the most
+    // connected), each placed only where it overlaps no label already placed. Their size on
+    // screen is fixed, so in canvas units it grows as the view zooms out.
+    const grow = Math.round(Number(this.hubScale()) * 10) / 10;
+    const order = [...this.store.visibleNodes()].sort(
+      (a, b) =>
+        Number(b.id === selected) - Number(a.id === selected) ||
+        (degree.get(b.id) ?? 0) - (degree.get(a.id) ?? 0) ||
+        a.id.localeCompare(b.id),
+    );
+    const labelled = placeLabels(
+      order.map((n) => {
+        const p = positions.get(n.id) ?? { x: 0, y: 0 };
+        const width = (labelWidth(nodeName(n, LABEL_CHARS)) + 8) * grow;
+        const height = 28 * grow;
+        const node = { ...p, width: NODE_WIDTH, height: NODE_HEIGHT };
+        return { id: n.id, x: p.x, y: p.y - height, width, height, node };
+      }),
+      MAX_LABELS,
     );
     return this.store.visibleNodes().map((n) => ({
-      hub: hubs.has(n.id),
+      hub: labelled.has(n.id),
       node: n,
       pos: positions.get(n.id) ?? { x: 0, y: 0 },
       key: shortLabel(n.id),
-      aria: `${docTypeStyle(n.type).label} ${shortLabel(n.id)}: ${n.title}`,
+      name: nodeName(n, 60),
+      label: nodeName(n, LABEL_CHARS),
+      typeText: docTypeStyle(n.type).label,
       selected: n.id === selected,
       dim: near !== null && !near.has(n.id),
       expanded: expanded.has(n.id),
     }));
   });
+  /** Where to start: the most connected documents, with how many links each has. */
+  protected readonly startHere = computed(() => {
+    const degree = new Map<string, number>();
+    for (const e of this.store.visibleEdges()) {
+      degree.set(e.source, (degree.get(e.source) ?? 0) + 1);
+      degree.set(e.target, (degree.get(e.target) ?? 0) + 1);
+    }
+    return [...this.store.visibleNodes()]
+      .filter((n) => (degree.get(n.id) ?? 0) > 1)
+      .sort((a, b) => (degree.get(b.id) ?? 0) - (degree.get(a.id) ?? 0) || a.id.localeCompare(b.id))
+      .slice(0, START_HERE)
+      .map((n) => ({
+        id: n.id,
+        type: n.type,
+        name: nodeName(n, 44),
+        links: degree.get(n.id) ?? 0,
+      }));
+  });
+  protected readonly startOpen = signal(!narrowScreen());
+  /** The legend is open on a desktop, folded on a phone (where the canvas needs the room). */
+  protected readonly legendOpen = !narrowScreen();
   protected readonly edgeViews = computed(() => {
     const selected = this.store.selectedId();
     const labels = this.labelMode() !== 'none';
@@ -140,7 +198,7 @@ export class GraphPage {
   protected onCanvasChange(scale: number): void {
     this.zoomBand.set(scale >= AUTO_LABEL_SCALE ? 'near' : scale >= FAR_SCALE ? 'mid' : 'far');
     // hub labels are drawn at the inverse of the zoom, so they read at the normal text size
-    this.hubScale.set(Math.min(Math.max(1 / Math.max(scale, 0.01), 1), 14).toFixed(2));
+    this.hubScale.set(Math.min(Math.max(1 / Math.max(scale, 0.01), 1), 30).toFixed(2));
   }
 
   /** Double-click zooms on the empty canvas only: on a node it expands the neighbours. */
@@ -148,6 +206,11 @@ export class GraphPage {
     !(event.target as Element | null)?.closest?.('.gnode');
 
   constructor() {
+    // the layout keeps the canvas's proportions (the toolbar and top bar take about 160 px)
+    if (typeof innerWidth === 'number' && innerWidth > 0) {
+      const ratio = innerWidth / Math.max(300, innerHeight - 160);
+      this.store.aspect.set(Math.round(Math.min(3, Math.max(0.4, ratio)) * 4) / 4);
+    }
     // ?focus=<document id> (from a citation's "Show in graph"): load around it, select and centre it.
     this.route.queryParamMap
       .pipe(

@@ -56,10 +56,13 @@ export class GraphStore {
       (e) => ids.has(e.source) && ids.has(e.target) && (kinds.size === 0 || kinds.has(e.kind)),
     );
   });
+  /** Width : height of the canvas the graph is drawn on (the page sets it): the layout follows it. */
+  readonly aspect = signal(2);
   readonly positions = computed<Map<string, Point>>(() =>
     layoutGraph(
       this.visibleNodes().map((n) => n.id),
       this.visibleEdges(),
+      this.aspect(),
     ),
   );
   readonly selected = computed(() => this.nodes().find((n) => n.id === this.selectedId()) ?? null);

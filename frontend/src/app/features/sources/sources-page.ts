@@ -8,6 +8,7 @@ import {
 } from '@angular/core';
 
 import type { Run, SourceStatus } from '../../core/api/models';
+import { AuthStore } from '../../core/auth/auth-store';
 import { DocTypeBadge } from '../../shared/doc-type';
 import { SourcesStore, isFinished, progressPercent } from './sources-store';
 
@@ -40,6 +41,8 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
 })
 export class SourcesPage {
   protected readonly store = inject(SourcesStore);
+  /** "Sync now" is an admin action: members do not see it. */
+  protected readonly auth = inject(AuthStore);
   protected readonly rows = computed(() =>
     this.store.sources().map((s) => {
       const live = this.store.runs()[s.name];
