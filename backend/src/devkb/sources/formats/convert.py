@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -103,6 +104,12 @@ def _first_heading(text: str) -> str:
     return ""
 
 
+# trafilatura is not safe to call from several threads at once: it shares lxml objects between
+# calls, and two crawl workers converting pages together aborted the process (the Python-manual
+# crawl test). The crawl fetches in parallel and converts one page at a time.
+_ONE_AT_A_TIME = threading.Lock()
+
+
 def html_to_markdown(html: str, fallback_title: str = "", with_links: bool = False) -> Converted:
     """The page's main content as Markdown (trafilatura), and its title; ``with_links``: also the
     hrefs of the main content's links (as written: relative ones stay relative), their markup
@@ -110,16 +117,17 @@ def html_to_markdown(html: str, fallback_title: str = "", with_links: bool = Fal
     import trafilatura
 
     try:
-        text = trafilatura.extract(
-            html,
-            output_format="markdown",
-            include_tables=True,
-            include_comments=False,
-            include_links=with_links,
-            favor_recall=True,
-            prune_xpath=_CHROME,
-        )
-        meta = trafilatura.extract_metadata(html)
+        with _ONE_AT_A_TIME:
+            text = trafilatura.extract(
+                html,
+                output_format="markdown",
+                include_tables=True,
+                include_comments=False,
+                include_links=with_links,
+                favor_recall=True,
+                prune_xpath=_CHROME,
+            )
+            meta = trafilatura.extract_metadata(html)
     except Exception as e:  # lxml/trafilatura raise many types on broken markup
         raise Unreadable(f"cannot parse HTML: {type(e).__name__}: {e}") from e
     if not text or not text.strip():
