@@ -154,7 +154,7 @@ class AskService:
             events.status("generating")
             events.token(unknown)
             note = "the named identifiers match no document; answered without the LLM"
-            sure = exact_confidence("no document has the named keys")
+            sure = exact_confidence("no document has the named keys", kind="key_missing")
             return Answer(
                 unknown, [], scope.calls, "extractive", standalone, provider, note, "not_found", sure
             )
