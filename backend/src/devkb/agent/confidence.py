@@ -34,15 +34,16 @@ from devkb.agent.tools.filter_docs import keywords
 
 # Fitted on tests/eval/trust_questions_tuning.jsonl + answer_questions_tuning.jsonl
 # (python -m devkb.evaluation.trust_eval --fluid-slice … --split tuning --fit); docs/evaluation.md.
-WEIGHTS = {"bias": -1.108, "best": 1.612, "all": 0.847, "missing": -1.57, "agree": 1.286}
-NOT_FOUND_BELOW = 0.31
+WEIGHTS = {"bias": -1.166, "best": 1.563, "all": 0.862, "missing": -1.581, "agree": 1.326}
+NOT_FOUND_BELOW = 0.293
 PARTIAL_BELOW = 0.5
-# per exact kind: share of exact answers that were right (tuning split, Laplace-smoothed)
+# per exact kind: share right on the tuning split, shrunk toward the pooled share of all exact
+# answers (Laplace-smoothed) with the weight of 10 answers (trust_eval.EXACT_PRIOR)
 EXACT_RIGHT = {
-    "key_missing": 0.981,
+    "key_missing": 0.987,
     "keys_partial": 0.981,
-    "identifier": 0.981,
-    "graph_list": 0.981,
+    "identifier": 0.992,
+    "graph_list": 0.995,
     "period": 0.981,
 }
 EXACT_KINDS = tuple(EXACT_RIGHT)
