@@ -86,3 +86,15 @@ def test_gaps_expire_with_the_conversation_retention(tmp_path):
         assert gaps.topics(days=0.5)[1] == 1
     finally:
         state.close()
+
+
+def test_a_store_failure_never_fails_the_answer(tmp_path, caplog):
+    import sqlite3
+
+    from devkb.api.routers.ask import note_gap
+
+    def broken() -> SQLiteSharedState:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    note_gap(KnowledgeGaps(broken, "questions"), "How do we rotate the vault keys?", answer("not_found", 0.9))
+    assert "could not record a knowledge gap" in caplog.text

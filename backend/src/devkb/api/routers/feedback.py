@@ -17,7 +17,6 @@ from fastapi import APIRouter
 
 from devkb.api.deps import GapsDep, SettingsDep
 from devkb.api.schemas import FeedbackIn, FeedbackStored
-from devkb.errors import DevkbError
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +39,6 @@ def send_feedback(body: FeedbackIn, settings: SettingsDep, gaps: GapsDep) -> Fee
     if body.rating == "down":
         try:
             gaps.record_feedback(body.question, body.document_ids)
-        except DevkbError:
+        except Exception:  # the vote is in feedback.jsonl already; the gap is best effort
             log.warning("could not record a knowledge gap", exc_info=True)
     return FeedbackStored(stored=True, at=record["at"])
