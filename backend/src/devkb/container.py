@@ -7,7 +7,7 @@ settings ─┬─ store (sqlite | neo4j)
           ├─ hybrid search → toolbox (RAGSearch, GraphQuery, FetchNeighbors, FilterDocs)
           │     → planner (rules, no LLM) ─┐
           ├─ llm provider (auto | ollama | openai | none) → agent runner ─┴→ ask service
-          ├─ chat memory (sessions), llm status (for /health)
+          ├─ chat memory (sessions), knowledge gaps, llm status (for /health)
           └─ accounts → access policy → reader store (the store as the current reader may see it:
              what the agent, the API and MCP read; indexing writes and reads the store itself)
 """
@@ -27,6 +27,7 @@ from devkb.access.policy import AccessPolicy
 from devkb.access.scoped_store import ScopedStore
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.ask_service import AskService
+from devkb.agent.knowledge_gaps import KnowledgeGaps
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider
 from devkb.agent.retrieval import RelatedSearch
@@ -151,6 +152,16 @@ def build_chat_memory(settings: Settings, shared: providers.Provider[SharedState
         ttl_seconds=settings.session_ttl_seconds,
         max_sessions=settings.max_sessions,
         history_limit=settings.history_limit,
+    )
+
+
+def build_knowledge_gaps(settings: Settings, shared: providers.Provider[SharedState]) -> KnowledgeGaps:
+    """Knowledge gaps in the configured store (the store is opened on the first gap)."""
+    return KnowledgeGaps(
+        lambda: shared(),
+        mode=settings.knowledge_gaps,
+        keeps_conversations=settings.chat_memory == "store",
+        retention_days=settings.conversation_retention_days,
     )
 
 
@@ -346,6 +357,7 @@ class Container(containers.DeclarativeContainer):
     )
     shared_state = providers.Resource(shared_state_resource, settings, store)  # persistent mode only
     runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider)
+    knowledge_gaps = providers.Singleton(build_knowledge_gaps, settings, shared_state.provider)
     uploads = providers.Singleton(build_upload_ingest, settings, runs)
     scheduler = providers.Singleton(
         lambda s, runs, sources: SyncScheduler(runs, sources, enabled=s.scheduler_enabled),

@@ -3,7 +3,7 @@ run against each backend (``test_shared_state.py``: SQLite always, Neo4j with a 
 
 from __future__ import annotations
 
-from devkb.store.shared_state import ConversationMessage, SharedState, SyncRunRecord
+from devkb.store.shared_state import ConversationMessage, Gap, SharedState, SyncRunRecord
 
 CID = "8b0e6f3c-1f0a-4c55-9a44-1d5c3f6e2a10"
 OTHER = "5f7d2c9e-3b1a-4e8d-8c2f-6a9b0d1e4f33"
@@ -21,7 +21,37 @@ def answer(text: str, *doc_ids: str) -> ConversationMessage:
     return ConversationMessage("assistant", text, "2026-11-24T05:00:01+00:00", sources)
 
 
+def gap(
+    gid: str, at: float, kind: str = "not_found", question: str = "How do we rotate the vault keys?"
+) -> Gap:
+    return Gap(gid, kind, question, ("rotate", "vault", "keys"), 0.2, ("confluence:1", "jira:PAY-7"), at)
+
+
 class SharedStateContract:
+    # -- knowledge gaps -------------------------------------------------------------------------
+    def test_gaps_round_trip_newest_first(self, shared: SharedState):
+        shared.record_gap(gap("g1", 10.0))
+        shared.record_gap(Gap("g2", "thumbs_down", "", ("settlement",), None, (), 20.0))
+        got = shared.gaps()
+        assert [g.id for g in got] == ["g2", "g1"]
+        assert got[1] == gap("g1", 10.0)
+        assert got[0].question == "" and got[0].probability is None and got[0].document_ids == ()
+        assert [g.id for g in shared.gaps(since=15.0)] == ["g2"]
+        assert [g.id for g in shared.gaps(limit=1)] == ["g2"]
+
+    def test_recording_a_gap_again_replaces_it(self, shared: SharedState):
+        shared.record_gap(gap("g1", 10.0))
+        shared.record_gap(gap("g1", 30.0, kind="low_confidence"))
+        got = shared.gaps()
+        assert len(got) == 1 and got[0].kind == "low_confidence" and got[0].at == 30.0
+
+    def test_gaps_expire_like_conversations(self, shared: SharedState):
+        for i in range(5):
+            shared.record_gap(gap(f"g{i}", float(i * 10)))
+        assert shared.expire_gaps(25.0) == 3
+        assert [g.id for g in shared.gaps()] == ["g4", "g3"]
+        assert shared.expire_gaps(25.0) == 0
+
     # -- conversations ------------------------------------------------------------------------
     def test_a_conversation_keeps_its_messages_in_order_with_their_sources(self, shared: SharedState):
         shared.create_conversation(CID, "ann", "", 100.0)

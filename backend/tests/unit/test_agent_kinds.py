@@ -179,3 +179,45 @@ def test_a_comparison_cites_each_point_to_its_side(planner):
     one = AskService(planner).ask("compare PAY-1 and PAY-99999")
     assert "PAY-99999 was not found" in one.answer and "nothing to compare" in one.answer
     assert kind_of(parse_question("what depends on PAY-1?", KEYS), False).name == "relation"
+
+
+def test_an_exact_answer_citing_part_of_a_longer_list_is_less_sure():
+    from devkb.agent.confidence import EXACT_RIGHT, exact_probability
+
+    whole = exact_probability("graph_list", 8, 8)
+    assert whole == round(EXACT_RIGHT["graph_list"], 3)
+    assert exact_probability("graph_list", 8, 11) == round(EXACT_RIGHT["graph_list"] * 8 / 11, 3)
+    cut = exact_confidence("11 listed from the graph", kind="graph_list", shown=8, total=11)
+    assert cut.probability < whole and "(8 of 11 cited)" in cut.reason
+    assert exact_probability("no-such-kind") == round(min(EXACT_RIGHT.values()), 3)
+
+
+def test_hyphenated_words_in_a_source_hold_their_parts():
+    from devkb.agent.confidence import text_words
+
+    doc = _doc("Scrub bar", "Style the scrub bar according to high-fidelity mock-ups.")
+    assert signals("style the scrub bar according to high fidelity mock ups", [doc]).missing == ()
+    assert {"high", "fidelity"} <= text_words("high-fidelity")
+
+
+def test_who_to_ask_adds_up_one_persons_roles_and_decays_slowly():
+    from devkb.agent.kinds.who_to_ask import HALF_LIFE_YEARS, rank_people
+
+    def issue(key: str, when: str, assignee: str, reporter: str, text: str) -> EvidenceDoc:
+        meta = {"assignee": assignee, "reporter": reporter}
+        return EvidenceDoc(
+            Document(
+                f"jira:{key}", SourceType.JIRA, f"{key}: {text}", "u", f"{when}T00:00:00Z", metadata=meta
+            ),
+            (text,),
+        )
+
+    # the issue about the topic, filed and fixed by Ann four years before a neighbour's issue that
+    # only touches it: the newer neighbour does not outrank her
+    docs = [
+        issue("VP-1", "2013-01-01", "Ann", "Ann", "scrub bar style"),
+        issue("VP-2", "2017-01-01", "Bob", "Cy", "the scrub bar"),
+    ]
+    ranked = rank_people(docs, "scrub bar style")
+    assert ranked[0][0] == "Ann" and [r for r, _, _ in ranked[0][2]] == ["assignee", "reporter"]
+    assert HALF_LIFE_YEARS >= 3

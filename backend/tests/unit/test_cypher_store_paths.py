@@ -19,7 +19,7 @@ from devkb.store.models import FIND_FIELDS, Chunk, Document, Reference, SourceTy
 from devkb.store.neo4j import Neo4jGraphStore
 from devkb.store.neo4j import queries as q
 from devkb.store.neo4j.shared_state import Neo4jSharedState
-from devkb.store.shared_state import ConversationMessage, SyncRunRecord
+from devkb.store.shared_state import ConversationMessage, Gap, SyncRunRecord
 from tests.unit.test_cypher_lint import gather_statements
 
 
@@ -186,6 +186,9 @@ def _exercise_shared_state(shared: Neo4jSharedState) -> None:
     shared.get_run("r1")
     shared.runs()
     shared.runs("jira")
+    shared.record_gap(Gap("g1", "not_found", "q", ("q",), 0.5, (DOC.id,), 9.0))
+    shared.gaps()
+    shared.expire_gaps(10.0)
 
 
 def _answers() -> dict[str, list[dict[str, Any]]]:
@@ -217,6 +220,17 @@ def _answers() -> dict[str, list[dict[str, Any]]]:
         q.GET_VERSION.text: [{"v": VERSION}],
         q.LATEST_VERSIONS.text: [{"id": DOC.id, "seq": 1}],
         q.CHANGES_BETWEEN.text: [{"v": VERSION}],
+        q.LIST_GAPS.text: [
+            {
+                "id": "g1",
+                "kind": "not_found",
+                "question": "q",
+                "terms": ["q"],
+                "probability": None,
+                "document_ids": [DOC.id],
+                "at": 9.0,
+            }
+        ],
         q.GET_MESSAGES.text: [{"role": "user", "content": "q", "timestamp": "t", "sources": "[]"}],
     }
 

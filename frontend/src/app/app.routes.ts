@@ -76,6 +76,13 @@ export const routes: Routes = [
     canActivate: [signedInGuard],
     loadComponent: () => import('./features/admin/admin-page').then((m) => m.AdminPage),
   },
+  {
+    // admins only (like /admin): questions the sources could not answer, by topic
+    path: 'gaps',
+    title: 'Knowledge gaps · devkb',
+    canActivate: [signedInGuard],
+    loadComponent: () => import('./features/gaps/gaps-page').then((m) => m.GapsPage),
+  },
   // The API's paths, opened in a browser (the server sends the app for a navigation): their pages
   { path: 'graph', pathMatch: 'full', redirectTo: 'explore' },
   { matcher: documentUrl('graph'), redirectTo: focusDocument },

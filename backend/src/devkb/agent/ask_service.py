@@ -133,7 +133,7 @@ class AskService:
             events.status("generating")
             events.token(text)
             note = "the named identifiers match no document here; answered without the LLM"
-            sure = exact_confidence(reason)
+            sure = exact_confidence(reason, kind="key_missing")
             answer = Answer(
                 text, [], scope.calls, "extractive", standalone, provider, note, "not_found", sure
             )

@@ -6,7 +6,11 @@ Two kinds of evidence:
 
 - **exact**: the answer rests on documents found by identifier or by the graph (a named issue's
   fields, a relation's list, the issues resolved in a month, identifiers that do not exist). Its
-  probability is the share of such answers that were right on the evaluation's tuning split.
+  probability is, per exact kind (``EXACT_RIGHT``: ``key_missing``, ``keys_partial``,
+  ``identifier``, ``graph_list``, ``period``), the Laplace-smoothed share of such answers that were
+  right on the evaluation's tuning split, times the share of the list the answer can cite when
+  it cites only part of a longer list (a list of 11 with 8 cited: × 8/11 — a wanted document is
+  as likely to be any of the 11). The truncation factor is evidence, not fitted.
 - **topic**: the answer rests on search results. The signals are the share of the question's
   content words the best source holds and all sources hold, the number of content words no
   source holds, and how many sources agree (hold at least half of them); a logistic model fitted
@@ -30,10 +34,19 @@ from devkb.agent.tools.filter_docs import keywords
 
 # Fitted on tests/eval/trust_questions_tuning.jsonl + answer_questions_tuning.jsonl
 # (python -m devkb_devtools.evaluation.trust_eval --fluid-slice … --split tuning --fit); docs/evaluation.md.
-WEIGHTS = {"bias": -1.108, "best": 1.612, "all": 0.847, "missing": -1.57, "agree": 1.286}
-NOT_FOUND_BELOW = 0.31
+WEIGHTS = {"bias": -1.166, "best": 1.563, "all": 0.862, "missing": -1.581, "agree": 1.326}
+NOT_FOUND_BELOW = 0.293
 PARTIAL_BELOW = 0.5
-EXACT_RIGHT = 0.981  # share of exact answers that were right (tuning split, Laplace-smoothed)
+# per exact kind: share right on the tuning split, shrunk toward the pooled share of all exact
+# answers (Laplace-smoothed) with the weight of 10 answers (trust_eval.EXACT_PRIOR)
+EXACT_RIGHT = {
+    "key_missing": 0.987,
+    "keys_partial": 0.981,
+    "identifier": 0.992,
+    "graph_list": 0.995,
+    "period": 0.981,
+}
+EXACT_KINDS = tuple(EXACT_RIGHT)
 
 # words that say what kind of text is wanted, not what it is about
 META_WORDS = frozenset(
@@ -78,7 +91,13 @@ def signals(question: str, docs: Sequence[EvidenceDoc]) -> Signals:
 def _doc_words(doc: EvidenceDoc) -> set[str]:
     d = doc.document
     meta = " ".join(str(v) for v in d.metadata.values() if isinstance(v, (str, int, float)))
-    return keywords(f"{d.title} {meta} {' '.join(doc.passages)}")
+    return text_words(f"{d.title} {meta} {' '.join(doc.passages)}")
+
+
+def text_words(text: str) -> set[str]:
+    """A text's content words, hyphenated words also as their parts ("high-fidelity" holds
+    "high" and "fidelity"), so a question that splits them still finds them."""
+    return keywords(text) | keywords(text.replace("-", " "))
 
 
 def topic_probability(s: Signals, weights: dict[str, float] | None = None) -> float:
@@ -118,11 +137,28 @@ def topic_confidence(s: Signals, probability: float, docs: Sequence[EvidenceDoc]
     return Confidence(round(shown, 3), level(shown), reason)
 
 
-def exact_confidence(reason: str, docs: Iterable[EvidenceDoc] = ()) -> Confidence:
+def exact_probability(kind: str, shown: int | None = None, total: int | None = None) -> float:
+    """The exact kind's tuning rate, times the share of a longer list the answer cites."""
+    p = EXACT_RIGHT.get(kind, min(EXACT_RIGHT.values()))
+    if total and shown is not None and total > shown:
+        p *= shown / total
+    return round(p, 3)
+
+
+def exact_confidence(
+    reason: str,
+    docs: Iterable[EvidenceDoc] = (),
+    kind: str = "identifier",
+    shown: int | None = None,
+    total: int | None = None,
+) -> Confidence:
+    p = exact_probability(kind, shown, total)
+    if total and shown is not None and total > shown:
+        reason += f" ({shown} of {total} cited)"
     newest = newest_date(list(docs))
     if newest:
         reason += f"; the newest is from {newest}"
-    return Confidence(EXACT_RIGHT, level(EXACT_RIGHT), reason)
+    return Confidence(p, level(p), reason)
 
 
 def newest_date(docs: Sequence[EvidenceDoc]) -> str:

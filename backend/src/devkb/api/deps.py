@@ -8,6 +8,7 @@ from fastapi import Depends, Request
 
 from devkb.access.scoped_store import ReaderStore
 from devkb.agent.ask_service import AskService
+from devkb.agent.knowledge_gaps import KnowledgeGaps
 from devkb.config.settings import Settings
 from devkb.container import Container
 from devkb.conversations.memory import SessionMemory
@@ -45,6 +46,11 @@ def get_memory(request: Request) -> SessionMemory:
     return value
 
 
+def get_gaps(request: Request) -> KnowledgeGaps:
+    value: KnowledgeGaps = get_container(request).knowledge_gaps()
+    return value
+
+
 def get_session_id(request: Request) -> str:
     """The session the ``SessionMiddleware`` attached to this request."""
     return str(request.state.session_id)
@@ -57,3 +63,4 @@ AskDep = Annotated[AskService, Depends(get_ask)]
 RunsDep = Annotated[RunManager, Depends(get_runs)]
 MemoryDep = Annotated[SessionMemory, Depends(get_memory)]
 SessionDep = Annotated[str, Depends(get_session_id)]
+GapsDep = Annotated[KnowledgeGaps, Depends(get_gaps)]

@@ -329,3 +329,28 @@ class FeedbackIn(BaseModel):
 class FeedbackStored(BaseModel):
     stored: bool
     at: str
+
+
+class GapDocumentOut(BaseModel):
+    id: str
+    title: str
+    url: str
+    type: str
+
+
+class GapTopicOut(BaseModel):
+    label: str = Field(description="The topic's most frequent key terms (stemmed), joined by ' · '.")
+    terms: list[str]
+    count: int = Field(description="Gaps in this topic.")
+    kinds: dict[str, int] = Field(description="not_found / low_confidence / thumbs_down → how many.")
+    questions: list[str] = Field(description="Question texts, newest first (empty when none are kept).")
+    documents: list[GapDocumentOut] = Field(description="The closest documents the answers offered.")
+    last_asked: str
+
+
+class GapReportOut(BaseModel):
+    total: int = Field(description="Gaps grouped into the topics.")
+    questions_kept: bool = Field(description="False: only key terms are recorded (privacy by design).")
+    recording: str = Field(description="DEVKB_KNOWLEDGE_GAPS: auto | questions | terms | off.")
+    days: float | None
+    topics: list[GapTopicOut]

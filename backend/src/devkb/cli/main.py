@@ -5,6 +5,7 @@ Exit codes: 0 ok, 1 a run or question failed, 2 bad input or configuration.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import sys
@@ -15,10 +16,17 @@ from tqdm import tqdm
 
 from devkb.access.readers import EVERYTHING, Reader, reading_as
 from devkb.container import Container, is_demo, prepare_store, shutdown
-from devkb.errors import ConfigurationError, DevkbError, SchemaMismatchError, SyncInProgressError
+from devkb.errors import (
+    ConfigurationError,
+    DevkbError,
+    SchemaMismatchError,
+    StoreError,
+    SyncInProgressError,
+)
 from devkb.indexing.run_status import RunStatus
 from devkb.store.models import SourceType
 from devkb.store.protocol import ReembeddableStore, VerifiableStore
+from devkb.store.shared_state import GAP_KINDS
 
 app = typer.Typer(
     help="devkb: a knowledge base for Jira, Confluence and GitHub.",
@@ -214,6 +222,47 @@ def ask(
     typer.echo(f"\n({answer.mode}; {answer.status.replace('_', ' ')}{level})")
     for i, s in enumerate(answer.sources, 1):
         typer.echo(f"[{i}] {s.title} — {s.url}")
+
+
+@app.command()
+def gaps(
+    days: Annotated[float | None, typer.Option("--days", min=0.001, help="Only the last N days.")] = None,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", "-k", help="not_found, low_confidence or thumbs_down; repeatable."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=500, help="Topics shown at most.")] = 30,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Knowledge gaps: questions answered "not found", with low confidence, or voted down, by topic."""
+    kinds = kind or []
+    unknown = sorted(set(kinds) - set(GAP_KINDS))
+    if unknown:
+        _fail(f"unknown gap kind {unknown[0]!r}: choose from {', '.join(GAP_KINDS)}")
+    c = _container()
+    try:
+        store = prepare_store(c)
+        report = c.knowledge_gaps().report(store, days, kinds, limit)
+    except (ConfigurationError, SchemaMismatchError, StoreError) as e:
+        _fail(str(e))
+        return
+    finally:
+        shutdown(c)
+    if as_json:
+        typer.echo(json.dumps(dataclasses.asdict(report), indent=2, ensure_ascii=False))
+        return
+    if not report.topics:
+        typer.echo("no knowledge gaps recorded" + (f" in the last {days:g} days" if days else ""))
+        return
+    kept = "" if report.questions_kept else " (question text not kept: key terms only)"
+    typer.echo(f"{report.total} gaps in {len(report.topics)} topics{kept}")
+    for t in report.topics:
+        kinds_text = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(t.kinds.items()))
+        typer.echo(f"\n{t.count}× {t.label}  ({kinds_text}; last {t.last_asked})")
+        for question in t.questions[:3]:
+            typer.echo(f"    “{question}”")
+        for d in t.documents:
+            typer.echo(f"    closest: {d.title} — {d.url}")
 
 
 @app.command()

@@ -143,6 +143,14 @@ class Settings(BaseSettings):
     conversation_retention_days: float = Field(
         30, gt=0, description="store mode: conversations not used for this many days are deleted."
     )
+    knowledge_gaps: Literal["auto", "questions", "terms", "off"] = Field(
+        "auto",
+        description="Questions answered 'not found' or with low confidence, and thumbs-down, recorded "
+        "in the store for the admins' knowledge-gaps report (docs/knowledge-gaps.md). auto: the question "
+        "text only when conversations are kept (chat_memory=store), else its key terms only; "
+        "questions: always the text; terms: never the text; off: nothing. Kept "
+        "conversation_retention_days.",
+    )
     conversation_max_messages: int = Field(
         1000, ge=2, le=100_000, description="store mode: messages kept per conversation (oldest dropped)."
     )

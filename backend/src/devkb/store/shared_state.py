@@ -10,6 +10,8 @@ mode (``DEVKB_CHAT_MEMORY=store``); the default in-memory mode keeps everything 
     (:Message)-[:REFERENCES]->(:Document)          one per cited source that is in the store
     (:Lease {name, holder, expires_at})            scheduler leader, one running sync per source
     (:SyncRun {id, source, state, ..., updated_at}) a run's status, visible on every replica
+    (:Gap {id, kind, question, terms, probability, document_ids, at})
+                                                   a knowledge gap (agent/knowledge_gaps.py)
 
 Times are Unix seconds (float) where the store compares them (leases, retention) and ISO 8601
 strings where people read them.
@@ -79,6 +81,25 @@ class SyncRunRecord:
     status: dict[str, Any] = field(default_factory=dict)
 
 
+MAX_GAPS_KEPT = 20_000
+GAP_KINDS = ("not_found", "low_confidence", "thumbs_down")
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A question the sources could not answer well: answered "not found", with a low confidence,
+    or voted down. ``question`` is empty when the deployment keeps no question text (only the
+    normalised key ``terms``, see docs/knowledge-gaps.md)."""
+
+    id: str
+    kind: str  # one of GAP_KINDS
+    question: str
+    terms: tuple[str, ...]
+    probability: float | None  # the answer's confidence, when it had one
+    document_ids: tuple[str, ...]  # the closest documents (cited or related)
+    at: float  # Unix seconds
+
+
 @runtime_checkable
 class SharedState(Protocol):
     # -- conversations ------------------------------------------------------------------------
@@ -142,4 +163,18 @@ class SharedState(Protocol):
 
     def runs(self, source: str | None = None, limit: int = 50) -> list[SyncRunRecord]:
         """Most recently updated first."""
+        ...
+
+    # -- knowledge gaps -------------------------------------------------------------------------
+    def record_gap(self, gap: Gap) -> None:
+        """Store a gap (insert or replace by id); the store keeps at most its newest
+        ``MAX_GAPS_KEPT``."""
+        ...
+
+    def gaps(self, since: float = 0.0, limit: int = 5000) -> list[Gap]:
+        """Gaps recorded at or after ``since``, newest first."""
+        ...
+
+    def expire_gaps(self, before: float) -> int:
+        """Delete gaps recorded before ``before``; the number deleted."""
         ...

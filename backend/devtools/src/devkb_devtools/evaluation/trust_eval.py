@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from devkb.agent.ask_service import AskService
-from devkb.agent.confidence import signals
+from devkb.agent.confidence import EXACT_KINDS, signals
 from devkb.agent.evidence import Scope
+from devkb.agent.kinds.base import exact_kind
 from devkb_devtools.evaluation.answer_eval import (
     EVAL_DIR,
     AnswerQuestion,
@@ -82,6 +83,7 @@ class Result:
     retrievable: bool  # answerable and the gold document among the sources
     topic: bool  # assessed from search results (not exact)
     features: dict[str, float]
+    exact_kind: str  # confidence.EXACT_KINDS, "" for a search-based answer
     answer: str
 
 
@@ -184,7 +186,7 @@ def evaluate(service: AskService, questions: Sequence[TrustQuestion], golds: dic
         a = service.ask(q.question)
         conf = a.confidence
         assert conf is not None
-        features, topic = _features(service, a.question or q.question)
+        features, kind = _features(service, a.question or q.question)
         if q.answerable:
             o = score(
                 _as_answer_question(q),
@@ -221,22 +223,23 @@ def evaluate(service: AskService, questions: Sequence[TrustQuestion], golds: dic
                 conf.reason,
                 right,
                 retrievable,
-                topic,
+                kind is None,
                 features,
+                kind or "",
                 a.answer,
             )
         )
     return out
 
 
-def _features(service: AskService, question: str) -> tuple[dict[str, float], bool]:
-    """The topic model's features as the rules path sees them, and whether it used them."""
+def _features(service: AskService, question: str) -> tuple[dict[str, float], str | None]:
+    """The topic model's features as the rules path sees them, and the exact kind the answer
+    rests on (``None``: search results)."""
     planner = service.planner
     scope = Scope.for_sources(None)
     outcome = planner.execute(scope, planner.parse(question))
     docs = outcome.sources(scope.selection, service.max_sources)
-    exact = bool(outcome.not_found or outcome.listed is not None or outcome.anchors or outcome.dated)
-    return signals(question, docs).features(), not exact
+    return signals(question, docs).features(), exact_kind(outcome)
 
 
 def metrics(results: Sequence[Result]) -> dict[str, Any]:
@@ -292,6 +295,9 @@ def ece(scores: Sequence[float], labels: Sequence[bool], bins: int = 10) -> floa
     return round(total, 3)
 
 
+EXACT_PRIOR = 10.0
+
+
 def fit(results: Sequence[Result]) -> dict[str, Any]:
     """The topic model and the threshold, from the tuning split's results."""
     from sklearn.linear_model import LogisticRegression
@@ -311,13 +317,25 @@ def fit(results: Sequence[Result]) -> dict[str, Any]:
     # keep ≥ 0.97 of the answerable topic questions answered: the threshold sits under them
     keep = answerable[int(len(answerable) * 0.03)] if answerable else 0.5
     threshold = round(max(0.05, min(0.5, keep - 0.005)), 3)
-    exact = [r for r in results if not r.topic]
-    exact_right = round((sum(r.right for r in exact) + 1) / (len(exact) + 2), 3) if exact else 0.9
+    # per exact kind: the share right, shrunk toward the pooled (Laplace-smoothed) share of all
+    # exact answers with the weight of EXACT_PRIOR answers — a kind seen a few times on the
+    # tuning split keeps close to the pooled rate instead of a noisy rate of its own
+    exact = [r for r in results if r.exact_kind]
+    pooled = (sum(r.right for r in exact) + 1) / (len(exact) + 2)
+    exact_right = {}
+    exact_n = {}
+    for kind in EXACT_KINDS:
+        mine = [r for r in exact if r.exact_kind == kind]
+        exact_right[kind] = round(
+            (sum(r.right for r in mine) + EXACT_PRIOR * pooled) / (len(mine) + EXACT_PRIOR), 3
+        )
+        exact_n[kind] = len(mine)
     return {
         "WEIGHTS": weights,
         "NOT_FOUND_BELOW": threshold,
         "EXACT_RIGHT": exact_right,
         "topic_n": len(topic),
+        "exact_n": exact_n,
     }
 
 

@@ -127,21 +127,43 @@ class QuestionKind:
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
         """The answer's status and confidence: exact when the kind found its documents by
         identifier or through the graph, else from how much of the question the sources hold."""
-        if out.not_found:
-            keys = ", ".join(out.not_found)
-            if not out.anchors:
-                reason = missing_reason(list(out.not_found), out.filtered_out, out.reads_all)
-                return "not_found", trust.exact_confidence(reason)
+        kind = exact_kind(out)
+        if kind == "key_missing":
+            reason = missing_reason(list(out.not_found), out.filtered_out, out.reads_all)
+            return "not_found", trust.exact_confidence(reason, kind=kind)
+        if kind == "keys_partial":
             return "partial", trust.exact_confidence(
-                f"found by key: {_names(out.anchors)}; not found: {keys}"
+                f"found by key: {_names(out.anchors)}; not found: {', '.join(out.not_found)}", kind=kind
             )
-        if out.listed is not None:
-            return "answered", trust.exact_confidence(f"{len(out.listed)} listed from the graph", docs)
-        if out.anchors:
-            return "answered", trust.exact_confidence(f"found by identifier: {_names(out.anchors)}", docs)
-        if out.dated:
-            return "answered", trust.exact_confidence(f"{len(out.dated)} updated in the period", docs)
+        if kind == "graph_list":
+            assert out.listed is not None
+            ids = {d.id for d in docs}
+            shown = sum(1 for d in out.listed if d.id in ids)
+            return "answered", trust.exact_confidence(
+                f"{len(out.listed)} listed from the graph", docs, kind, shown, len(out.listed)
+            )
+        if kind == "identifier":
+            return "answered", trust.exact_confidence(
+                f"found by identifier: {_names(out.anchors)}", docs, kind
+            )
+        if kind == "period":
+            assert out.dated is not None
+            return "answered", trust.exact_confidence(f"{len(out.dated)} updated in the period", docs, kind)
         return assess_topic(out.parsed.text, docs)
+
+
+def exact_kind(out: Outcome) -> str | None:
+    """Which exact evidence an outcome rests on (``confidence.EXACT_KINDS``), or ``None`` when
+    it rests on search results."""
+    if out.not_found:
+        return "keys_partial" if out.anchors else "key_missing"
+    if out.listed is not None:
+        return "graph_list"
+    if out.anchors:
+        return "identifier"
+    if out.dated:
+        return "period"
+    return None
 
 
 def assess_topic(question: str, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:

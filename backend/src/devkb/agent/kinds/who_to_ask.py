@@ -1,8 +1,8 @@
 """Who to ask: "who knows about X", "who owns X", "who should I ask about X", "who is the expert on
 X" with no identifier named → a search for X, then the people on the documents found, ranked by
-what they did there (assignee and author 3, reporter 2, commenter or editor 1), by how recent the
-document is (half the weight per year older than the newest), by its rank and by how much of X it
-holds; each person with the
+what they did there (assignee and author 3, reporter 2 — added up when one person did both —,
+commenter or editor 1), by how recent the document is (half the weight per ``HALF_LIFE_YEARS``
+older than the newest), by its rank and by how much of X it holds; each person with the
 documents that name them, cited. Only the documents the reader may see are searched, so nobody is
 named from a document the reader cannot open."""
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from devkb.agent.answer import Confidence, Status
-from devkb.agent.confidence import META_WORDS
+from devkb.agent.confidence import META_WORDS, text_words
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import identifier
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, assess_topic
@@ -39,6 +39,11 @@ ASKING_WORDS = frozenset(
     "who knows know owns own owner ask asking expert experts help talk should can i".split()
 )
 ROLES = (("assignee", 3.0, "assignee"), ("author", 3.0, "author"), ("reporter", 2.0, "reporter"))
+# a document's weight halves per this many years older than the newest (tuned on the tuning split
+# of devkb_devtools.evaluation.who_eval: 1 year let newer neighbouring issues outrank the one about the
+# topic; 3 to 6 years and no decay at all score the same there, so the shortest of the plateau)
+HALF_LIFE_YEARS = 3.0
+COVERAGE_POWER = 2  # a document counts by the share of the topic's words it holds, to this power
 SHOWN = 5
 
 
@@ -89,14 +94,14 @@ def rank_people(
     roles: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
     for n, doc in enumerate(docs, 1):
         meta = doc.document.metadata
-        recency = 0.5 ** max(0.0, newest - _year(doc)) if newest else 1.0
+        recency = 0.5 ** (max(0.0, newest - _year(doc)) / HALF_LIFE_YEARS) if newest else 1.0
         rank = 1.0 / (1.0 + 0.3 * (n - 1))
         if wanted:
-            rank *= (len(wanted & keywords(_text(doc))) / len(wanted)) ** 2
+            rank *= (len(wanted & text_words(_text(doc))) / len(wanted)) ** COVERAGE_POWER
         seen: set[str] = set()
-        for key, w, role in ROLES:
+        for key, w, role in ROLES:  # roles add up: who filed and fixed an issue did both
             person = meta.get(key)
-            if isinstance(person, str) and person and person != "unknown" and person not in seen:
+            if isinstance(person, str) and person and person != "unknown":
                 seen.add(person)
                 weight[person] += w * recency * rank
                 roles[person].append((role, identifier(doc), n))

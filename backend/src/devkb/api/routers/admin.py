@@ -1,9 +1,13 @@
-"""``/admin``: users, documents shared with every member, and the permission sync — admins only
+"""``/admin``: users, documents shared with every member, the permission sync and the knowledge
+gaps — admins only
 (``AdminDep``; with accounts: a signed-in admin or the operator's API key)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from dataclasses import asdict
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, HTTPException, Query, Request
 
 from devkb.access.accounts import AccountStore, UserExistsError
 from devkb.api.account_schemas import (
@@ -16,8 +20,8 @@ from devkb.api.account_schemas import (
     UserPatch,
 )
 from devkb.api.authentication import request_user
-from devkb.api.deps import ContainerDep, SettingsDep
-from devkb.api.schemas import ErrorResponse
+from devkb.api.deps import ContainerDep, GapsDep, SettingsDep, StoreDep
+from devkb.api.schemas import ErrorResponse, GapReportOut
 from devkb.api.security import AdminDep
 
 router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[AdminDep])
@@ -114,3 +118,23 @@ def sync_permissions(container: ContainerDep, settings: SettingsDep) -> Permissi
         interval_minutes=settings.permission_sync_minutes,
         sources=[PermissionSourceOut(**s) for s in sync.snapshot()],
     )
+
+
+@router.get(
+    "/gaps",
+    response_model=GapReportOut,
+    operation_id="listKnowledgeGaps",
+    responses={403: {"model": ErrorResponse, "description": "Not an admin."}},
+)
+def list_gaps(
+    gaps: GapsDep,
+    store: StoreDep,
+    days: Annotated[float | None, Query(gt=0, le=3650, description="Only the last N days.")] = None,
+    kind: Annotated[
+        list[Literal["not_found", "low_confidence", "thumbs_down"]] | None,
+        Query(description="Only these kinds of gap."),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> GapReportOut:
+    """Questions the sources could not answer, grouped by topic, with the closest documents."""
+    return GapReportOut.model_validate(asdict(gaps.report(store, days, kind or (), limit)))

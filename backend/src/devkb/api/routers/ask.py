@@ -28,7 +28,8 @@ from fastapi.responses import StreamingResponse
 
 from devkb.access.readers import bound_to_current_reader
 from devkb.agent.answer import Answer, HistoryTurn
-from devkb.api.deps import AskDep, MemoryDep, SessionDep, SettingsDep
+from devkb.agent.knowledge_gaps import KnowledgeGaps
+from devkb.api.deps import AskDep, GapsDep, MemoryDep, SessionDep, SettingsDep
 from devkb.api.schemas import (
     AskRequest,
     AskResponse,
@@ -89,6 +90,14 @@ def remember(memory: SessionMemory, session_id: str, question: str, out: AskResp
     )
 
 
+def note_gap(gaps: KnowledgeGaps, question: str, answer: Answer) -> None:
+    """Record the answer as a knowledge gap when it is one; a store error never fails the answer."""
+    try:
+        gaps.record_answer(question, answer)
+    except Exception:  # the store's own errors included: a gap is never worth a failed answer
+        log.warning("could not record a knowledge gap", exc_info=True)
+
+
 def sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
@@ -97,19 +106,30 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
     "/ask", response_model=AskResponse, operation_id="ask", responses={422: {"model": ErrorResponse}}
 )
 def ask(
-    body: AskRequest, service: AskDep, settings: SettingsDep, memory: MemoryDep, session_id: SessionDep
+    body: AskRequest,
+    service: AskDep,
+    settings: SettingsDep,
+    memory: MemoryDep,
+    session_id: SessionDep,
+    gaps: GapsDep,
 ) -> AskResponse:
     """Answer a question from the knowledge base, citing its sources."""
     check_length(body.question, settings.max_question_chars)
     answer = service.ask(body.question, body.source_types(), history=history_of(memory, session_id))
     out = to_response(answer, session_id)
     remember(memory, session_id, body.question, out)
+    note_gap(gaps, body.question, answer)
     return out
 
 
 @router.post("/ask/stream", response_class=StreamingResponse, operation_id="askStream", responses=SSE_DOC)
 async def ask_stream(
-    body: AskRequest, service: AskDep, settings: SettingsDep, memory: MemoryDep, session_id: SessionDep
+    body: AskRequest,
+    service: AskDep,
+    settings: SettingsDep,
+    memory: MemoryDep,
+    session_id: SessionDep,
+    gaps: GapsDep,
 ) -> StreamingResponse:
     """The same answer as ``/ask``, streamed as Server-Sent Events while it is produced."""
     check_length(body.question, settings.max_question_chars)
@@ -125,6 +145,7 @@ async def ask_stream(
             answer = service.ask(body.question, body.source_types(), history=history, on_event=emit)
             out = to_response(answer, session_id)
             remember(memory, session_id, body.question, out)
+            note_gap(gaps, body.question, answer)
             emit("citations", {"sources": [asdict(s) for s in out.sources]})
             emit("done", out.model_dump())
         except DevkbError as e:

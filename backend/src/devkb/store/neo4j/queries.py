@@ -90,6 +90,7 @@ LABELS = (
     "Lease",
     "SyncRun",
     "Version",
+    "Gap",
 )
 RELATIONSHIP_TYPES = ("PART_OF", "REFERENCES", "HAS_VERSION")
 VERSION_PROPERTIES = (
@@ -107,6 +108,7 @@ VERSION_PROPERTIES = (
     "ref",
 )
 DOCUMENT_PROPERTIES = ("id", "type", "title", "url", "updated_at", "content_hash", "source", "metadata")
+GAP_PROPERTIES = ("question", "terms", "probability", "document_ids", "at")  # (:Gap), knowledge gaps
 SHARED_STATE_PROPERTIES = (  # conversations, leases and sync runs (store/shared_state.py)
     "owner",
     "title",
@@ -145,6 +147,7 @@ def property_keys() -> list[str]:
     keys |= {"schema_version", "state"}
     keys |= set(SHARED_STATE_PROPERTIES)
     keys |= set(VERSION_PROPERTIES)
+    keys |= set(GAP_PROPERTIES)
     keys |= {meta_property(f) for f, where in FIND_FIELDS.items() if where == "metadata"}
     return sorted(keys)
 
@@ -158,6 +161,8 @@ SCHEMA_STATEMENTS: tuple[Statement, ...] = (
     _stmt("CREATE CONSTRAINT conversation_id IF NOT EXISTS FOR (c:Conversation) REQUIRE c.id IS UNIQUE"),
     _stmt("CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE"),
     _stmt("CREATE CONSTRAINT sync_run_id IF NOT EXISTS FOR (r:SyncRun) REQUIRE r.id IS UNIQUE"),
+    _stmt("CREATE CONSTRAINT gap_id IF NOT EXISTS FOR (g:Gap) REQUIRE g.id IS UNIQUE"),
+    _stmt("CREATE INDEX gap_at IF NOT EXISTS FOR (g:Gap) ON (g.at)"),
     _stmt("CREATE INDEX conversation_owner IF NOT EXISTS FOR (c:Conversation) ON (c.owner, c.updated_at)"),
     _stmt("CREATE INDEX message_conversation IF NOT EXISTS FOR (m:Message) ON (m.conversation_id)"),
     _stmt(
@@ -781,6 +786,33 @@ LIST_RUNS = _stmt(
     + " ORDER BY updated_at DESC, id LIMIT $limit",
     "source",
     "limit",
+)
+
+# -- knowledge gaps (agent/knowledge_gaps.py) --------------------------------------------------
+SAVE_GAP = _stmt(
+    """MERGE (g:Gap {id: $id})
+    SET g.kind = $kind, g.question = $question, g.terms = $terms, g.probability = $probability,
+        g.document_ids = $document_ids, g.at = $at""",
+    "id",
+    "kind",
+    "question",
+    "terms",
+    "probability",
+    "document_ids",
+    "at",
+)
+TRIM_GAPS = _stmt("MATCH (g:Gap) WITH g ORDER BY g.at DESC, g.id SKIP $keep DELETE g", "keep")
+LIST_GAPS = _stmt(
+    """MATCH (g:Gap) WHERE g.at >= $since
+    RETURN g.id AS id, g.kind AS kind, g.question AS question, g.terms AS terms,
+        g.probability AS probability, g.document_ids AS document_ids, g.at AS at
+    ORDER BY at DESC, id LIMIT $limit""",
+    "since",
+    "limit",
+)
+EXPIRE_GAPS = _stmt(
+    "MATCH (g:Gap) WHERE g.at < $before DELETE g RETURN count(g) AS n",
+    "before",
 )
 
 

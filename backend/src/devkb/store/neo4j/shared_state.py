@@ -14,8 +14,10 @@ import neo4j
 from devkb.store.neo4j import queries as q
 from devkb.store.neo4j.store import Neo4jGraphStore, _run
 from devkb.store.shared_state import (
+    MAX_GAPS_KEPT,
     Conversation,
     ConversationMessage,
+    Gap,
     Lease,
     SyncRunRecord,
     conversation_title,
@@ -159,6 +161,43 @@ class Neo4jSharedState:
     def runs(self, source: str | None = None, limit: int = 50) -> list[SyncRunRecord]:
         rows = self._read(q.LIST_RUNS, "listing sync runs", source=source, limit=limit)
         return [_run_record(r) for r in rows]
+
+    # -- knowledge gaps -------------------------------------------------------------------------
+    def record_gap(self, gap: Gap) -> None:
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            _run(
+                tx,
+                q.SAVE_GAP,
+                id=gap.id,
+                kind=gap.kind,
+                question=gap.question,
+                terms=list(gap.terms),
+                probability=gap.probability,
+                document_ids=list(gap.document_ids),
+                at=gap.at,
+            )
+            _run(tx, q.TRIM_GAPS, keep=MAX_GAPS_KEPT)
+
+        self._store._write(work, "recording a knowledge gap")
+
+    def gaps(self, since: float = 0.0, limit: int = 5000) -> list[Gap]:
+        rows = self._read(q.LIST_GAPS, "listing knowledge gaps", since=since, limit=limit)
+        return [
+            Gap(
+                str(r["id"]),
+                str(r["kind"]),
+                str(r["question"] or ""),
+                tuple(str(t) for t in r["terms"] or ()),
+                None if r["probability"] is None else float(r["probability"]),
+                tuple(str(d) for d in r["document_ids"] or ()),
+                float(r["at"]),
+            )
+            for r in rows
+        ]
+
+    def expire_gaps(self, before: float) -> int:
+        rows = self._write_one(q.EXPIRE_GAPS, "expiring knowledge gaps", before=before)
+        return int(rows[0]["n"]) if rows else 0
 
 
 def _conversation(row: dict[str, Any]) -> Conversation:

@@ -12,8 +12,10 @@ from typing import Any
 
 from devkb.errors import StoreError
 from devkb.store.shared_state import (
+    MAX_GAPS_KEPT,
     Conversation,
     ConversationMessage,
+    Gap,
     Lease,
     SyncRunRecord,
     conversation_title,
@@ -60,6 +62,16 @@ CREATE TABLE IF NOT EXISTS sync_runs (
     status TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sync_runs_source ON sync_runs(source, updated_at);
+CREATE TABLE IF NOT EXISTS gaps (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    question TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    probability REAL,
+    document_ids TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS gaps_at ON gaps(at);
 """
 
 MAX_RUNS_KEPT = 500
@@ -281,6 +293,54 @@ class SQLiteSharedState:
         sql += " ORDER BY updated_at DESC, id LIMIT ?"
         args.append(limit)
         return [_run(r) for r in self._conn().execute(sql, args).fetchall()]
+
+    # -- knowledge gaps -------------------------------------------------------------------------
+    def record_gap(self, gap: Gap) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO gaps(id, kind, question, terms, probability, document_ids, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    gap.id,
+                    gap.kind,
+                    gap.question,
+                    json.dumps(list(gap.terms)),
+                    gap.probability,
+                    json.dumps(list(gap.document_ids)),
+                    gap.at,
+                ),
+            )
+            c.execute(
+                "DELETE FROM gaps WHERE id IN (SELECT id FROM gaps ORDER BY at DESC, id LIMIT -1 OFFSET ?)",
+                (MAX_GAPS_KEPT,),
+            )
+
+    def gaps(self, since: float = 0.0, limit: int = 5000) -> list[Gap]:
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT id, kind, question, terms, probability, document_ids, at FROM gaps "
+                "WHERE at >= ? ORDER BY at DESC, id LIMIT ?",
+                (since, limit),
+            )
+            .fetchall()
+        )
+        return [
+            Gap(
+                r[0],
+                r[1],
+                r[2],
+                tuple(json.loads(r[3])),
+                None if r[4] is None else float(r[4]),
+                tuple(json.loads(r[5])),
+                float(r[6]),
+            )
+            for r in rows
+        ]
+
+    def expire_gaps(self, before: float) -> int:
+        with self._tx() as c:
+            return c.execute("DELETE FROM gaps WHERE at < ?", (before,)).rowcount
 
 
 class _Tx:

@@ -25,6 +25,7 @@ export const OPERATIONS = {
   "health": { method: 'GET', path: '/health' },
   "listChanges": { method: 'GET', path: '/changes' },
   "listConversations": { method: 'GET', path: '/conversations' },
+  "listKnowledgeGaps": { method: 'GET', path: '/admin/gaps' },
   "listSessions": { method: 'GET', path: '/auth/sessions' },
   "listShared": { method: 'GET', path: '/admin/shared' },
   "listSources": { method: 'GET', path: '/sources' },

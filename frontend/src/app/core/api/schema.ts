@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/admin/gaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Gaps
+         * @description Questions the sources could not answer, grouped by topic, with the closest documents.
+         */
+        get: operations["listKnowledgeGaps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/permissions": {
         parameters: {
             query?: never;
@@ -1059,6 +1079,73 @@ export interface components {
             /** Stored */
             stored: boolean;
         };
+        /** GapDocumentOut */
+        GapDocumentOut: {
+            /** Id */
+            id: string;
+            /** Title */
+            title: string;
+            /** Type */
+            type: string;
+            /** Url */
+            url: string;
+        };
+        /** GapReportOut */
+        GapReportOut: {
+            /** Days */
+            days: number | null;
+            /**
+             * Questions Kept
+             * @description False: only key terms are recorded (privacy by design).
+             */
+            questions_kept: boolean;
+            /**
+             * Recording
+             * @description DEVKB_KNOWLEDGE_GAPS: auto | questions | terms | off.
+             */
+            recording: string;
+            /** Topics */
+            topics: components["schemas"]["GapTopicOut"][];
+            /**
+             * Total
+             * @description Gaps grouped into the topics.
+             */
+            total: number;
+        };
+        /** GapTopicOut */
+        GapTopicOut: {
+            /**
+             * Count
+             * @description Gaps in this topic.
+             */
+            count: number;
+            /**
+             * Documents
+             * @description The closest documents the answers offered.
+             */
+            documents: components["schemas"]["GapDocumentOut"][];
+            /**
+             * Kinds
+             * @description not_found / low_confidence / thumbs_down → how many.
+             */
+            kinds: {
+                [key: string]: number;
+            };
+            /**
+             * Label
+             * @description The topic's most frequent key terms (stemmed), joined by ' · '.
+             */
+            label: string;
+            /** Last Asked */
+            last_asked: string;
+            /**
+             * Questions
+             * @description Question texts, newest first (empty when none are kept).
+             */
+            questions: string[];
+            /** Terms */
+            terms: string[];
+        };
         /** GraphEdge */
         GraphEdge: {
             /** Evidence */
@@ -1500,6 +1587,59 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listKnowledgeGaps: {
+        parameters: {
+            query?: {
+                /** @description Only the last N days. */
+                days?: number | null;
+                /** @description Only these kinds of gap. */
+                kind?: ("not_found" | "low_confidence" | "thumbs_down")[] | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GapReportOut"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     permissionSyncStatus: {
         parameters: {
             query?: never;
