@@ -15,6 +15,7 @@ settings ─┬─ store (sqlite | neo4j)
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -156,9 +157,20 @@ def build_chat_memory(settings: Settings, shared: providers.Provider[SharedState
 
 
 def build_knowledge_gaps(settings: Settings, shared: providers.Provider[SharedState]) -> KnowledgeGaps:
-    """Knowledge gaps in the configured store (the store is opened on the first gap)."""
+    """Knowledge gaps in the configured store (the store is opened on the first gap, once: two
+    requests opening the resource together made two, and the one dropped closed its connections
+    under the other — a crash under load)."""
+    lock = threading.Lock()
+    opened: list[SharedState] = []
+
+    def state() -> SharedState:
+        with lock:
+            if not opened:
+                opened.append(shared())
+            return opened[0]
+
     return KnowledgeGaps(
-        lambda: shared(),
+        state,
         mode=settings.knowledge_gaps,
         keeps_conversations=settings.chat_memory == "store",
         retention_days=settings.conversation_retention_days,

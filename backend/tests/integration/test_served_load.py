@@ -43,6 +43,7 @@ def server(demo_workspace, tmp_path_factory):
         "DEVKB_SOURCES_FILE": str(sources),
         "DEVKB_MAX_SESSIONS": str(MAX_SESSIONS),
         "DEVKB_EMBEDDER": "local",  # the model the session's data was indexed with
+        "PYTHONFAULTHANDLER": "1",
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
@@ -62,6 +63,8 @@ def test_concurrent_sessions_stay_isolated_error_free_and_bounded(server):
         )
     )
     print(report(result))
+    if result.errors:
+        print(server.log_path.read_text(errors="replace")[-60000:])
     assert result.errors == 0 and result.leaks == 0 and result.secret_leaks == 0, result.problems
     assert result.asks >= 10 and result.history_reads >= 10
     assert result.churn_requests > MAX_SESSIONS  # more sessions were opened than the cap allows ...

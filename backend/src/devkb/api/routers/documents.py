@@ -34,18 +34,20 @@ router = APIRouter(prefix="/documents", tags=["documents"])
 )
 def find(query: Annotated[DocumentQuery, Query()], store: StoreDep) -> list[DocumentOut]:
     """Documents that match every field given (the same filters as the agent's GraphQuery and MCP
-    ``find``; unknown parameters are refused), newest first, only those the caller may read."""
+    ``find``; unknown parameters are refused), newest first, only those the caller may read;
+    without a field, the newest documents."""
     lookup = query.lookup()
     if lookup is None:
-        raise HTTPException(422, "give at least one field to match (for free text, use POST /ask)")
-    found = store.find_documents(
-        {f: list(v) for f, v in lookup.filters.items()},
-        types=query.source_types(),
-        title_contains=lookup.title_contains,
-        updated_from=lookup.updated_from,
-        updated_to=lookup.updated_to,
-        limit=query.limit,
-    )
+        found = store.find_documents(types=query.source_types(), limit=query.limit)
+    else:
+        found = store.find_documents(
+            {f: list(v) for f, v in lookup.filters.items()},
+            types=query.source_types(),
+            title_contains=lookup.title_contains,
+            updated_from=lookup.updated_from,
+            updated_to=lookup.updated_to,
+            limit=query.limit,
+        )
     return [document_out(d) for d in found]
 
 
