@@ -25,7 +25,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from devkb.bench import embedding, ingest, query, resync, scale
+from devkb.bench import embedding, ingest, pipeline_speed, query, resync, scale
 from devkb.bench.measure import load_average, machine, utc_now
 from devkb.bench.options import BENCHMARKS, BenchOptions, Mode, options_for
 from devkb.bench.report import write_report
@@ -94,6 +94,14 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
     needs_index = any(opts.wants(n) for n in ("ingest", "resync", "query", "scale"))
     if opts.wants("embedding"):
         rec.run("embedding", embedding.run, opts, fluid)
+    if opts.wants("pipeline"):
+        whole_fluid = corpus("fluid-full")
+        if whole_fluid is None or opts.mode == "quick":
+            rec.save("pipeline", {"skipped": "needs the whole Fluid corpus (not in --quick)"})
+        else:
+            rec.run(
+                "pipeline", pipeline_speed.run, opts.pipeline_repeats, opts.work_dir / "pipeline", whole_fluid
+            )
     if needs_index and main is None:
         message = (
             f"the Fluid corpus is absent (looked for {REPO_ROOT.parent / 'shared' / 'data' / 'fluid'}, "

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 Mode = Literal["quick", "default", "full"]
-BENCHMARKS = ("embedding", "ingest", "resync", "query", "scale")
+BENCHMARKS = ("embedding", "pipeline", "ingest", "resync", "query", "scale")
 
 # The default slice: the whole Confluence space (115 pages, ~600 chunks) plus two Jira projects
 # (IDI and CITY: ~210 issues, ~290 chunks) — ~880 chunks, ~10 s per pass with ONNX int8 on two
@@ -34,6 +34,8 @@ class BenchOptions:
     only: tuple[str, ...] = BENCHMARKS
     corpus: Literal["demo", "fluid-slice", "fluid-full"] = "fluid-slice"
     slice_projects: tuple[str, ...] = SLICE_PROJECTS
+    # pipeline without the model (pass-through and simulated GPU embedders, whole Fluid)
+    pipeline_repeats: int = 1
     # ingest
     ingest_repeats: int = 3
     # embedding speed (the ONNX engineer's script)

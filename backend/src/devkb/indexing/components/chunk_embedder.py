@@ -3,6 +3,7 @@ document id, position and text) is already in the store."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from haystack import Document as HsDocument
@@ -18,6 +19,10 @@ class ChunkEmbedder:
         self.embedder = embedder
         self.store = store
         self.batch_size = batch_size
+        # a remote embedder (a GPU service) says how many requests it takes at once; in flight
+        # together, they hide each request's round trip and keep the service busy
+        self.concurrency = max(1, int(getattr(embedder, "concurrency", 1)))
+        self._pool: ThreadPoolExecutor | None = None
         self.embedded = 0  # chunks embedded by the model (not reused), for run statistics
         self.reused = 0
 
@@ -29,9 +34,16 @@ class ChunkEmbedder:
         known = self.store.chunk_embeddings([c.id for c in chunks]) if chunks else {}
         todo = [c for c in chunks if c.id not in known]
         vectors: dict[str, list[float]] = dict(known)
-        for i in range(0, len(todo), self.batch_size):
-            batch = todo[i : i + self.batch_size]
-            for c, v in zip(batch, self.embedder.embed([c.content or "" for c in batch]), strict=True):
+        batches = [todo[i : i + self.batch_size] for i in range(0, len(todo), self.batch_size)]
+        texts = [[c.content or "" for c in batch] for batch in batches]
+        if self.concurrency > 1 and len(batches) > 1:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="devkb-embed")
+            results = list(self._pool.map(self.embedder.embed, texts))
+        else:
+            results = [self.embedder.embed(t) for t in texts]
+        for batch, embedded in zip(batches, results, strict=True):
+            for c, v in zip(batch, embedded, strict=True):
                 vectors[c.id] = v.tolist()
         self.embedded += len(todo)
         self.reused += len(chunks) - len(todo)

@@ -24,9 +24,10 @@ KNOWN_DIMENSIONS = {
 class HaystackDocumentEmbedder:
     """Adapts a Haystack document embedder component (``run(documents=...)``) to ``TextEmbedder``."""
 
-    def __init__(self, model_name: str, component: Any) -> None:
+    def __init__(self, model_name: str, component: Any, concurrency: int = 1) -> None:
         self.model_name = model_name
         self._component = component
+        self.concurrency = concurrency  # requests the indexer may send at once (ChunkEmbedder)
         self._dimension: int | None = KNOWN_DIMENSIONS.get(model_name.split("/", 1)[-1].split(":")[0])
         self._lock = threading.Lock()
         self._warm = False
@@ -61,15 +62,17 @@ class HaystackDocumentEmbedder:
             return f"{self.model_name} is not reachable: {type(e).__name__}: {str(e)[:200]}"
 
 
-def ollama_embedder(url: str, model: str) -> HaystackDocumentEmbedder:
+def ollama_embedder(url: str, model: str, concurrency: int = 1) -> HaystackDocumentEmbedder:
     from haystack_integrations.components.embedders.ollama import OllamaDocumentEmbedder
 
     return HaystackDocumentEmbedder(
-        f"ollama/{model}", OllamaDocumentEmbedder(model=model, url=url, progress_bar=False)
+        f"ollama/{model}", OllamaDocumentEmbedder(model=model, url=url, progress_bar=False), concurrency
     )
 
 
-def openai_embedder(api_key: Any, model: str, base_url: str | None = None) -> HaystackDocumentEmbedder:
+def openai_embedder(
+    api_key: Any, model: str, base_url: str | None = None, concurrency: int = 1, batch_size: int = 32
+) -> HaystackDocumentEmbedder:
     from haystack.components.embedders import OpenAIDocumentEmbedder
     from haystack.utils import Secret
 
@@ -79,5 +82,6 @@ def openai_embedder(api_key: Any, model: str, base_url: str | None = None) -> Ha
         api_base_url=base_url,
         progress_bar=False,
         raise_on_failure=True,
+        batch_size=batch_size,
     )
-    return HaystackDocumentEmbedder(f"openai/{model}", component)
+    return HaystackDocumentEmbedder(f"openai/{model}", component, concurrency)
