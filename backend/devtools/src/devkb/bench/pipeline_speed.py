@@ -8,7 +8,7 @@ Two embedders stand in for the model, each clearly labelled in the report:
   with the model's cost taken out. Its chunks/s is "everything except the embedder".
 - **simulated remote GPU** (:class:`SimulatedEmbeddingServer`): a real OpenAI-compatible
   ``POST /v1/embeddings`` server on 127.0.0.1, used through devkb's own ``DEVKB_EMBEDDER=openai``
-  path (Haystack's ``OpenAIDocumentEmbedder`` and the ``openai`` client). It serves one batch at
+  path (``OpenAICompatibleEmbedder``, the ``openai`` client, base64 vectors). It serves one batch at
   a time, like one GPU, and holds each batch ``len(batch) / rate`` seconds (rate 2,500 chunks/s,
   measured for the bundled model in fp16 on an H100), then answers with dense 384-d vectors in
   the encoding the client asked for (base64 float32 or JSON floats).
