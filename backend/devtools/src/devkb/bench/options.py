@@ -2,6 +2,9 @@
 
 - ``quick``: a smoke run of every benchmark on the demo workspace at tiny sizes (``make test``
   runs it); its figures say nothing, its files have the real structure.
+- every mode but quick first indexes the whole Fluid corpus three times without the model
+  (``pipeline_speed``: pass-through embedder with the previous and the current defaults, then a
+  simulated GPU embedder on loopback; ~2–4 min); quick does the same on the demo workspace.
 - ``default``: the Fluid corpus with the real (default) embedder — ingest repeated on a slice
   (for the spread of the ratio), then one ingest pass over the whole corpus (~23k chunks, ~3.5 min
   with ONNX int8 on two cores) whose store the resync and query benchmarks use; 1M chunks for
