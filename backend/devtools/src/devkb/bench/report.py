@@ -196,6 +196,18 @@ def ingest_section(d: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _load_range(d: dict[str, Any]) -> str:
+    loads = [
+        p["load_average_after"][0]
+        for runs in d.get("passes", {}).values()
+        for p in runs
+        if p.get("load_average_after")
+    ]
+    if not loads:
+        return f"{(d.get('load_average_at_end') or [0])[0]:.1f}"
+    return f"{min(loads):.1f}–{max(loads):.1f}"
+
+
 def pipeline_section(d: dict[str, Any] | None) -> list[str]:
     lines = ["## Pipeline without the model: pass-through and a simulated GPU embedder", ""]
     if (s := status(d)) is not None or d is None:
@@ -209,8 +221,8 @@ def pipeline_section(d: dict[str, Any] | None) -> list[str]:
         (
             f"{d['corpus'][:1].upper()}{d['corpus'][1:]} ({d['documents']:,} documents, {d['chunks']:,} chunks) indexed into a fresh "
             f"store through the emulators (their vendor-description check off) — "
-            f"`{d.get('command', 'python -m devkb.bench.pipeline_speed')}`, load average "
-            f"{(d.get('load_average_at_end') or [0])[0]:.1f} at the end."
+            f"`{d.get('command', 'python -m devkb.bench.pipeline_speed')}`; load average (1 min) after the "
+            f"passes {_load_range(d)} on {(d.get('machine') or {}).get('cores', '?')} cores."
         ),
         "",
         "| embedder | seconds | chunks/s |",
