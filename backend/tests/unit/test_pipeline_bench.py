@@ -64,3 +64,30 @@ def test_pass_through_is_deterministic_and_unit_length() -> None:
     a, b = e.embed(["x", "y"]), e.embed(["x", "y"])
     assert np.array_equal(a, b)
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
+
+
+class _CountingEmbedder(PassThroughEmbedder):
+    concurrency = 2
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_chunks_embedded_ahead_are_not_embedded_again() -> None:
+    inner = _CountingEmbedder()
+    chunker = ChunkEmbedder(inner, _NoStore(), batch_size=4)  # type: ignore[arg-type]
+    docs = [HsDocument(id=f"c{i}", content=f"text {i}") for i in range(10)]
+    chunker.embed_ahead(docs[:7])
+    assert len(inner.texts) == 7 and chunker.embedded == 7
+    out = chunker.run(docs)["chunks"]
+    assert inner.texts[7:] == [f"text {i}" for i in range(7, 10)]  # only the rest
+    assert chunker.embedded == 10 and chunker.reused == 0
+    assert [d.id for d in out] == [d.id for d in docs]
+    assert np.array_equal(
+        np.asarray([d.embedding for d in out]), PassThroughEmbedder().embed([d.content for d in docs])
+    )
+    assert not chunker._ahead  # taken, not kept

@@ -54,3 +54,19 @@ def test_stopping_early_closes_the_source() -> None:
     it.close()  # the caller failed on its first batch
     assert closed == [True]
     assert not any(t.name == "devkb-sync-prefetch" for t in threading.enumerate())
+
+
+def test_prepare_runs_on_each_batch_in_the_thread_and_a_failure_only_logs(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    prepared: list[tuple[str | None, str]] = []
+
+    def prepare(batch: LoadBatch) -> None:
+        prepared.append((batch.cursor, threading.current_thread().name))
+        if batch.cursor == "1":
+            raise RuntimeError("embedder down")
+
+    got = [b.cursor for b in prefetched(_batches(3), 2, prepare)]
+    assert got == ["0", "1", "2"]
+    assert prepared == [(str(i), "devkb-sync-prefetch") for i in range(3)]
+    assert "read-ahead preparation failed: RuntimeError: embedder down" in caplog.text

@@ -45,10 +45,14 @@ class _End:
         self.error = error
 
 
-def prefetched(batches: Iterator[LoadBatch], depth: int) -> Iterator[LoadBatch]:
+def prefetched(
+    batches: Iterator[LoadBatch], depth: int, prepare: Callable[[LoadBatch], None] | None = None
+) -> Iterator[LoadBatch]:
     """``batches``, read ``depth`` ahead by a thread (HTTP waits and parsing overlap the caller's
-    work). An error of the source is raised where its batch would have come; when the caller
-    stops early the thread stops at its next batch and closes the source's generator."""
+    work); ``prepare`` runs on each batch in that thread before it is handed on (a failure there
+    is logged and the batch handed on as it is). An error of the source is raised where its batch
+    would have come; when the caller stops early the thread stops at its next batch and closes
+    the source's generator."""
     if depth <= 0:
         yield from batches
         return
@@ -67,6 +71,11 @@ def prefetched(batches: Iterator[LoadBatch], depth: int) -> Iterator[LoadBatch]:
     def produce() -> None:
         try:
             for batch in batches:
+                if prepare is not None and not stop.is_set():
+                    try:
+                        prepare(batch)
+                    except Exception as e:  # the caller's own step redoes the work and reports
+                        log.warning("read-ahead preparation failed: %s: %s", type(e).__name__, e)
                 if not put(batch):
                     break
             else:
@@ -142,7 +151,12 @@ class SourceSync:
             if self.before_run:
                 self.before_run(loader)
             since = None if full else state.cursor
-            for batch in prefetched(iter(loader.load(since)), self.prefetch):
+            prepare = (
+                (lambda b: self.pipeline.embed_ahead(b.documents, loader.name, force=full))
+                if self.pipeline.embeds_ahead
+                else None
+            )
+            for batch in prefetched(iter(loader.load(since)), self.prefetch, prepare):
                 status.update(
                     phase="indexing", total=batch.total if batch.total is not None else status.total
                 )
@@ -208,8 +222,10 @@ class SourceSync:
             }
             state.extra = {**state.extra, "last_run": status.id}
             self.store.save_sync_state(state)
+            self.pipeline.chunk_embedder.clear_ahead()
             status.update(state="succeeded", phase="done", finished_at=utc_now())
         except Exception as e:  # recorded on the run and the source, then re-raised
+            self.pipeline.chunk_embedder.clear_ahead()
             message = self.redact(f"{type(e).__name__}: {e}")[:1000]
             log.error("sync of %s failed: %s", loader.name, message)
             state.last_error = message
