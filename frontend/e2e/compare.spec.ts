@@ -71,7 +71,11 @@ for (const size of [
       ].join(' '),
     );
     expect(labels).not.toMatch(EMOJI);
-    await screenshot(page, `compare-picker-${size.name}`);
+    await screenshot(
+      page,
+      `compare-picker-${size.name}`,
+      size.name === 'desktop' ? 'docs/screenshots/compare-picker.png' : undefined,
+    );
 
     // keyboard: Enter picks the highlighted document and asks the chat
     await page.keyboard.press('Enter');
@@ -80,24 +84,52 @@ for (const size of [
   });
 }
 
-test('two graph search results compared from the toolbar', async ({ page }) => {
-  await page.goto('/explore');
-  await expect(page.locator('.gnode').first()).toBeVisible();
-  const toggle = page.getByRole('button', { name: 'Compare', exact: true });
-  await toggle.click();
-  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
-  const tray = page.getByRole('group', { name: 'Documents to compare' });
-  const go = tray.getByRole('button', { name: 'Compare these two' });
-  await expect(go).toBeDisabled();
-  const search = page.getByRole('combobox', { name: 'Find a document to compare' });
-  for (const q of ['PSP Retry Policy', 'PAY-7']) {
-    await search.fill(q);
-    await expect(page.getByRole('option').first()).toContainText(q);
+for (const size of [
+  { name: 'desktop', width: 1440, height: 900 },
+  { name: 'phone', width: 360, height: 740 },
+]) {
+  test(`two graph search results compared from the toolbar (${size.name})`, async ({ page }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await page.goto('/explore');
+    await expect(page.locator('.gnode').first()).toBeVisible();
+    const toggle = page.getByRole('button', { name: 'Compare', exact: true });
+    await toggle.click();
+    await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+    const tray = page.getByRole('group', { name: 'Documents to compare' });
+    const go = tray.getByRole('button', { name: 'Compare these two' });
+    await expect(go).toBeDisabled();
+    const search = page.getByRole('combobox', { name: 'Find a document to compare' });
+    for (const q of ['PSP Retry Policy', 'PAY-7', 'PAY-9']) {
+      await search.fill(q);
+      await expect(page.getByRole('option').first()).toContainText(q);
+      await search.press('Enter');
+    }
+    // two at most: the first pick made room for the third; one is removed again
+    const picks = tray.getByTestId('compare-pick');
+    await expect(picks).toHaveCount(2);
+    await expect(picks.first()).toContainText('PAY-7');
+    await tray.getByRole('button', { name: /^Remove .*PAY-9/ }).click();
+    await expect(picks).toHaveCount(1);
+    await expect(go).toBeDisabled();
+    await search.fill('PSP Retry Policy');
+    await expect(page.getByRole('option').first()).toContainText('PSP Retry Policy');
     await search.press('Enter');
-  }
-  await expect(tray.getByTestId('compare-pick')).toHaveCount(2);
-  // picking in compare mode does not open the document
-  await expect(page.getByTestId('document-panel')).toHaveCount(0);
-  await go.click();
-  await answerCites(page, '“PSP Retry Policy”', 'PAY-7', ['confluence:page:2000004', 'jira:PAY-7']);
-});
+    await expect(picks).toHaveCount(2);
+    // picking in compare mode does not open the document
+    await expect(page.getByTestId('document-panel')).toHaveCount(0);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
+    expect(overflow, 'no sideways scrolling').toBeLessThanOrEqual(0);
+    const axe = await new AxeBuilder({ page }).include('.toolbar').analyze();
+    const serious = axe.violations.filter((v) => ['serious', 'critical'].includes(v.impact ?? ''));
+    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+    expect(await page.locator('.toolbar').innerText()).not.toMatch(EMOJI);
+    await screenshot(page, `compare-tray-${size.name}`);
+    await go.click();
+    await answerCites(page, 'PAY-7', '“PSP Retry Policy”', [
+      'jira:PAY-7',
+      'confluence:page:2000004',
+    ]);
+  });
+}
