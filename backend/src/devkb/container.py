@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dependency_injector import containers, providers
+from pydantic import SecretStr
 
 from devkb.access.accounts import AccountStore
 from devkb.access.permission_sync import PermissionSync
@@ -85,10 +86,21 @@ def build_embedder(settings: Settings) -> TextEmbedder:
     from devkb.indexing.embedders.remote_embedder import ollama_embedder, openai_embedder
 
     if settings.embedder == "ollama":
-        return ollama_embedder(settings.ollama_url, settings.ollama_embed_model)
-    if settings.openai_api_key is None:
-        raise ConfigurationError("DEVKB_EMBEDDER=openai needs DEVKB_OPENAI_API_KEY")
-    return openai_embedder(settings.openai_api_key, settings.openai_embed_model, settings.openai_base_url)
+        return ollama_embedder(settings.ollama_url, settings.ollama_embed_model, settings.embed_concurrency)
+    key = settings.openai_api_key
+    if key is None and settings.openai_base_url:
+        key = SecretStr("no-key")  # a self-hosted OpenAI-compatible server needs none (like the LLM)
+    if key is None:
+        raise ConfigurationError(
+            "DEVKB_EMBEDDER=openai needs DEVKB_OPENAI_API_KEY, or DEVKB_OPENAI_BASE_URL for a self-hosted server"
+        )
+    return openai_embedder(
+        key,
+        settings.openai_embed_model,
+        settings.openai_base_url,
+        settings.embed_concurrency,
+        settings.embed_batch_size,
+    )
 
 
 def neo4j_driver_resource(settings: Settings) -> Generator[Any, None, None]:
@@ -359,6 +371,7 @@ class Container(containers.DeclarativeContainer):
             before_run=ctx.refresh,
             redact=masker.text,
             history=HistoryPolicy(s.history, s.history_max_versions, s.history_max_diff_bytes),
+            prefetch=s.sync_prefetch,
         ),
         store,
         pipeline,

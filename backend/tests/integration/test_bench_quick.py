@@ -38,6 +38,11 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
         assert {"cores", "ram_bytes", "cpu_model"} <= set(d["machine"])
     assert "skipped" in found["embedding"]  # quick mode skips the ONNX export
 
+    pipeline = found["pipeline"]  # pass-through and simulated-GPU passes (on the demo workspace here)
+    assert {"baseline", "pass_through", "remote"} == set(pipeline["summary"])
+    assert pipeline["remote_server"]["server_texts"] >= pipeline["chunks"] > 0
+    assert len(pipeline["goals"]) == 2
+
     ingest = found["ingest"]
     assert ingest["chunks"] > 0 and ingest["runs"]
     assert all(is_summary(v) for v in ingest["summary"].values())

@@ -61,3 +61,32 @@ def test_report_names_skipped_and_failed_benchmarks():
     assert "## Load test" in doc and "50 chat sessions for 60 s" in doc and "p95 80 ms" in doc
     assert "| load test: 50 sessions × 60 s (errors, session leaks, RSS bound) |" in doc
     assert "## extra" in doc and "| figure | 1.5 |" in doc
+
+
+def test_report_shows_the_pipeline_passes_and_goals():
+    summary = {"median": 10.0, "min": 9.0, "max": 11.0, "runs": 2, "unit": "s"}
+    doc = render(
+        {
+            "pipeline": {
+                "corpus": "the whole Fluid corpus",
+                "documents": 11899,
+                "chunks": 23050,
+                "command": "python -m devkb_devtools.bench.pipeline_speed --repeats 2",
+                "load_average_at_end": [3.0],
+                "gpu_chunks_per_s": 2500.0,
+                "gpu_floor_seconds": 9.2,
+                "summary": {
+                    k: {"seconds": summary, "chunks_per_s": summary}
+                    for k in ("baseline", "pass_through", "remote")
+                },
+                "speedup_vs_baseline": {"median": 1.4, "min": 1.3, "max": 1.5, "runs": 2},
+                "remote_server": {"server_requests": 786, "mean_batch": 29.3, "server_busy_seconds": 10.0},
+                "goals": [{"goal": "pipeline: x", "target": "≥ 3,000", "measured": 900.0, "met": False}],
+            }
+        }
+    )
+    assert "## Pipeline without the model" in doc
+    assert "The whole Fluid corpus (11,899 documents, 23,050 chunks)" in doc
+    assert "| **pass-through embedder (no model)**, current defaults | 10.0 (9.0–11.0) |" in doc
+    assert "| pipeline: x | ≥ 3,000 | 900 | **no** |" in doc
+    assert "1.40 (1.30–1.50)×" in doc

@@ -46,6 +46,19 @@ class Settings(BaseSettings):
         None, description="Where exported ONNX models are cached (default: DATA_DIR/models)."
     )
     embed_batch_size: int = Field(32, ge=1, le=1024)
+    embed_concurrency: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="Batches in flight at once to a remote embedder (openai, ollama); "
+        "in-process embedders use their own threads.",
+    )
+    sync_prefetch: int = Field(
+        2,
+        ge=0,
+        le=16,
+        description="Batches a sync reads ahead from the source while the current one is indexed (0: in line).",
+    )
     ollama_embed_model: str = "nomic-embed-text"
     openai_embed_model: str = "text-embedding-3-small"
 

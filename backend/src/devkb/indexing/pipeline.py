@@ -71,10 +71,12 @@ class IndexingPipeline:
         self.store = store
         self.embedder = embedder
         self.chunk_embedder = ChunkEmbedder(embedder, store, batch_size=embed_batch_size)
+        self._detect = ChangeDetector(store)
+        self._split = KindAwareSplitter(chunk_size, chunk_overlap, segmenters)
         p = Pipeline()
-        p.add_component("detect", ChangeDetector(store))
+        p.add_component("detect", self._detect)
         p.add_component("relate", RelationshipManager(extractor, context))
-        p.add_component("split", KindAwareSplitter(chunk_size, chunk_overlap, segmenters))
+        p.add_component("split", self._split)
         p.add_component("embed", self.chunk_embedder)
         p.add_component("write", DocumentChunkWriter(store))
         p.connect("detect.documents", "relate.documents")
@@ -87,6 +89,21 @@ class IndexingPipeline:
 
     def warm_up(self) -> None:
         self.pipeline.warm_up()
+
+    @property
+    def embeds_ahead(self) -> bool:
+        """Whether ``embed_ahead`` pays: a remote embedder taking several requests at once."""
+        return self.chunk_embedder.concurrency > 1
+
+    def embed_ahead(self, documents: list[SourceDocument], source: str, force: bool = False) -> None:
+        """Split and embed the changed documents of a batch that ``run`` will get next, so the
+        embedder works while the store writes the batch before (called by the sync's read-ahead
+        thread). ``run`` takes the vectors by chunk id, which hashes the chunk's text: a chunk
+        that came out differently is simply embedded again."""
+        unique = list({d.id: d for d in documents}.values())
+        changed = self._detect.run([to_haystack(d, source) for d in unique], force)["documents"]
+        assert isinstance(changed, list)
+        self.chunk_embedder.embed_ahead(self._split.run(changed)["chunks"])
 
     def run(self, documents: list[SourceDocument], source: str, force: bool = False) -> BatchResult:
         # the same id twice in one batch: the last one wins

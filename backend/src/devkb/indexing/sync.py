@@ -3,13 +3,19 @@ batch, checkpoint the cursor after it, then delete what the source no longer has
 
 A crash mid-run loses at most the batch in flight (its transaction rolls back); the next run
 resumes from the last checkpoint. Unchanged documents are skipped by content hash.
+
+Loading and indexing overlap: a thread reads the next ``prefetch`` batches from the source while
+the current one is embedded and written (``DEVKB_SYNC_PREFETCH``; 0 loads in line). A batch's
+cursor is still checkpointed only after that batch is written, so resuming is unchanged.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable
+import queue
+import threading
+from collections.abc import Callable, Iterator
 
 from devkb.errors import DevkbError
 from devkb.indexing.pipeline import IndexingPipeline
@@ -17,6 +23,7 @@ from devkb.indexing.run_status import RunStatus, utc_now
 from devkb.sources.base import (
     HistoryPolicy,
     HistoryReading,
+    LoadBatch,
     ProblemReporting,
     Refetching,
     RetryReporting,
@@ -33,6 +40,68 @@ MASS_DELETE_SHARE = 0.5
 MASS_DELETE_MIN = 20
 
 
+class _End:
+    def __init__(self, error: BaseException | None) -> None:
+        self.error = error
+
+
+def prefetched(
+    batches: Iterator[LoadBatch], depth: int, prepare: Callable[[LoadBatch], None] | None = None
+) -> Iterator[LoadBatch]:
+    """``batches``, read ``depth`` ahead by a thread (HTTP waits and parsing overlap the caller's
+    work); ``prepare`` runs on each batch in that thread before it is handed on (a failure there
+    is logged and the batch handed on as it is). An error of the source is raised where its batch
+    would have come; when the caller stops early the thread stops at its next batch and closes
+    the source's generator."""
+    if depth <= 0:
+        yield from batches
+        return
+    buffer: queue.Queue[LoadBatch | _End] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item: LoadBatch | _End) -> bool:
+        while not stop.is_set():
+            try:
+                buffer.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                if prepare is not None and not stop.is_set():
+                    try:
+                        prepare(batch)
+                    except Exception as e:  # the caller's own step redoes the work and reports
+                        log.warning("read-ahead preparation failed: %s: %s", type(e).__name__, e)
+                if not put(batch):
+                    break
+            else:
+                put(_End(None))
+        except BaseException as e:  # handed to the caller's thread
+            put(_End(e))
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+
+    thread = threading.Thread(target=produce, name="devkb-sync-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = buffer.get()
+            if isinstance(item, _End):
+                if item.error is not None:
+                    raise item.error
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+
+
 class SourceSync:
     def __init__(
         self,
@@ -41,8 +110,10 @@ class SourceSync:
         before_run: Callable[[SourceLoader], None] | None = None,
         redact: Callable[[str], str] | None = None,
         history: HistoryPolicy | None = None,
+        prefetch: int = 2,
     ) -> None:
         self.store = store
+        self.prefetch = prefetch
         self.pipeline = pipeline
         self.before_run = before_run
         self.history = history or HistoryPolicy()
@@ -80,7 +151,12 @@ class SourceSync:
             if self.before_run:
                 self.before_run(loader)
             since = None if full else state.cursor
-            for batch in loader.load(since):
+            prepare = (
+                (lambda b: self.pipeline.embed_ahead(b.documents, loader.name, force=full))
+                if self.pipeline.embeds_ahead
+                else None
+            )
+            for batch in prefetched(iter(loader.load(since)), self.prefetch, prepare):
                 status.update(
                     phase="indexing", total=batch.total if batch.total is not None else status.total
                 )
@@ -146,8 +222,10 @@ class SourceSync:
             }
             state.extra = {**state.extra, "last_run": status.id}
             self.store.save_sync_state(state)
+            self.pipeline.chunk_embedder.clear_ahead()
             status.update(state="succeeded", phase="done", finished_at=utc_now())
         except Exception as e:  # recorded on the run and the source, then re-raised
+            self.pipeline.chunk_embedder.clear_ahead()
             message = self.redact(f"{type(e).__name__}: {e}")[:1000]
             log.error("sync of %s failed: %s", loader.name, message)
             state.last_error = message

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from devkb.indexing.embedders.base import TextEmbedder
-from devkb_devtools.bench import embedding, ingest, query, resync, scale
+from devkb_devtools.bench import embedding, ingest, pipeline_speed, query, resync, scale
 from devkb_devtools.bench.measure import load_average, machine, utc_now
 from devkb_devtools.bench.options import BENCHMARKS, BenchOptions, Mode, options_for
 from devkb_devtools.bench.report import write_report
@@ -94,6 +94,13 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
     needs_index = any(opts.wants(n) for n in ("ingest", "resync", "query", "scale"))
     if opts.wants("embedding"):
         rec.run("embedding", embedding.run, opts, fluid)
+    if opts.wants("pipeline"):
+        # the whole Fluid corpus; the demo workspace in --quick (its figures say nothing there)
+        target = corpus("demo" if opts.mode == "quick" else "fluid-full")
+        if target is None:
+            rec.save("pipeline", {"skipped": "the Fluid corpus is absent (set DEVKB_FLUID_DATA)"})
+        else:
+            rec.run("pipeline", pipeline_speed.run, opts.pipeline_repeats, opts.work_dir / "pipeline", target)
     if needs_index and main is None:
         message = (
             f"the Fluid corpus is absent (looked for {REPO_ROOT.parent / 'shared' / 'data' / 'fluid'}, "

@@ -2,6 +2,9 @@
 
 - ``quick``: a smoke run of every benchmark on the demo workspace at tiny sizes (``make test``
   runs it); its figures say nothing, its files have the real structure.
+- every mode but quick first indexes the whole Fluid corpus three times without the model
+  (``pipeline_speed``: pass-through embedder with the previous and the current defaults, then a
+  simulated GPU embedder on loopback; ~2–4 min); quick does the same on the demo workspace.
 - ``default``: the Fluid corpus with the real (default) embedder — ingest repeated on a slice
   (for the spread of the ratio), then one ingest pass over the whole corpus (~23k chunks, ~3.5 min
   with ONNX int8 on two cores) whose store the resync and query benchmarks use; 1M chunks for
@@ -17,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 Mode = Literal["quick", "default", "full"]
-BENCHMARKS = ("embedding", "ingest", "resync", "query", "scale")
+BENCHMARKS = ("embedding", "pipeline", "ingest", "resync", "query", "scale")
 
 # The default slice: the whole Confluence space (115 pages, ~600 chunks) plus two Jira projects
 # (IDI and CITY: ~210 issues, ~290 chunks) — ~880 chunks, ~10 s per pass with ONNX int8 on two
@@ -34,6 +37,8 @@ class BenchOptions:
     only: tuple[str, ...] = BENCHMARKS
     corpus: Literal["demo", "fluid-slice", "fluid-full"] = "fluid-slice"
     slice_projects: tuple[str, ...] = SLICE_PROJECTS
+    # pipeline without the model (pass-through and simulated GPU embedders, whole Fluid)
+    pipeline_repeats: int = 1
     # ingest
     ingest_repeats: int = 3
     # embedding speed (the ONNX engineer's script)

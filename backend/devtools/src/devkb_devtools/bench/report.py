@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-KNOWN = ("run", "embedding", "ingest", "resync", "query", "scale", "load", "replicas")
+KNOWN = ("run", "embedding", "pipeline", "ingest", "resync", "query", "scale", "load", "replicas")
 MiB = 2**20
 
 
@@ -190,6 +190,56 @@ def ingest_section(d: dict[str, Any] | None) -> list[str]:
             "between them, it moves with it (its min–max shows how much). The embedder's share of each "
             "end-to-end pass answers the same question — what everything but the model costs — inside one "
             "pass."
+        ),
+        "",
+    ]
+    return lines
+
+
+def _load_range(d: dict[str, Any]) -> str:
+    loads = [
+        p["load_average_after"][0]
+        for runs in d.get("passes", {}).values()
+        for p in runs
+        if p.get("load_average_after")
+    ]
+    if not loads:
+        return f"{(d.get('load_average_at_end') or [0])[0]:.1f}"
+    return f"{min(loads):.1f}–{max(loads):.1f}"
+
+
+def pipeline_section(d: dict[str, Any] | None) -> list[str]:
+    lines = ["## Pipeline without the model: pass-through and a simulated GPU embedder", ""]
+    if (s := status(d)) is not None or d is None:
+        return [*lines, s or "_Not run._", ""]
+    rows = {
+        "baseline": "pass-through embedder (no model), previous defaults: no read-ahead",
+        "pass_through": "**pass-through embedder (no model)**, current defaults",
+        "remote": f"OpenAI-compatible server on loopback, one simulated GPU at {d['gpu_chunks_per_s']:,.0f} chunks/s",
+    }
+    lines += [
+        (
+            f"{d['corpus'][:1].upper()}{d['corpus'][1:]} ({d['documents']:,} documents, {d['chunks']:,} chunks) indexed into a fresh "
+            f"store through the emulators (their vendor-description check off) — "
+            f"`{d.get('command', 'python -m devkb_devtools.bench.pipeline_speed')}`; load average (1 min) after the "
+            f"passes {_load_range(d)} on {(d.get('machine') or {}).get('cores', '?')} cores."
+        ),
+        "",
+        "| embedder | seconds | chunks/s |",
+        "| --- | ---: | ---: |",
+    ]
+    for key, label in rows.items():
+        summary = d["summary"].get(key)
+        if summary:
+            lines.append(f"| {label} | {fmt(summary['seconds'])} | {fmt(summary['chunks_per_s'], 0)} |")
+    server = d.get("remote_server") or {}
+    lines += [
+        "",
+        (
+            f"Pass-through vs the previous defaults in the same run: {fmt(d['speedup_vs_baseline'], 2)}×. "
+            f"The simulated GPU alone needs {d['gpu_floor_seconds']:.1f} s for these chunks; it served "
+            f"{server.get('server_requests', 0):,} requests (mean batch {server.get('mean_batch', 0):.1f}), "
+            f"busy {server.get('server_busy_seconds', 0):.1f} s."
         ),
         "",
     ]
@@ -651,6 +701,7 @@ def render(all_: dict[str, dict[str, Any]]) -> str:
     lines = [
         *header(all_),
         *goals(all_),
+        *provenance(pipeline_section(all_.get("pipeline")), all_.get("pipeline"), run),
         *provenance(ingest_section(all_.get("ingest")), all_.get("ingest"), run),
         *provenance(embedding_section(all_.get("embedding")), all_.get("embedding"), run),
         *provenance(resync_section(all_.get("resync")), all_.get("resync"), run),
@@ -666,6 +717,7 @@ def render(all_: dict[str, dict[str, Any]]) -> str:
         "make bench ARGS=--full          # ingest repeated on the whole Fluid corpus, then resync and queries on it",
         "make bench ARGS=--quick         # smoke run on the demo workspace (artifacts/bench/quick/)",
         "make bench ARGS='--only query --repeats 5'",
+        "cd backend && ../.venv/bin/python -m devkb_devtools.bench.pipeline_speed --repeats 2   # the pipeline section alone",
         "```",
         "",
         (

@@ -350,13 +350,14 @@ class EmulatorSuite:
         jira_time_zone: str = "UTC",
         github_enterprise: bool = False,
         confluence_deployment: str = "datacenter",
+        response_check: ResponseHook | None = SESSION_CHECK,
     ) -> None:
         self.dataset = dataset
         self.faults = faults or FaultSwitches()
         chosen = {name: (base_port + i if base_port else 0) for i, name in enumerate(self.SERVICES)}
         chosen.update(ports or {})
         jira = jira_emulator(dataset, self.faults, jira_deployment, jira_time_zone)
-        self.jira = EmulatorServer(jira, host=host, port=chosen["jira"])
+        self.jira = EmulatorServer(jira, host=host, port=chosen["jira"], response_check=response_check)
         confluence_app = (
             ConfluenceCloudEmulator(dataset, self.faults)
             if confluence_deployment == "cloud"
@@ -366,11 +367,14 @@ class EmulatorSuite:
             raise ValueError(
                 f"unknown Confluence deployment {confluence_deployment!r}; choose cloud or datacenter"
             )
-        self.confluence = EmulatorServer(confluence_app, host=host, port=chosen["confluence"])
+        self.confluence = EmulatorServer(
+            confluence_app, host=host, port=chosen["confluence"], response_check=response_check
+        )
         self.github = EmulatorServer(
             GitHubEmulator(dataset, self.faults, enterprise=github_enterprise),
             host=host,
             port=chosen["github"],
+            response_check=response_check,
         )
 
     @property

@@ -32,7 +32,11 @@ from typing import Any
 
 from devkb_devtools.evaluation.answer_eval import EVAL_DIR
 
-SPLITS = {"tuning": EVAL_DIR / "who_questions.jsonl", "heldout": EVAL_DIR / "who_questions_heldout.jsonl"}
+SPLITS = {
+    "tuning": EVAL_DIR / "who_questions.jsonl",
+    "seen": EVAL_DIR / "who_questions_tuning2.jsonl",  # the seed-2611 draw: seen, so tuning data
+    "heldout": EVAL_DIR / "who_questions_heldout.jsonl",
+}
 QUESTIONS = SPLITS["tuning"]
 SEEN_SEED = 2611  # a first held-out draw, whose misses were printed while tuning: not used
 TEMPLATES = (

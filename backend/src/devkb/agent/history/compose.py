@@ -61,7 +61,7 @@ def _when(iso: str) -> str:
 
 
 def _norm(field: str) -> str:
-    return re.sub(r"[\s_]+", "", field.lower())
+    return "".join(field.lower().replace("_", " ").split())
 
 
 # -- issues -------------------------------------------------------------------------------

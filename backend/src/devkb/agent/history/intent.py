@@ -18,27 +18,33 @@ from devkb.agent.history.when import Window, days_in, instant_in, window_in
 from devkb.agent.question import ParsedQuestion
 from devkb.store.models import SourceType
 
-TIMELINE = re.compile(
-    r"\bevol(?:ve[sd]?|ving|ution)\b|\btimeline\b|\bhistory of\b|\bchanged over time\b", re.IGNORECASE
-)
+TIMELINE_WORDS = frozenset({"evolve", "evolves", "evolved", "evolving", "evolution", "timeline"})
+TIMELINE_PHRASES = (("history", "of"), ("changed", "over", "time"))
 FIRST_WHEN = re.compile(
     r"\bwhen\b.*\b(?:move[sd]?|go|went|get|got|reach(?:ed)?|transition(?:ed)?|become|became|"
     r"turn(?:ed)?|closed|resolved|reopened|started|done|fixed)\b",
     re.IGNORECASE,
 )
-FIRST_WHO = re.compile(
-    r"\bwho\s+(?:first\s+)?(?:moved|closed|resolved|reopened|transitioned|started|put|set)\b", re.IGNORECASE
-)
+FIRST_WHO_VERBS = ("moved", "closed", "resolved", "reopened", "transitioned", "started", "put", "set")
+FIRST_WHO = tuple(p for v in FIRST_WHO_VERBS for p in (("who", v), ("who", "first", v)))
 PAGE_AT = re.compile(
     r"\b(?:say|said|says|look(?:ed)?\s+like|read|contain(?:ed)?|written|wording|differ(?:s|ed|ence)?|diff|"
     r"compare[sd]?|versions?\s+\d+|v\d+)\b",
     re.IGNORECASE,
 )
 VERSION = re.compile(r"\b(?:version|v)\s*#?\s*(\d{1,4})\b", re.IGNORECASE)
-STATE_WORDS = re.compile(
-    r"\b(?:status|state|assign(?:ee|ed)|owner|resolution|resolved|fix\s*versions?|stand|stood|what was)\b",
-    re.IGNORECASE,
+# the Jira fields a state question asks about, by the words that name them
+FIELD_WORDS = (
+    (frozenset({"status", "state", "stand", "stood"}), (), "status"),
+    (frozenset({"assignee", "assigned", "owner"}), (), "assignee"),
+    (frozenset({"resolution", "resolved"}), (), "resolution"),
+    (
+        frozenset({"fixversion", "fixversions", "release"}),
+        (("fix", "version"), ("fix", "versions")),
+        "fix version",
+    ),
 )
+STATE_PHRASES = (("what", "was"),)
 # a digest is asked for by how the question starts: "what changed / what's new / show the
 # changes" even without a window; words that also describe content ("what happened in the
 # incident", "what was changed to prevent it") only with a window and in the question's first clause
@@ -52,17 +58,10 @@ DIGEST_WEAK = re.compile(
     r"^\s*(?:what|which)\b.*\b(?:happened|updated|edited|committed|moved|changed|changes)\b", re.IGNORECASE
 )
 _CLAUSE_END = re.compile(r",|;|\band\s+(?:what|who|when|why|how|which)\b", re.IGNORECASE)
-FIELDS = (
-    (re.compile(r"\bstatus|state|stand|stood\b", re.IGNORECASE), "status"),
-    (re.compile(r"\bassign(?:ee|ed)|owner\b", re.IGNORECASE), "assignee"),
-    (re.compile(r"\bresolution|resolved\b", re.IGNORECASE), "resolution"),
-    (re.compile(r"\bfix\s*versions?|release\b", re.IGNORECASE), "fix version"),
-)
 ALL_FIELDS = ("status", "assignee", "resolution", "fix version")
-_TOPIC_STOP = re.compile(
-    r"\b(?:how|has|have|had|did|does|do|the|our|we|a|an|of|evolved?|evolution|timeline|history|"
-    r"approach|over|time|changed|been|is|was|for|to|in|on)\b",
-    re.IGNORECASE,
+_TOPIC_STOP = frozenset(
+    "how has have had did does do the our we a an of evolve evolved evolution timeline history approach "
+    "over time changed been is was for to in on".split()
 )
 
 
@@ -84,8 +83,8 @@ class HistoryIntent:
 
     @property
     def topic(self) -> str:
-        words = _TOPIC_STOP.sub(" ", re.sub(r"[^\w\s-]", " ", self.text))
-        return " ".join(words.split())
+        words = re.sub(r"[^\w\s-]", " ", self.text).split()
+        return " ".join(w for w in words if w.lower() not in _TOPIC_STOP)
 
 
 def _filters(parsed: ParsedQuestion, name: str) -> tuple[str, ...]:
@@ -110,9 +109,9 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
         "text": text,
     }
     version = VERSION.search(text)
-    if TIMELINE.search(text):
+    if set(parsed.words) & TIMELINE_WORDS or parsed.has(*TIMELINE_PHRASES):
         return HistoryIntent("timeline", **common)  # type: ignore[arg-type]
-    if keys and (FIRST_WHO.search(text) or (FIRST_WHEN.search(text) and not days_in(text))):
+    if keys and (parsed.has(*FIRST_WHO) or (FIRST_WHEN.search(text) and not days_in(text))):
         return HistoryIntent("first", **common)  # type: ignore[arg-type]
     instant = instant_in(text)
     window = window_in(text, today)
@@ -127,8 +126,11 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
             at_day=day,
             **common,  # type: ignore[arg-type]
         )
-    if keys and instant and (STATE_WORDS.search(text) or not digest):
-        fields = tuple(name for p, name in FIELDS if p.search(text)) or ALL_FIELDS
+    named = [
+        name for words, phrases, name in FIELD_WORDS if set(parsed.words) & words or parsed.has(*phrases)
+    ]
+    if keys and instant and (named or parsed.has(*STATE_PHRASES) or not digest):
+        fields = tuple(named) or ALL_FIELDS
         return HistoryIntent("state", fields=fields, at=instant[0], at_day=instant[1], **common)  # type: ignore[arg-type]
     if digest:
         return HistoryIntent("digest", window=window, **common)  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
 """Who to ask: "who knows about X", "who owns X", "who should I ask about X", "who is the expert on
-X" with no identifier named → a search for X, then the people on the documents found, ranked by
+X" with no issue, commit or pull request named (a quoted title or a path is part of X) → a search for X, then the people on the documents found, ranked by
 what they did there (assignee and author 3, reporter 2 — added up when one person did both —,
 commenter or editor 1), by how recent the document is (half the weight per ``HALF_LIFE_YEARS``
 older than the newest), by its rank and by how much of X it holds; each person with the
@@ -45,13 +45,17 @@ ROLES = (("assignee", 3.0, "assignee"), ("author", 3.0, "author"), ("reporter", 
 HALF_LIFE_YEARS = 3.0
 COVERAGE_POWER = 2  # a document counts by the share of the topic's words it holds, to this power
 SHOWN = 5
+NAMED_DOCUMENTS = frozenset({"issue", "commit", "pull"})
 
 
 class WhoToAsk(QuestionKind):
     name = "who-to-ask"
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
-        return not parsed.anchored and parsed.has(*PHRASES)
+        # a named issue, commit or pull request is a document whose people are its fields (Lookup
+        # answers "who owns PAY-12"); a quoted title or a file path is part of the topic
+        named = parsed.lookups.kinds & NAMED_DOCUMENTS
+        return not named and parsed.has(*PHRASES)
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [STEP]

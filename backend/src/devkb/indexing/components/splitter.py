@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from haystack import Document as HsDocument
@@ -29,9 +30,14 @@ class KindAwareSplitter:
     ) -> None:
         self.packer = SectionPacker(chunk_size, chunk_overlap)
         self.segmenters = segmenters or {}
+        self._lock = threading.Lock()  # segmenters hold parsers; the sync's read-ahead splits too
 
     @component.output_types(chunks=list[HsDocument])
     def run(self, documents: list[HsDocument]) -> dict[str, list[HsDocument]]:
+        with self._lock:
+            return {"chunks": self._split(documents)}
+
+    def _split(self, documents: list[HsDocument]) -> list[HsDocument]:
         out: list[HsDocument] = []
         for doc in documents:
             kind = str(doc.meta.get("kind", ""))
@@ -50,4 +56,4 @@ class KindAwareSplitter:
                         meta={"document_id": doc.id, "chunk_index": i, "section": piece.section},
                     )
                 )
-        return {"chunks": out}
+        return out

@@ -1,12 +1,15 @@
 import {
   ChangeDetectionStrategy,
   Component,
+  Injector,
+  afterNextRender,
   computed,
   inject,
   input,
   output,
   resource,
   signal,
+  viewChild,
 } from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
 import { firstValueFrom } from 'rxjs';
@@ -19,6 +22,7 @@ import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
 import { Icon } from '../../shared/icon';
 import { renderMarkdown } from '../chat/markdown';
 import { shortLabel } from './graph-model';
+import { GraphSearch } from './graph-search';
 
 /** Flattens metadata into label/value rows worth showing (no nested objects, no empty values). */
 export function metadataRows(metadata: Record<string, unknown>): { key: string; value: string }[] {
@@ -62,7 +66,7 @@ export function versionLine(v: Version): string {
 /** The side panel of the selected document: metadata, neighbours, history, chunks and actions. */
 @Component({
   selector: 'app-document-panel',
-  imports: [DocTypeBadge, Icon],
+  imports: [DocTypeBadge, GraphSearch, Icon],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './document-panel.html',
   styleUrl: './document-panel.scss',
@@ -77,6 +81,20 @@ export class DocumentPanel {
   readonly expand = output<void>();
   readonly focusDoc = output<string>();
   readonly ask = output<void>();
+  /** "Compare with…": the second document picked (the chat compares it with this one). */
+  readonly compare = output<GraphNode>();
+
+  private readonly injector = inject(Injector);
+  /** Whether the "Compare with…" picker is open. */
+  protected readonly comparing = signal(false);
+  private readonly picker = viewChild<GraphSearch>('picker');
+
+  protected toggleCompare(): void {
+    const open = !this.comparing();
+    this.comparing.set(open);
+    // the picker's field takes the focus as it opens (a keyboard goes on typing)
+    if (open) afterNextRender(() => this.picker()?.focus(), { injector: this.injector });
+  }
 
   protected readonly detail = resource({
     params: () => this.node().id,

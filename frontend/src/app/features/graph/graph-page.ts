@@ -13,10 +13,12 @@ import { ActivatedRoute, Router } from '@angular/router';
 import { FCanvasComponent, FFlowComponent, FFlowModule, FZoomDirective } from '@foblex/flow';
 import { map } from 'rxjs';
 
-import { SOURCE_KINDS, type SourceKind } from '../../core/api/models';
+import { type GraphNode, SOURCE_KINDS, type SourceKind } from '../../core/api/models';
 import { edgeLabel } from '../../shared/edge-kinds';
 import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
 import { ChatStore } from '../chat/chat-store';
+import { addToCompare, compareQuestion } from './compare';
+import { CompareTray } from './compare-tray';
 import { DocumentPanel } from './document-panel';
 import { Icon } from '../../shared/icon';
 import { NODE_HEIGHT, NODE_WIDTH } from './graph-layout';
@@ -55,7 +57,7 @@ function narrowScreen(): boolean {
 /** The graph explorer: documents as nodes, references as labelled edges, laid out by dagre. */
 @Component({
   selector: 'app-graph-page',
-  imports: [FFlowModule, DocTypeBadge, DocumentPanel, GraphSearch, Icon],
+  imports: [FFlowModule, CompareTray, DocTypeBadge, DocumentPanel, GraphSearch, Icon],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './graph-page.html',
   styleUrl: './graph-page.scss',
@@ -72,6 +74,9 @@ export class GraphPage {
   protected readonly IN = IN;
   protected readonly OUT = OUT;
   protected readonly labelMode = signal<'auto' | 'all' | 'none'>('auto');
+  /** "Compare" in the toolbar: the search's picks go to the tray (two, then "Compare these two"). */
+  protected readonly compareMode = signal(false);
+  protected readonly comparePicks = signal<GraphNode[]>([]);
 
   private readonly flow = viewChild(FFlowComponent);
   private readonly canvas = viewChild(FCanvasComponent);
@@ -352,6 +357,37 @@ export class GraphPage {
 
   protected focusDoc(id: string): void {
     void this.router.navigate([], { queryParams: { focus: id }, replaceUrl: false });
+  }
+
+  protected onFound(node: GraphNode): void {
+    if (this.compareMode()) this.comparePicks.update((picks) => addToCompare(picks, node));
+    else this.focusDoc(node.id);
+  }
+
+  protected toggleCompareMode(): void {
+    this.compareMode.update((on) => !on);
+    this.comparePicks.set([]);
+  }
+
+  protected unpick(id: string): void {
+    this.comparePicks.update((picks) => picks.filter((p) => p.id !== id));
+  }
+
+  protected compareTwo(): void {
+    const [a, b] = this.comparePicks();
+    if (!a || !b) return;
+    this.compareMode.set(false);
+    this.comparePicks.set([]);
+    this.compare(a, b);
+  }
+
+  /** Opens the chat with the comparison asked (the backend's comparison kind answers it). */
+  protected compare(a: GraphNode, b: GraphNode): void {
+    const question = compareQuestion(a, b);
+    // the chat answers one question at a time: while one streams, this one waits in the composer
+    if (this.chat.busy()) this.chat.draft.set(question);
+    else void this.chat.ask(question);
+    void this.router.navigate(['/']);
   }
 
   protected ask(node: { id: string; title: string }): void {

@@ -2,9 +2,13 @@ import {
   ChangeDetectionStrategy,
   Component,
   DestroyRef,
+  ElementRef,
+  computed,
   inject,
+  input,
   output,
   signal,
+  viewChild,
 } from '@angular/core';
 import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
 import { Subject, catchError, debounceTime, distinctUntilChanged, of, switchMap } from 'rxjs';
@@ -14,23 +18,30 @@ import type { GraphNode } from '../../core/api/models';
 import { DocTypeBadge } from '../../shared/doc-type';
 import { shortLabel } from './graph-model';
 
-/** A combobox that finds documents by id or title (`GET /graph/search`) and emits the one picked. */
+/**
+ * A combobox that finds documents by id or title (`GET /graph/search`) and emits the one picked.
+ * The graph's toolbar has one; the document panel's "Compare with…" another (its own `inputId`,
+ * label and `exclude`: the document it compares).
+ */
 @Component({
   selector: 'app-graph-search',
   imports: [DocTypeBadge],
   changeDetection: ChangeDetectionStrategy.OnPush,
   template: `
-    <label for="graph-search" class="visually-hidden">Find a document</label>
+    <label [for]="inputId()" class="visually-hidden">{{ label() }}</label>
     <input
-      id="graph-search"
+      #box
+      [id]="inputId()"
       type="search"
-      placeholder="Find a document (key, title…)"
+      [placeholder]="placeholder()"
       autocomplete="off"
       role="combobox"
       aria-autocomplete="list"
-      aria-controls="graph-search-results"
+      [attr.aria-controls]="inputId() + '-results'"
       [attr.aria-expanded]="open()"
-      [attr.aria-activedescendant]="open() && results().length ? 'gs-opt-' + active() : null"
+      [attr.aria-activedescendant]="
+        open() && results().length ? inputId() + '-opt-' + active() : null
+      "
       [value]="query()"
       (input)="onInput($any($event.target).value)"
       (keydown)="onKey($event)"
@@ -38,11 +49,11 @@ import { shortLabel } from './graph-model';
       (blur)="close()"
     />
     @if (open()) {
-      <ul id="graph-search-results" role="listbox" aria-label="Matching documents">
+      <ul [id]="inputId() + '-results'" role="listbox" aria-label="Matching documents">
         @for (r of results(); track r.id; let i = $index) {
           <li
             role="option"
-            [id]="'gs-opt-' + i"
+            [id]="inputId() + '-opt-' + i"
             [class.active]="i === active()"
             [attr.aria-selected]="i === active()"
             (mousedown)="$event.preventDefault(); pick(r)"
@@ -63,13 +74,27 @@ import { shortLabel } from './graph-model';
 })
 export class GraphSearch {
   private readonly api = inject(ApiClient);
+  readonly inputId = input('graph-search');
+  readonly label = input('Find a document');
+  readonly placeholder = input('Find a document (key, title…)');
+  /** A document never offered (the one being compared). */
+  readonly exclude = input<string | null>(null);
+  /** The id of the document picked. */
   readonly picked = output<string>();
+  /** The document picked, whole. */
+  readonly chosen = output<GraphNode>();
 
   protected readonly query = signal('');
-  protected readonly results = signal<GraphNode[]>([]);
+  private readonly found = signal<GraphNode[]>([]);
+  protected readonly results = computed(() => this.found().filter((n) => n.id !== this.exclude()));
   protected readonly open = signal(false);
   protected readonly active = signal(0);
   private readonly queries = new Subject<string>();
+  private readonly box = viewChild.required<ElementRef<HTMLInputElement>>('box');
+
+  focus(): void {
+    this.box().nativeElement.focus();
+  }
 
   constructor() {
     this.queries
@@ -86,7 +111,7 @@ export class GraphSearch {
         takeUntilDestroyed(inject(DestroyRef)),
       )
       .subscribe((page) => {
-        this.results.set(page?.nodes ?? []);
+        this.found.set(page?.nodes ?? []);
         this.active.set(0);
         this.open.set(page !== null);
       });
@@ -121,8 +146,9 @@ export class GraphSearch {
   protected pick(node: GraphNode): void {
     this.open.set(false);
     this.query.set('');
-    this.results.set([]);
+    this.found.set([]);
     this.picked.emit(node.id);
+    this.chosen.emit(node);
   }
 
   protected close(): void {

@@ -1,0 +1,93 @@
+"""The pipeline benchmark's stand-ins: the simulated GPU embeddings server speaks the OpenAI
+protocol to devkb's own openai embedder, and concurrent batches keep chunk order."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import numpy as np
+import pytest
+from haystack import Document as HsDocument
+
+from devkb.indexing.components.chunk_embedder import ChunkEmbedder
+from devkb_devtools.bench.pipeline_speed import (
+    PassThroughEmbedder,
+    SimulatedEmbeddingServer,
+    dense_vector,
+    remote_embedder,
+)
+
+
+class _NoStore:
+    def chunk_embeddings(self, ids: list[str]) -> dict[str, list[float]]:
+        return {}
+
+
+def test_remote_embedder_through_the_simulated_server_matches_its_vectors() -> None:
+    with SimulatedEmbeddingServer(rate=100_000) as server:
+        embedder = remote_embedder(server, concurrency=4)
+        assert getattr(embedder, "concurrency", 1) == 4
+        texts = [f"chunk number {i} about the build" for i in range(70)]
+        vectors = embedder.embed(texts)
+        assert vectors.shape == (70, 384)
+        expected = np.stack([dense_vector(t) for t in texts])
+        assert np.allclose(vectors, expected, atol=1e-5)
+        assert server.stats()["server_texts"] == 70
+
+        chunker = ChunkEmbedder(embedder, _NoStore(), batch_size=8)  # type: ignore[arg-type]
+        docs = [HsDocument(id=f"c{i}", content=t) for i, t in enumerate(texts)]
+        out = chunker.run(docs)["chunks"]
+        assert [d.id for d in out] == [d.id for d in docs]
+        got = np.asarray([d.embedding for d in out], dtype=np.float32)
+        assert np.allclose(got, expected, atol=1e-5)
+        assert server.stats()["server_requests"] >= 1 + 9  # the first call, then ten batches of at most 8
+
+
+def test_simulated_server_rejects_bad_input_and_unknown_paths() -> None:
+    with SimulatedEmbeddingServer() as server:
+        bad = urllib.request.Request(
+            f"{server.base_url}/embeddings", data=json.dumps({"input": [1, 2]}).encode(), method="POST"
+        )
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(bad, timeout=5)
+        assert e.value.code == 400
+        missing = urllib.request.Request(f"{server.base_url}/chat", data=b"{}", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(missing, timeout=5)
+        assert e.value.code == 404
+
+
+def test_pass_through_is_deterministic_and_unit_length() -> None:
+    e = PassThroughEmbedder()
+    a, b = e.embed(["x", "y"]), e.embed(["x", "y"])
+    assert np.array_equal(a, b)
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
+
+
+class _CountingEmbedder(PassThroughEmbedder):
+    concurrency = 2
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_chunks_embedded_ahead_are_not_embedded_again() -> None:
+    inner = _CountingEmbedder()
+    chunker = ChunkEmbedder(inner, _NoStore(), batch_size=4)  # type: ignore[arg-type]
+    docs = [HsDocument(id=f"c{i}", content=f"text {i}") for i in range(10)]
+    chunker.embed_ahead(docs[:7])
+    assert len(inner.texts) == 7 and chunker.embedded == 7
+    out = chunker.run(docs)["chunks"]
+    assert inner.texts[7:] == [f"text {i}" for i in range(7, 10)]  # only the rest
+    assert chunker.embedded == 10 and chunker.reused == 0
+    assert [d.id for d in out] == [d.id for d in docs]
+    assert np.array_equal(
+        np.asarray([d.embedding for d in out]), PassThroughEmbedder().embed([d.content for d in docs])
+    )
+    assert not chunker._ahead  # taken, not kept
