@@ -530,7 +530,8 @@ export interface paths {
         /**
          * Find
          * @description Documents that match every field given (the same filters as the agent's GraphQuery and MCP
-         *     ``find``; unknown parameters are refused), newest first, only those the caller may read.
+         *     ``find``; unknown parameters are refused), newest first, only those the caller may read;
+         *     without a field, the newest documents.
          */
         get: operations["findDocuments"];
         put?: never;
