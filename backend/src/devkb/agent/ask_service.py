@@ -22,7 +22,7 @@ from typing import Any
 
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.answer import Answer, Citation, Confidence, HistoryTurn, Status, ToolCall
-from devkb.agent.confidence import exact_confidence, not_found_text
+from devkb.agent.confidence import exact_confidence, not_found_text, token_signal, with_tokens
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
 from devkb.agent.kinds.base import assess_topic, missing_reason
@@ -139,11 +139,15 @@ class AskService:
             )
             answer.filtered_out = sorted(set(filtered.values()))
             return answer
-        text = self.runner.answer(generator, scope, standalone, on_token=events.token)
-        text, docs = self._renumber(scope, text or NO_ANSWER)
+        generated = self.runner.answer(generator, scope, standalone, on_token=events.token)
+        text, docs = self._renumber(scope, generated.text or NO_ANSWER)
         status, confidence = _assess_llm(scope, standalone, docs)
         if status == "not_found":
             text = not_found_text(docs)  # the evidence does not hold the question: not the model's text
+        elif generated.text:  # the model's words are shown: how sure it was of them counts too
+            signal = token_signal(generated.tokens) if generated.tokens is not None else None
+            if generated.tokens is None or signal is not None:
+                confidence = with_tokens(confidence, signal)
         citations = self._citations(docs, standalone)
         return Answer(text, citations, scope.calls, "llm", standalone, provider, None, status, confidence)
 

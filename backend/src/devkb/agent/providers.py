@@ -124,11 +124,14 @@ def build_generator(settings: Settings, provider: str) -> Any:
 
         # a local OpenAI-compatible server (llama.cpp, vLLM, LM Studio) usually wants no key
         key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "no-key"
+        kwargs: dict[str, Any] = {"temperature": 0, "max_tokens": settings.llm_max_tokens}
+        if settings.llm_logprobs:
+            kwargs["logprobs"] = True  # the answer's confidence combines them with the evidence
         return OpenAIChatGenerator(
             api_key=Secret.from_token(key),
             model=settings.openai_model,
             api_base_url=settings.openai_base_url,
             timeout=120,
-            generation_kwargs={"temperature": 0, "max_tokens": settings.llm_max_tokens},
+            generation_kwargs=kwargs,
         )
     raise ValueError(f"unknown LLM provider {provider!r}")
