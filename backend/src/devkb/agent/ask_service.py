@@ -144,12 +144,16 @@ class AskService:
         status, confidence = _assess_llm(scope, standalone, docs)
         if status == "not_found":
             text = not_found_text(docs)  # the evidence does not hold the question: not the model's text
-        elif generated.text:  # the model's words are shown: how sure it was of them counts too
+        evidence, signal = confidence.probability, None
+        if status != "not_found" and generated.text:  # the model's words are shown: its surety counts
             signal = token_signal(generated.tokens) if generated.tokens is not None else None
             if generated.tokens is None or signal is not None:
                 confidence = with_tokens(confidence, signal)
         citations = self._citations(docs, standalone)
-        return Answer(text, citations, scope.calls, "llm", standalone, provider, None, status, confidence)
+        answer = Answer(text, citations, scope.calls, "llm", standalone, provider, None, status, confidence)
+        answer.evidence_probability = evidence
+        answer.token_probability = round(signal.probability, 4) if signal is not None else None
+        return answer
 
     def _only_unknown_identifiers(
         self, sources: Sequence[SourceType] | None, question: str
