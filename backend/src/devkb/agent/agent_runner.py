@@ -5,9 +5,11 @@ The final text is always grounded: when the model answered without calling any t
 out of steps before answering, the rule planner retrieves and the model answers once more from
 those documents only.
 
-The answer comes with the final reply's token log-probabilities when the provider returned them
-(OpenAI-compatible servers asked with ``logprobs``; Haystack puts them in the reply's ``meta``),
-for the answer's confidence (``confidence.token_signal``).
+The answer comes with the final reply's token log-probabilities when asked (``logprobs``, the
+``openai`` provider) and the server returned them — Haystack puts them in the reply's ``meta`` —
+for the answer's confidence (``confidence.token_signal``). Only the grounded generation (no tools)
+asks: the agent's turns offer tools and stream, and llama.cpp's server refuses log-probabilities
+with tools and streaming together (HTTP 400), so an answer the agent wrote itself carries none.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ log = logging.getLogger(__name__)
 
 TokenSink = Callable[[str], None]
 MAX_REWRITE_CHARS = 1000
+LOGPROBS = {"logprobs": True}  # OpenAI chat completions: the reply's token log-probabilities
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,12 @@ class AgentRunner:
         return text[:MAX_REWRITE_CHARS] if text else question
 
     def answer(
-        self, generator: Any, scope: Scope, question: str, on_token: TokenSink | None = None
+        self,
+        generator: Any,
+        scope: Scope,
+        question: str,
+        on_token: TokenSink | None = None,
+        logprobs: bool = False,
     ) -> Generated:
         """Run the agent; return its final answer (citations numbered as ``scope`` numbers them)."""
         agent = Agent(
@@ -97,13 +105,18 @@ class AgentRunner:
         if not scope.calls:
             log.info("the model called no tool; retrieving by rules and answering from that")
             self.planner.run(scope, question)
-            return self.grounded(generator, scope, question, on_token)
+            return self.grounded(generator, scope, question, on_token, logprobs)
         if not text:  # out of steps, or an empty reply
-            return self.grounded(generator, scope, question, on_token)
+            return self.grounded(generator, scope, question, on_token, logprobs)
         return Generated(text, token_logprobs(final.meta) if final is not None else None)
 
     def grounded(
-        self, generator: Any, scope: Scope, question: str, on_token: TokenSink | None = None
+        self,
+        generator: Any,
+        scope: Scope,
+        question: str,
+        on_token: TokenSink | None = None,
+        logprobs: bool = False,
     ) -> Generated:
         """One generation from the selected documents only (no tools)."""
         documents = render_documents(scope, scope.selection, "Documents")
@@ -113,6 +126,7 @@ class AgentRunner:
                 ChatMessage.from_user(grounded_request(question, documents)),
             ],
             streaming_callback=_streaming_callback(on_token),
+            **({"generation_kwargs": LOGPROBS} if logprobs else {}),
         )["replies"]
         if not replies:
             return Generated("")

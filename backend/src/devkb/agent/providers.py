@@ -30,6 +30,9 @@ class LlmChoice:
     generator: Any | None  # a Haystack chat generator that supports tools, or None
     ok: bool
     detail: str
+    # ask the final answer for token log-probabilities (the openai provider; Ollama's generator
+    # cannot pass the flag)
+    logprobs: bool = False
 
 
 def probe_ollama(url: str, model: str, timeout: float = PROBE_TIMEOUT) -> tuple[bool, str]:
@@ -91,7 +94,9 @@ class LlmProvider:
                     "none", None, False, "openai: DEVKB_OPENAI_API_KEY is not set; extractive answers"
                 )
             where = f" at {s.openai_base_url}" if s.openai_base_url else ""
-            return LlmChoice("openai", self._generator("openai"), True, f"openai {s.openai_model}{where}")
+            return LlmChoice(
+                "openai", self._generator("openai"), True, f"openai {s.openai_model}{where}", s.llm_logprobs
+            )
         ok, detail = self.probe(s.ollama_url, s.ollama_model)
         if s.llm_provider == "ollama":
             # configured explicitly: use it even when the probe fails (the answer falls back per question)
@@ -124,14 +129,11 @@ def build_generator(settings: Settings, provider: str) -> Any:
 
         # a local OpenAI-compatible server (llama.cpp, vLLM, LM Studio) usually wants no key
         key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "no-key"
-        kwargs: dict[str, Any] = {"temperature": 0, "max_tokens": settings.llm_max_tokens}
-        if settings.llm_logprobs:
-            kwargs["logprobs"] = True  # the answer's confidence combines them with the evidence
         return OpenAIChatGenerator(
             api_key=Secret.from_token(key),
             model=settings.openai_model,
             api_base_url=settings.openai_base_url,
             timeout=120,
-            generation_kwargs=kwargs,
+            generation_kwargs={"temperature": 0, "max_tokens": settings.llm_max_tokens},
         )
     raise ValueError(f"unknown LLM provider {provider!r}")
