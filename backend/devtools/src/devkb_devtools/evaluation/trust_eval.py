@@ -198,8 +198,6 @@ def evaluate(
     out: list[Result] = []
     for i, q in enumerate(questions, 1):
         a = service.ask(q.question)
-        if a.mode == "llm" and i % 20 == 0:
-            print(f"  {i}/{len(questions)} asked", file=sys.stderr)
         conf = a.confidence
         assert conf is not None
         features, kind = _features(features_from or service, a.question or q.question)
@@ -248,6 +246,13 @@ def evaluate(
                 a.token_probability,
             )
         )
+        if a.mode == "llm" or a.note:  # the slow real-model runs: one line per answer as it comes
+            r = out[-1]
+            print(
+                f"  {i}/{len(questions)} {r.id} {r.mode} {r.status} right={r.right} p={r.probability} "
+                f"evidence={r.evidence_probability} tokens={r.token_probability}",
+                file=sys.stderr,
+            )
     return out
 
 
