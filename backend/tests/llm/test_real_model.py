@@ -13,7 +13,9 @@ the tests check the plumbing and the grounding, not its prose). What they hold t
   more from those documents — either way the answer rests on tool calls recorded in the response;
 - every citation is a document the knowledge base holds (``GET /documents/{id}``);
 - a follow-up in the same session is rewritten with the conversation and answered;
-- an unknown identifier is answered as not found without asking the model.
+- an unknown identifier is answered as not found without asking the model;
+- the answer's confidence pools the evidence with the model's token log-probabilities, which
+  llama-server returns when asked (``logprobs``), streamed or not, and its reason says so.
 
 Skips (with the build script's message) only where cmake or a C++ compiler is missing.
 """
@@ -127,6 +129,22 @@ def test_a_follow_up_is_answered_in_the_conversation(devkb: RunningServer) -> No
         assert_cites_real_documents(client, devkb.base_url, second)
         history = client.get(f"{devkb.base_url}/chat/history").json()
         assert [m["role"] for m in history["messages"]][-4:] == ["user", "assistant", "user", "assistant"]
+
+
+def test_the_confidence_combines_the_models_token_probabilities(devkb: RunningServer) -> None:
+    question = "Why were customers charged twice in April?"
+    with httpx.Client() as client:
+        streamed = final(stream(client, devkb.base_url, question))
+        plain = client.post(f"{devkb.base_url}/ask", json={"question": question}, timeout=300)
+    assert plain.status_code == 200, plain.text
+    for answer in (streamed, plain.json()):  # streamed: per-chunk log-probabilities; plain: one block
+        assert answer["mode"] == "llm" and answer["status"] != "not_found", answer
+        confidence = answer["confidence"]
+        reason = confidence["reason"]
+        assert "the model's token probabilities average 0." in reason or "average 1.00" in reason, reason
+        assert "no token probabilities" not in reason and "\n" not in reason
+        assert 0.0 < confidence["probability"] < 1.0
+        assert confidence["level"] in ("high", "medium", "low")
 
 
 def test_an_unknown_issue_key_is_not_found_without_asking_the_model(devkb: RunningServer) -> None:

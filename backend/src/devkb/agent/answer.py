@@ -51,6 +51,10 @@ class Answer:
     # how far the evidence supports it (devkb.agent.confidence): answered | partial | not_found
     status: Status = "answered"
     confidence: Confidence | None = None
+    # LLM mode, for the evaluation: the evidence's probability before the model's token
+    # probabilities were pooled in, and their geometric mean (None: the provider gave none)
+    evidence_probability: float | None = None
+    token_probability: float | None = None
     # source types (JIRA, …) holding documents the question names that its source filter left out
     filtered_out: list[str] = field(default_factory=list)
 

@@ -22,13 +22,13 @@ from typing import Any
 
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.answer import Answer, Citation, Confidence, HistoryTurn, Status, ToolCall
-from devkb.agent.confidence import exact_confidence, not_found_text
+from devkb.agent.confidence import exact_confidence, not_found_text, token_signal, with_tokens
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
 from devkb.agent.kinds.base import assess_topic, missing_reason
 from devkb.agent.kinds.lookup import filtered_out, missing_keys, reads_all
 from devkb.agent.planner import Planner
-from devkb.agent.providers import LlmProvider
+from devkb.agent.providers import LlmChoice, LlmProvider
 from devkb.agent.question import expand_ellipsis
 from devkb.agent.tools import GraphQuery
 from devkb.errors import DevkbError
@@ -69,7 +69,7 @@ class AskService:
         note = None
         if choice is not None and choice.generator is not None and self.runner is not None:
             try:
-                return self._ask_llm(choice.generator, choice.provider, question, sources, history, events)
+                return self._ask_llm(choice, question, sources, history, events)
             except DevkbError:
                 raise
             except Exception as e:  # any LLM failure: answer without it, and say so
@@ -117,14 +117,14 @@ class AskService:
 
     def _ask_llm(
         self,
-        generator: Any,
-        provider: str,
+        choice: LlmChoice,
         question: str,
         sources: Sequence[SourceType] | None,
         history: Sequence[HistoryTurn],
         events: _Events,
     ) -> Answer:
         assert self.runner is not None
+        generator, provider = choice.generator, choice.provider
         standalone = self.runner.rewrite(generator, history, question) if history else question
         scope = Scope.for_sources(sources, on_tool_call=events.tool_call)
         unknown = self._only_unknown_identifiers(sources, standalone)
@@ -139,13 +139,21 @@ class AskService:
             )
             answer.filtered_out = sorted(set(filtered.values()))
             return answer
-        text = self.runner.answer(generator, scope, standalone, on_token=events.token)
-        text, docs = self._renumber(scope, text or NO_ANSWER)
+        generated = self.runner.answer(generator, scope, standalone, events.token, choice.logprobs)
+        text, docs = self._renumber(scope, generated.text or NO_ANSWER)
         status, confidence = _assess_llm(scope, standalone, docs)
         if status == "not_found":
             text = not_found_text(docs)  # the evidence does not hold the question: not the model's text
+        evidence, signal = confidence.probability, None
+        if status != "not_found" and generated.text:  # the model's words are shown: its surety counts
+            signal = token_signal(generated.tokens) if generated.tokens is not None else None
+            if generated.tokens is None or signal is not None:
+                confidence = with_tokens(confidence, signal)
         citations = self._citations(docs, standalone)
-        return Answer(text, citations, scope.calls, "llm", standalone, provider, None, status, confidence)
+        answer = Answer(text, citations, scope.calls, "llm", standalone, provider, None, status, confidence)
+        answer.evidence_probability = evidence
+        answer.token_probability = round(signal.probability, 4) if signal is not None else None
+        return answer
 
     def _only_unknown_identifiers(
         self, sources: Sequence[SourceType] | None, question: str

@@ -19,13 +19,21 @@ Two kinds of evidence:
   the sources don't say; below ``PARTIAL_BELOW`` it says they only partly cover the question.
 
 For an answer that says "not found" the confidence is the probability that *that* is right.
+
+In LLM mode the evidence probability is combined with the model's own token probabilities where
+the provider returns them (``token_signal``, ``with_tokens``): a logarithmic opinion pool —
+``logit p = (1 − w)·logit p_evidence + w·logit q`` with ``q`` the geometric mean probability of
+the answer's content tokens (citation markers and whitespace left out) and ``w = TOKEN_WEIGHT``, a
+fixed weight, not fitted (docs/evaluation.md, "LLM mode"). The model's self-report is never used,
+and the status stays the evidence's.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from devkb.agent.answer import Confidence, Level, Status
@@ -179,3 +187,71 @@ def not_found_text(docs: Sequence[EvidenceDoc], most: int = 5) -> str:
         return head
     related = "; ".join(f"{d.document.title} [{i}]" for i, d in enumerate(docs[:most], 1))
     return f"{head} Related, but not an answer: {related}."
+
+
+# -- LLM mode: the model's token probabilities -------------------------------------------------
+
+# the share the model's token probabilities get in the pool; fixed (too few LLM answers to fit one:
+# docs/evaluation.md, "LLM mode") and below ½, so the evidence leads
+TOKEN_WEIGHT = 0.25
+LOW_TOKEN = 0.5  # a token the model gave less than this probability counts as unsure
+_MARKER = re.compile(r"\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
+_EDGE = 1e-4  # probabilities are clipped to [_EDGE, 1 − _EDGE] before taking log-odds
+
+
+@dataclass(frozen=True)
+class TokenSignal:
+    """How sure the model was of its answer's words, from the provider's token log-probabilities."""
+
+    tokens: int  # content tokens counted
+    mean_logprob: float  # their mean natural-log probability
+    low: int  # tokens below LOW_TOKEN
+
+    @property
+    def probability(self) -> float:
+        """The geometric mean probability of the content tokens."""
+        return math.exp(self.mean_logprob)
+
+
+def token_signal(tokens: Sequence[tuple[str, float]]) -> TokenSignal | None:
+    """The signal over the answer's content tokens — ``(token text, log-probability)`` in order;
+    tokens that are only whitespace or fall inside a citation marker ("[3]", "[1, 2]") are left
+    out: the renumbering rewrites those, and they say nothing about the answer. ``None`` when no
+    content token is left."""
+    text = "".join(t for t, _ in tokens)
+    markers = [m.span() for m in _MARKER.finditer(text)]
+    kept: list[float] = []
+    at = 0
+    for token, logprob in tokens:
+        start, end = at, at + len(token)
+        at = end
+        if not token.strip() or any(s < end and start < e for s, e in markers):
+            continue
+        if math.isfinite(logprob):
+            kept.append(min(0.0, logprob))
+    if not kept:
+        return None
+    low = sum(1 for lp in kept if lp < math.log(LOW_TOKEN))
+    return TokenSignal(len(kept), sum(kept) / len(kept), low)
+
+
+def combine(evidence: float, model: float, weight: float = TOKEN_WEIGHT) -> float:
+    """Logarithmic opinion pool of two probabilities: ``(1 − weight)`` on the evidence."""
+
+    def logit(p: float) -> float:
+        p = min(1 - _EDGE, max(_EDGE, p))
+        return math.log(p / (1 - p))
+
+    z = (1 - weight) * logit(evidence) + weight * logit(model)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def with_tokens(evidence: Confidence, signal: TokenSignal | None) -> Confidence:
+    """The evidence's confidence combined with the model's token probabilities, the reason saying
+    what they were; unchanged but for the reason when the provider returned none."""
+    if signal is None:
+        return replace(evidence, reason=f"{evidence.reason}; no token probabilities from the provider")
+    p = round(combine(evidence.probability, signal.probability), 3)
+    unsure = f", {signal.low} of {signal.tokens} below {LOW_TOKEN:g}" if signal.low else ""
+    reason = f"{evidence.reason}; the model's token probabilities average {signal.probability:.2f}{unsure}"
+    return Confidence(p, level(p), reason)

@@ -30,6 +30,9 @@ class LlmChoice:
     generator: Any | None  # a Haystack chat generator that supports tools, or None
     ok: bool
     detail: str
+    # ask the final answer for token log-probabilities (the openai provider; Ollama's generator
+    # cannot pass the flag)
+    logprobs: bool = False
 
 
 def probe_ollama(url: str, model: str, timeout: float = PROBE_TIMEOUT) -> tuple[bool, str]:
@@ -91,7 +94,9 @@ class LlmProvider:
                     "none", None, False, "openai: DEVKB_OPENAI_API_KEY is not set; extractive answers"
                 )
             where = f" at {s.openai_base_url}" if s.openai_base_url else ""
-            return LlmChoice("openai", self._generator("openai"), True, f"openai {s.openai_model}{where}")
+            return LlmChoice(
+                "openai", self._generator("openai"), True, f"openai {s.openai_model}{where}", s.llm_logprobs
+            )
         ok, detail = self.probe(s.ollama_url, s.ollama_model)
         if s.llm_provider == "ollama":
             # configured explicitly: use it even when the probe fails (the answer falls back per question)

@@ -102,6 +102,11 @@ class Settings(BaseSettings):
         le=32768,
         description="Cap on tokens per model reply (small models can loop until the context is full).",
     )
+    llm_logprobs: bool = Field(
+        True,
+        description="Ask the openai provider for token log-probabilities (the answer's confidence uses "
+        "them); turn off for a model that rejects the parameter.",
+    )
 
     # -- indexing -------------------------------------------------------------------------------
     chunk_size: int = Field(1000, ge=200, le=8000, description="Target characters per chunk.")

@@ -23,11 +23,17 @@ when it is answered and cites the gold document, or says ``not_found`` for an un
 questions answered from search results and chooses the "not found" threshold: the highest that
 keeps ≥ 0.97 of the answerable tuning questions answered. It prints the constants for
 ``devkb/agent/confidence.py``; the held-out split is never used to choose them.
+
+``--llama`` asks through the language-model path instead, with a real local model (llama.cpp's
+``llama-server`` and SmolLM2-135M from PyPI, ``scripts/build_llm.sh``, cached) behind the
+``openai`` provider; the table then adds how many answers carried token probabilities and the
+confidence before they were pooled in (evidence only), for comparison.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import re
@@ -85,6 +91,9 @@ class Result:
     features: dict[str, float]
     exact_kind: str  # confidence.EXACT_KINDS, "" for a search-based answer
     answer: str
+    mode: str = "extractive"
+    evidence_probability: float | None = None  # LLM mode: before the token probabilities
+    token_probability: float | None = None  # LLM mode: their geometric mean, None when none
 
 
 def load_trust(splits: Sequence[str]) -> list[TrustQuestion]:
@@ -180,13 +189,18 @@ def _as_answer_question(q: TrustQuestion) -> AnswerQuestion:
     return AnswerQuestion(q.id, q.intent if q.answerable else "unknown", q.anchor, q.question, q.split)
 
 
-def evaluate(service: AskService, questions: Sequence[TrustQuestion], golds: dict[str, Gold]) -> list[Result]:
+def evaluate(
+    service: AskService,
+    questions: Sequence[TrustQuestion],
+    golds: dict[str, Gold],
+    features_from: AskService | None = None,
+) -> list[Result]:
     out: list[Result] = []
-    for q in questions:
+    for i, q in enumerate(questions, 1):
         a = service.ask(q.question)
         conf = a.confidence
         assert conf is not None
-        features, kind = _features(service, a.question or q.question)
+        features, kind = _features(features_from or service, a.question or q.question)
         if q.answerable:
             o = score(
                 _as_answer_question(q),
@@ -227,8 +241,18 @@ def evaluate(service: AskService, questions: Sequence[TrustQuestion], golds: dic
                 features,
                 kind or "",
                 a.answer,
+                a.mode,
+                a.evidence_probability,
+                a.token_probability,
             )
         )
+        if a.mode == "llm" or a.note:  # the slow real-model runs: one line per answer as it comes
+            r = out[-1]
+            print(
+                f"  {i}/{len(questions)} {r.id} {r.mode} {r.status} right={r.right} p={r.probability} "
+                f"evidence={r.evidence_probability} tokens={r.token_probability}",
+                file=sys.stderr,
+            )
     return out
 
 
@@ -262,6 +286,26 @@ def metrics(results: Sequence[Result]) -> dict[str, Any]:
             [r.probability for r in results if r.topic], [r.right for r in results if r.topic]
         ),
         "ece_topic": ece([r.probability for r in results if r.topic], [r.right for r in results if r.topic]),
+    }
+
+
+def llm_metrics(results: Sequence[Result]) -> dict[str, Any]:
+    """LLM mode: how many answers were the model's, how many carried token probabilities, and the
+    confidence before they were pooled in (evidence only) against after."""
+    llm = [r for r in results if r.mode == "llm"]
+    pooled = [r for r in llm if r.token_probability is not None]
+    evidence = [
+        r.evidence_probability if r.evidence_probability is not None else r.probability for r in results
+    ]
+    labels = [r.right for r in results]
+    tokens = [r.token_probability for r in pooled if r.token_probability is not None]
+    return {
+        "llm_answers": len(llm),
+        "with_token_probabilities": len(pooled),
+        "mean_token_probability": round(sum(tokens) / len(tokens), 3) if tokens else None,
+        "auroc_evidence_only": auroc(evidence, labels),
+        "ece_evidence_only": ece(evidence, labels),
+        "auroc_tokens_alone": auroc([r.token_probability or 0.0 for r in pooled], [r.right for r in pooled]),
     }
 
 
@@ -359,6 +403,17 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def llm_table(rows: dict[str, dict[str, Any]]) -> str:
+    keys = list(next(iter(rows.values())))
+    lines = [
+        "| split | " + " | ".join(k.replace("_", " ") for k in keys) + " |",
+        "|---" * (len(keys) + 1) + "|",
+    ]
+    for split, m in rows.items():
+        lines.append(f"| {split} | " + " | ".join("" if m[k] is None else str(m[k]) for k in keys) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m devkb_devtools.evaluation.trust_eval", description=__doc__.split("\n\n")[0]
@@ -369,21 +424,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--fit", action="store_true", help="fit the topic model and threshold (tuning split only)")
     p.add_argument("--json", type=Path)
     p.add_argument("-v", "--verbose", action="store_true", help="print every wrong answer")
+    p.add_argument(
+        "--every",
+        type=int,
+        default=1,
+        metavar="K",
+        help="ask every K-th question of each split only (the real-model run answers ~3 a minute here)",
+    )
+    p.add_argument(
+        "--llama",
+        action="store_true",
+        help="answer in LLM mode with a real local model: llama.cpp's llama-server and SmolLM2-135M "
+        "from PyPI (scripts/build_llm.sh, cached), through the openai provider",
+    )
     args = p.parse_args(argv)
     splits = args.split or ["tuning", "heldout"]
     if args.fit and splits != ["tuning"]:
         p.error("--fit uses the tuning split only: pass --split tuning")
-    return _run(args, splits)
+    if args.fit and args.llama:
+        p.error("--fit fits the evidence model on extractive answers: leave out --llama")
+    with contextlib.ExitStack() as stack:
+        llm_settings: dict[str, Any] = {}
+        if args.llama:
+            from devkb_devtools.testkit.llama_server import LlamaServer
+
+            log_dir = Path(tempfile.mkdtemp(prefix="devkb-llama-"))
+            llm = stack.enter_context(LlamaServer.build(log_dir / "llama-server.log"))
+            llm_settings = {
+                "llm_provider": "openai",
+                "openai_base_url": llm.openai_base_url,
+                "openai_model": llm.model,
+                "llm_max_tokens": 160,
+            }
+        return _run(args, splits, llm_settings)
 
 
-def _run(args: argparse.Namespace, splits: list[str]) -> int:
+def _run(args: argparse.Namespace, splits: list[str], llm_settings: dict[str, Any] | None = None) -> int:
     from dependency_injector import providers
 
     from devkb.config.settings import Settings
     from devkb.container import Container, prepare_store, shutdown
     from devkb_devtools.evaluation.fluid_slice import build_slice, fluid_project_keys
 
-    questions = load_trust(splits)
+    questions = [q for s in splits for q in [q for q in load_trust(splits) if q.split == s][:: args.every]]
     every = load_trust(list(TRUST_SPLITS))
     problems = check_questions(args.fluid_slice, [q for q in every if q.source == "trust"])
     if problems:
@@ -396,7 +479,9 @@ def _run(args: argparse.Namespace, splits: list[str]) -> int:
     data_dir = args.store_dir or Path(tmp.name)
     reuse = args.store_dir is not None and any(args.store_dir.glob("*"))
     try:
-        container.settings.override(providers.Object(Settings(data_dir=data_dir, store="sqlite")))
+        container.settings.override(
+            providers.Object(Settings(data_dir=data_dir, store="sqlite", **(llm_settings or {})))
+        )
         store = prepare_store(container)
         keys = fluid_project_keys(args.fluid_slice)
         container.project_keys.override(providers.Object(lambda: keys))
@@ -413,10 +498,14 @@ def _run(args: argparse.Namespace, splits: list[str]) -> int:
             print(
                 f"slice: {stats.documents} documents in {time.perf_counter() - started:.0f}s", file=sys.stderr
             )
-        service = AskService(container.planner(), max_sources=container.ask().max_sources)
-        results = evaluate(service, questions, golds)
+        rules = AskService(container.planner(), max_sources=container.ask().max_sources)
+        service = container.ask() if llm_settings else rules
+        results = evaluate(service, questions, golds, features_from=rules)
         by_split = {s: metrics([r for r in results if r.split == s]) for s in splits}
         print(table(by_split))
+        if llm_settings:
+            print()
+            print(llm_table({s: llm_metrics([r for r in results if r.split == s]) for s in splits}))
         if args.fit:
             print(json.dumps(fit(results), indent=2))
         if args.verbose:
