@@ -259,7 +259,7 @@ def test_find_documents_by_fields_one_model_for_every_face(make_client):
     )
     keys = client.get("/documents", params={"key": "PAY-12, pay-7"}).json()
     assert {d["id"] for d in keys} == {"jira:PAY-12", "jira:PAY-7"}
-    assert client.get("/documents", params={"project": "PAY", "sources": "github"}).json() == []
+    assert client.get("/documents", params={"project": "PAY", "source": "github"}).json() == []
     unknown = client.get("/documents", params={"project": "PAY", "content": "x"})
     assert unknown.status_code == 422 and "content" in unknown.text
     bad_date = client.get("/documents", params={"project": "PAY", "updated_from": "yesterday"})

@@ -163,21 +163,16 @@ class ConversationRename(BaseModel):
 
 
 class DocumentQuery(DocumentFilters):
-    """``GET /documents``: the document filters (agent/tools/filters.py) and which sources, how many."""
+    """``GET /documents``: the document filters (agent/tools/filters.py), from which source, how many."""
 
-    sources: Annotated[
-        list[str] | None,
-        Field(description="Only these sources: jira, confluence, github, files, web, upload."),
+    source: Annotated[
+        Literal["jira", "confluence", "github", "files", "web", "upload"] | None,
+        Field(description="Only this source."),
     ] = None
     limit: Annotated[int, Field(ge=1, le=200, description="At most this many (1-200).")] = 25
 
-    @field_validator("sources")
-    @classmethod
-    def _sources(cls, v: list[str] | None) -> list[str] | None:
-        return parse_sources(v)
-
     def source_types(self) -> list[SourceType] | None:
-        return None if not self.sources else [SourceType.parse(s) for s in self.sources]
+        return None if not self.source else [SourceType.parse(self.source)]
 
 
 class DocumentOut(BaseModel):

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
 
 from devkb.agent.identifiers import Lookup
 from devkb.errors import InvalidQueryError
@@ -22,6 +22,15 @@ from devkb.store.models import FIND_FIELDS
 
 MAX_VALUE_CHARS = 200
 Text = Annotated[str | None, Field(max_length=MAX_VALUE_CHARS)]
+FROM_DAY = "Only documents updated on or after this date (YYYY-MM-DD)."
+TO_DAY = "Only documents updated on or before this date (YYYY-MM-DD)."
+
+
+def _day_schema(description: str) -> WithJsonSchema:
+    """A day (YYYY-MM-DD; a date-time is cut to its day), described in the schema as a date."""
+    return WithJsonSchema(
+        {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}], "description": description}
+    )
 
 
 class DocumentFilters(BaseModel):
@@ -56,12 +65,10 @@ class DocumentFilters(BaseModel):
     author: Annotated[Text, Field(description="Commit or pull request author.")] = None
     space: Annotated[Text, Field(description="Confluence space key.")] = None
     title: Annotated[Text, Field(description="Text the document title contains.")] = None
-    updated_from: Annotated[
-        Text, Field(description="Only documents updated on or after this date (YYYY-MM-DD).")
-    ] = None
-    updated_to: Annotated[
-        Text, Field(description="Only documents updated on or before this date (YYYY-MM-DD).")
-    ] = None
+    updated_from: Annotated[str | None, Field(max_length=40, description=FROM_DAY), _day_schema(FROM_DAY)] = (
+        None
+    )
+    updated_to: Annotated[str | None, Field(max_length=40, description=TO_DAY), _day_schema(TO_DAY)] = None
 
     @field_validator("updated_from", "updated_to")
     @classmethod

@@ -3039,8 +3039,8 @@ export interface operations {
                 updated_from?: string | null;
                 /** @description Only documents updated on or before this date (YYYY-MM-DD). */
                 updated_to?: string | null;
-                /** @description Only these sources: jira, confluence, github, files, web, upload. */
-                sources?: string[] | null;
+                /** @description Only this source. */
+                source?: ("jira" | "confluence" | "github" | "files" | "web" | "upload") | null;
                 /** @description At most this many (1-200). */
                 limit?: number;
             };
