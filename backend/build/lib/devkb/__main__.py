@@ -1,3 +1,0 @@
-from devkb.cli.main import app
-
-app()

@@ -1,1 +1,0 @@
-"""The HTTP API (FastAPI): one router per resource, thin handlers, errors mapped in one place."""

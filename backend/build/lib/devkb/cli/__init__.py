@@ -1,1 +1,0 @@
-"""The ``devkb`` command line."""

@@ -1,1 +1,0 @@
-"""Haystack components of the indexing pipeline, one per file."""

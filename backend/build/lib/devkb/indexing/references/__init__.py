@@ -1,1 +1,0 @@
-"""Finding REFERENCES in document text: issue keys, URLs, titles."""

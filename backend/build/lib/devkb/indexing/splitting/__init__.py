@@ -1,1 +1,0 @@
-"""Splitting documents into chunks by kind: headings for text, symbols for code."""

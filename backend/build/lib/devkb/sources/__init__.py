@@ -1,1 +1,0 @@
-"""Source loaders: Jira, Confluence and GitHub → ``SourceDocument`` batches."""

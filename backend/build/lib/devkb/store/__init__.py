@@ -1,1 +1,0 @@
-"""Graph stores: the protocol, the data model, and the backends (embedded SQLite, Neo4j)."""
