@@ -81,6 +81,7 @@ def build_embedder(settings: Settings) -> TextEmbedder:
             cache_dir=settings.model_cache_dir or settings.data_dir / "models",
             precision=settings.onnx_precision,
             batch_size=settings.onnx_batch_size,
+            max_seq_length=settings.onnx_max_tokens,
             workers=settings.onnx_workers,
         )
     from devkb.indexing.embedders.remote_embedder import ollama_embedder, openai_embedder

@@ -39,6 +39,13 @@ class Settings(BaseSettings):
     onnx_batch_size: int = Field(
         2, ge=1, le=256, description="Texts per ONNX Runtime call: small batches stay in the CPU caches."
     )
+    onnx_max_tokens: int = Field(
+        256,
+        ge=8,
+        le=512,
+        description="Tokens of each chunk the ONNX embedder reads (the rest is cut); another value is "
+        "another model name in the store, so changing it re-embeds.",
+    )
     onnx_workers: int | None = Field(
         None, ge=1, le=64, description="Parallel single-threaded ONNX sessions (default: one per core)."
     )

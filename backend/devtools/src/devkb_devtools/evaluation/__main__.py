@@ -184,9 +184,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument(
         "--engine",
-        choices=["auto", "onnx-fp32", "torch"],
+        choices=["auto", "onnx-fp32", "onnx-int8", "torch"],
         default="auto",
-        help="MiniLM engine for cache misses (same vectors either way)",
+        help="MiniLM engine for cache misses (auto, onnx-fp32 and torch give the same vectors; "
+        "onnx-int8 is the shipped default's own)",
+    )
+    p.add_argument(
+        "--max-tokens", type=int, default=256, help="tokens of each text the ONNX engine reads (default 256)"
     )
     p.add_argument(
         "--store",
@@ -228,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         related=None,
         revision=git_revision(REPO_ROOT),
     )
-    embedder = make_embedder(args.cache_dir, args.engine)
+    embedder = make_embedder(args.cache_dir, args.engine, args.max_tokens)
     log(f"{len(queries)} queries from {queries_file}; indexing the corpus (links stripped)...")
     with tempfile.TemporaryDirectory(prefix="devkb-eval-") as tmp:
         out = args.store or Path(tmp) / "store"

@@ -38,30 +38,40 @@ REPO_ROOT = Path(__file__).resolve().parents[5]
 DEFAULT_FLUID_DIR = (REPO_ROOT / ".." / "shared" / "data" / "fluid").resolve()
 # DEVKB_EVAL_CACHE: share one warm cache between checkouts (a fresh clone has an empty .cache/)
 DEFAULT_CACHE_DIR = Path(os.environ.get("DEVKB_EVAL_CACHE") or REPO_ROOT / ".cache" / "eval")
-Engine = Literal["auto", "onnx-fp32", "torch"]
+Engine = Literal["auto", "onnx-fp32", "onnx-int8", "torch"]
 
 
-def make_embedder(cache_dir: Path = DEFAULT_CACHE_DIR, engine: Engine = "auto") -> CachingEmbedder:
+def make_embedder(
+    cache_dir: Path = DEFAULT_CACHE_DIR, engine: Engine = "auto", max_tokens: int = 256
+) -> CachingEmbedder:
     """all-MiniLM-L6-v2 behind a persistent vector cache.
 
     ``onnx-fp32`` and ``torch`` give the same vectors (cosine 1.0000) under the same model name,
     so they share cache entries and a store built by either serves the default ``local`` embedder.
     ``auto`` takes ONNX Runtime (the faster on CPU) when ``onnxruntime`` and ``onnx`` are
-    installed, else torch."""
+    installed, else torch. ``onnx-int8`` is the shipped default engine (its own model name);
+    ``max_tokens`` other than 256 cuts texts shorter (ONNX engines; its own model name too)."""
     inner: TextEmbedder
     if engine == "auto":
         have_onnx = all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
         engine = "onnx-fp32" if have_onnx else "torch"
-    if engine == "onnx-fp32":
+    if engine in ("onnx-fp32", "onnx-int8"):
         from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
-        inner = OnnxMiniLMEmbedder(cache_dir=cache_dir / "models", precision="fp32")
+        precision: Literal["fp32", "int8"] = "fp32" if engine == "onnx-fp32" else "int8"
+        inner = OnnxMiniLMEmbedder(
+            cache_dir=cache_dir / "models", precision=precision, max_seq_length=max_tokens
+        )
     elif engine == "torch":
+        if max_tokens != 256:
+            raise ConfigurationError("--max-tokens applies to the ONNX engines")
         from devkb.indexing.embedders.local_minilm import LocalMiniLMEmbedder
 
         inner = LocalMiniLMEmbedder()
     else:
-        raise ConfigurationError(f"unknown embedding engine {engine!r}; expected onnx-fp32 or torch")
+        raise ConfigurationError(
+            f"unknown embedding engine {engine!r}; expected onnx-fp32, onnx-int8 or torch"
+        )
     return CachingEmbedder(inner, cache_dir / "embeddings.sqlite")
 
 

@@ -39,6 +39,14 @@ if TYPE_CHECKING:
 
 Precision = Literal["int8", "fp32"]
 MODEL_NAMES: dict[str, str] = {"fp32": MODEL_NAME, "int8": f"{MODEL_NAME}#onnx-int8"}
+FULL_WINDOW = 256  # sentence-transformers' max_seq_length for this model: the torch engine's window
+
+
+def model_name_for(precision: Precision, max_tokens: int = FULL_WINDOW) -> str:
+    """The name a store records for these vectors: a text cut at another token count is another
+    vector, so the window is part of the name (switching it re-embeds the store)."""
+    name = MODEL_NAMES[precision]
+    return name if max_tokens == FULL_WINDOW else f"{name}#max{max_tokens}"
 
 
 def available_cores() -> int:
@@ -56,7 +64,7 @@ class OnnxMiniLMEmbedder:
         cache_dir: Path,
         precision: Precision = "int8",
         batch_size: int = 2,
-        max_seq_length: int = 256,
+        max_seq_length: int = FULL_WINDOW,
         workers: int | None = None,
         threads_per_worker: int = 1,
         spin: bool = False,
@@ -68,7 +76,9 @@ class OnnxMiniLMEmbedder:
             raise ValueError("batch_size, workers and threads_per_worker must be at least 1")
         self.cache_dir = Path(cache_dir)
         self.precision: Precision = precision
-        self.model_name = MODEL_NAMES[precision]
+        if not 8 <= max_seq_length <= 512:
+            raise ValueError(f"max_seq_length must be between 8 and 512 tokens, not {max_seq_length}")
+        self.model_name = model_name_for(precision, max_seq_length)
         self.batch_size = batch_size  # texts per ONNX Runtime call (a micro-batch)
         self.max_seq_length = max_seq_length
         self.workers = workers or available_cores()  # sessions run in parallel: one per core
