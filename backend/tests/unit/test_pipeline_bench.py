@@ -91,3 +91,31 @@ def test_chunks_embedded_ahead_are_not_embedded_again() -> None:
         np.asarray([d.embedding for d in out]), PassThroughEmbedder().embed([d.content for d in docs])
     )
     assert not chunker._ahead  # taken, not kept
+
+
+class _BesideCaller(PassThroughEmbedder):
+    runs_beside_caller = True  # like ONNX Runtime on several cores: computes outside the GIL
+
+
+def test_embedding_ahead_is_on_for_remote_and_for_local_models_that_run_beside_the_caller(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from devkb.indexing.embedders.cache import CachingEmbedder
+    from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder, available_cores
+
+    assert not ChunkEmbedder(PassThroughEmbedder(), _NoStore()).overlaps  # type: ignore[arg-type]
+    assert ChunkEmbedder(_CountingEmbedder(), _NoStore()).overlaps  # type: ignore[arg-type]
+    assert ChunkEmbedder(_BesideCaller(), _NoStore()).overlaps  # type: ignore[arg-type]
+    cached = CachingEmbedder(_BesideCaller(), tmp_path / "cache.sqlite")  # wrappers pass it on
+    assert ChunkEmbedder(cached, _NoStore()).overlaps  # type: ignore[arg-type]
+    onnx = OnnxMiniLMEmbedder(cache_dir=tmp_path)  # not loaded: the flag needs no model
+    assert onnx.runs_beside_caller == (available_cores() > 1)
+
+
+def test_the_token_window_is_part_of_the_model_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
+
+    full = OnnxMiniLMEmbedder(cache_dir=tmp_path)
+    short = OnnxMiniLMEmbedder(cache_dir=tmp_path, max_seq_length=128)
+    assert full.model_name == "sentence-transformers/all-MiniLM-L6-v2#onnx-int8"  # stores written before
+    assert short.model_name == "sentence-transformers/all-MiniLM-L6-v2#onnx-int8#max128"
+    with pytest.raises(ValueError, match="between 8 and 512"):
+        OnnxMiniLMEmbedder(cache_dir=tmp_path, max_seq_length=1024)

@@ -149,6 +149,18 @@ def ingest_table(d: dict[str, Any]) -> list[str]:
             f"| the same batches' embedding time inside the pipeline ÷ alone | "
             f"{fmt(sm.get('embed_in_pipeline_over_alone'), 3)} |"
         ),
+        *(
+            [
+                (
+                    f"| previous default embedder alone (`{d.get('baseline_embedder')}`, every "
+                    f"3rd batch), chunks/s | {fmt(sm['baseline_alone_chunks_per_s'])} |"
+                ),
+                f"| **first index: end-to-end ÷ previous default embedder alone** | "
+                f"**{fmt(sm['speedup_over_baseline'], 2)}** |",
+            ]
+            if "speedup_over_baseline" in sm
+            else []
+        ),
         f"| wall time of one ingest, s | {fmt(sm['seconds'])} |",
         f"| peak RSS during an ingest (sampled every 0.1 s), MiB | {fmt(sm['peak_rss_bytes'], 0, 1 / MiB)} |",
         "",
