@@ -80,6 +80,10 @@ def test_the_ask_service_answers_history_questions_from_versions(tmp_path):
             assert [t.tool for t in got.tool_calls] == ["History"]
             state = ask("What was the status of PAY-12 on April 20, 2026?")
             assert "status In Progress" in state.answer, state.answer
+            missing = ask("What was the status of PAY-999 on April 20, 2026?")
+            assert (
+                missing.answer == "I found no issue PAY-999 you can read." and missing.status == "not_found"
+            )
             # a history question about sources the question excludes goes to the planner
             assert (
                 ask("What was the status of PAY-12 on 2026-04-20?", sources=[SourceType.GITHUB])

@@ -102,7 +102,7 @@ class AskService:
         docs = outcome.sources(scope.selection, self.max_sources)
         events.status("generating")
         status, confidence = outcome.assess(docs)
-        if status == "not_found" and not outcome.not_found:
+        if status == "not_found" and not outcome.not_found and outcome.composed is None:
             text = not_found_text(docs)  # the topic: never a passage dressed up as an answer
         else:
             text = outcome.compose(docs)

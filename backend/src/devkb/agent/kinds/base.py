@@ -38,6 +38,7 @@ class Outcome:
     listed: list[EvidenceDoc] | None = None  # None: not a list question
     dated: list[EvidenceDoc] | None = None  # documents updated in the question's period
     composed: str | None = None  # the answer, when the kind composes it while it runs (history)
+    composed_kind: str = ""  # which answer it composed (history: state, first, digest, …)
     # of ``not_found``: the keys the question's source filter left out (key → source type, JIRA…)
     filtered_out: dict[str, str] = field(default_factory=dict)
     # whether the reader reads every document: "not found in the knowledge base", else "among

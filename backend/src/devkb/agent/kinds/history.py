@@ -47,13 +47,16 @@ class History(QuestionKind):
         ctx.took(self.plan(ctx.parsed, bool(ctx.carried))[0])
         ctx.outcome.listed = evidence
         ctx.outcome.composed = found.text
+        ctx.outcome.composed_kind = intent.kind
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         return out.composed or ""
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        if not docs and out.composed_kind != "digest":  # "nothing changed" is an answer; no issue is not
+            return "not_found", trust.exact_confidence("no document you can read matches", kind="key_missing")
         if not docs:
-            return "answered", trust.exact_confidence("no stored version of what you can read matches")
+            return "answered", trust.exact_confidence("no stored change you can read in that window")
         versions = "version" if len(docs) == 1 else "versions"
         return "answered", trust.exact_confidence(f"from {len(docs)} stored {versions} and records", docs)
 
