@@ -69,6 +69,13 @@ class Settings(BaseSettings):
         description="BLAS threads per product in the server (its "
         "request threads run in parallel already); 0 = the library default.",
     )
+    text_index_min_chunks: int | None = Field(
+        100_000,
+        ge=0,
+        description="Embedded store: from this many chunks on, full-text search uses the BM25 impact "
+        "index beside the database (built in the background when missing or stale) instead of "
+        "FTS5's bm25(); unset (null) = always FTS5.",
+    )
     related_search_max_documents: int | None = Field(
         100_000,
         ge=0,
