@@ -211,6 +211,13 @@ class SnapshotLoader:
         )
         return snapshot
 
+    def snapshot_of(self, ids: Sequence[str]) -> CorpusSnapshot:
+        """A snapshot of just these documents (in this order; unknown ids left out)."""
+        read: dict[str, DocEntry] = {}
+        for start in range(0, len(ids), _BATCH):
+            read.update(self._read(ids[start : start + _BATCH]))
+        return CorpusSnapshot([read[i] for i in ids if i in read], self.tokenizer, self.dimension)
+
     def _read(self, ids: Sequence[str]) -> dict[str, DocEntry]:
         loaded = [d for d in (self.store.get_document(i) for i in ids) if d is not None]
         vectors = self.store.chunk_embeddings([c.id for d in loaded for c in d.chunks])
