@@ -79,8 +79,9 @@ class Settings(BaseSettings):
     related_search_max_documents: int | None = Field(
         100_000,
         ge=0,
-        description="Above this many documents RAGSearch uses the store's indexes instead of "
-        "RelatedSearch's in-memory snapshot (~670 MiB per 100k chunks); 0 = never use the snapshot.",
+        description="Above this many documents RelatedSearch ranks candidates from the store's "
+        "full-text and vector indexes instead of an in-memory snapshot of the whole store (~670 MiB "
+        "per 100k chunks); 0 = never use the snapshot.",
     )
 
     # -- history (docs/history.md) -----------------------------------------------------------

@@ -286,12 +286,16 @@ def run_related(
 
         try:
             for label, with_anchor in (("text only", False), ("anchor = query issue", True)):
+
+                def ranked(q: RelatedQuery, with_anchor: bool = with_anchor) -> list[str]:
+                    return big_run(q, q.doc_id if with_anchor else None)
+
                 methods.append(
                     _run(
                         f"RAGSearch → RelatedSearch on candidates (above max documents), {label}",
                         "devkb",
                         queries,
-                        lambda q, a=with_anchor: big_run(q, q.doc_id if a else None),
+                        ranked,
                     )
                 )
                 log(_line(methods[-1]))
