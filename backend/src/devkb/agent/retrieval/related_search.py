@@ -77,6 +77,7 @@ class RelatedSearch(HybridSearch):
         policy: AccessPolicy | None = None,
         unrestricted: bool = False,
         candidate_chunks: int = 100,
+        candidate_cache: int = 2000,
     ) -> None:
         """``rerank_depth``: documents the lexical (and anchor) features select for the dense
         features and the final score. ``dense_scan``: also add the best documents of a dense scan
@@ -90,7 +91,8 @@ class RelatedSearch(HybridSearch):
         would show every document) unless ``unrestricted=True`` says on purpose that every
         caller reads everything (evaluation, benchmarks, a single-user tool).
         ``candidate_chunks``: above ``max_documents``, chunks each of full-text and vector search
-        whose documents are ranked (the candidates)."""
+        whose documents are ranked (the candidates); ``candidate_cache``: documents kept read
+        and tokenized between queries (re-used while their content hash holds)."""
         if policy is None and not unrestricted:
             raise ConfigurationError(
                 "RelatedSearch needs an access policy (or unrestricted=True for a caller that reads everything)"
@@ -110,6 +112,7 @@ class RelatedSearch(HybridSearch):
         self.prf = prf
         self.max_documents = max_documents
         self.candidate_chunks = candidate_chunks
+        self.candidate_cache = candidate_cache
         self._snapshot: CorpusSnapshot | None = None
         self._checked = 0.0
         self._lock = threading.Lock()
@@ -340,7 +343,7 @@ class RelatedSearch(HybridSearch):
             if found is not None:
                 ids[found.document.id] = None
                 ids.update(dict.fromkeys(self.cocited(found.document.id)))
-        return self.loader.snapshot_of(list(ids))
+        return self.loader.snapshot_of(list(ids), cache=self.candidate_cache)
 
     def rank_candidates(
         self,

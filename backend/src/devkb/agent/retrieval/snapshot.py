@@ -12,7 +12,9 @@ of the others.
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -170,6 +172,8 @@ class SnapshotLoader:
         self.store = store
         self.dimension = dimension
         self.tokenizer = tokenizer or Tokenizer()
+        self._cached: OrderedDict[str, DocEntry] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def signature(self) -> tuple[list[str], dict[str, str], str]:
         ids = sorted(self.store.document_ids())
@@ -211,11 +215,30 @@ class SnapshotLoader:
         )
         return snapshot
 
-    def snapshot_of(self, ids: Sequence[str]) -> CorpusSnapshot:
-        """A snapshot of just these documents (in this order; unknown ids left out)."""
+    def snapshot_of(self, ids: Sequence[str], cache: int = 0) -> CorpusSnapshot:
+        """A snapshot of just these documents (in this order; unknown ids left out). ``cache``:
+        keep up to this many recently read documents (re-used while their content hash holds:
+        one query for the hashes instead of reading and tokenizing them again)."""
         read: dict[str, DocEntry] = {}
-        for start in range(0, len(ids), _BATCH):
-            read.update(self._read(ids[start : start + _BATCH]))
+        todo = list(ids)
+        if cache:
+            hashes = self.store.content_hashes(todo)
+            with self._cache_lock:
+                for i in todo:
+                    e = self._cached.get(i)
+                    if e is not None and e.document.content_hash and e.document.content_hash == hashes.get(i):
+                        self._cached.move_to_end(i)
+                        read[i] = e
+            todo = [i for i in todo if i not in read]
+        fresh: dict[str, DocEntry] = {}
+        for start in range(0, len(todo), _BATCH):
+            fresh.update(self._read(todo[start : start + _BATCH]))
+        if cache:
+            with self._cache_lock:
+                self._cached.update(fresh)
+                while len(self._cached) > cache:
+                    self._cached.popitem(last=False)
+        read.update(fresh)
         return CorpusSnapshot([read[i] for i in ids if i in read], self.tokenizer, self.dimension)
 
     def _read(self, ids: Sequence[str]) -> dict[str, DocEntry]:

@@ -113,6 +113,7 @@ def build(conn: sqlite3.Connection, target: Path, tokenizer: TextTokenizer | Non
     terms: list[np.ndarray] = []
     counts: list[np.ndarray] = []
     lengths: list[np.ndarray] = []
+    per_row_parts: list[np.ndarray] = []
     last = 0
     while True:
         batch = conn.execute(
@@ -125,18 +126,19 @@ def build(conn: sqlite3.Connection, target: Path, tokenizer: TextTokenizer | Non
         last = int(batch[-1][0])
         rowids.append(np.fromiter((r[0] for r in batch), np.int64, len(batch)))
         doc_rowids.append(np.fromiter((r[1] for r in batch), np.int64, len(batch)))
-        lens = np.zeros(len(batch), np.int32)
-        for i, r in enumerate(batch):
-            tokens = tok(r[2])
-            lens[i] = len(tokens)
-            ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), np.int32, len(tokens))
-            uniq, cnt = np.unique(ids, return_counts=True)
-            terms.append(uniq.astype(np.int32, copy=False))
-            counts.append(cnt.astype(np.float32))
-        lengths.append(lens)
+        tokens = [tok(r[2]) for r in batch]
+        lens = np.fromiter((len(t) for t in tokens), np.int64, len(batch))
+        flat = [vocab.setdefault(t, len(vocab)) for ts in tokens for t in ts]
+        # one sort per batch: (row, term) keys → each row's distinct terms and their counts
+        keys = (np.repeat(np.arange(len(batch), dtype=np.int64), lens) << 32) | np.asarray(flat, np.int64)
+        uniq, cnt = np.unique(keys, return_counts=True)
+        terms.append((uniq & 0xFFFFFFFF).astype(np.int32))
+        counts.append(cnt.astype(np.float32))
+        per_row_parts.append(np.bincount(uniq >> 32, minlength=len(batch)))
+        lengths.append(lens.astype(np.int32))
     n = sum(len(r) for r in rowids)
     dl = np.concatenate(lengths).astype(np.float32) if n else np.zeros(0, np.float32)
-    per_row = np.fromiter((len(t) for t in terms), np.int64, len(terms))
+    per_row = np.concatenate(per_row_parts).astype(np.int64) if per_row_parts else np.zeros(0, np.int64)
     indptr = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int64)
     col = np.concatenate(terms) if terms else np.zeros(0, np.int32)
     tf = np.concatenate(counts) if counts else np.zeros(0, np.float32)
