@@ -24,6 +24,7 @@ the same ``search`` signature, and falls back to it while the store has no docum
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import re
@@ -31,6 +32,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +47,8 @@ from devkb.store.models import ChunkHit, SourceType
 from devkb.store.protocol import CountingStore, GraphStore
 
 log = logging.getLogger(__name__)
+# Vector search of the candidate mode's first stage, beside full text in the caller's thread.
+_FIRST_STAGE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="related-first-stage")
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker_weights.json")
 # REFERENCES kinds that are issue links themselves: not evidence of co-citation.
@@ -327,13 +331,23 @@ class RelatedSearch(HybridSearch):
         """A snapshot of the documents the store's indexes find for ``query`` (through the
         reader's store: only readable documents), with the anchor and its co-cited documents."""
         n = self.candidate_chunks
+        dense: Future[list[ChunkHit]] | None = None
+        if vector is not None:  # the exact scan runs beside full text (both release the GIL)
+            dense = _FIRST_STAGE.submit(  # in this context: the reader's scope goes along
+                contextvars.copy_context().run,
+                self.store.vector_search,
+                vector.tolist(),
+                n,
+                types=types,
+                document_ids=document_ids,
+            )
         hits = (
             self.store.keyword_search(query, n, types=types, document_ids=document_ids)
             if query.strip()
             else []
         )
-        if vector is not None:
-            hits += self.store.vector_search(vector.tolist(), n, types=types, document_ids=document_ids)
+        if dense is not None:
+            hits += dense.result()
         ids = dict.fromkeys(h.document.id for h in hits)
         if anchor:
             anchor = anchor.strip()
