@@ -80,7 +80,7 @@ class RelatedSearch(HybridSearch):
         snapshot_store: GraphStore | None = None,
         policy: AccessPolicy | None = None,
         unrestricted: bool = False,
-        candidate_chunks: int = 100,
+        candidate_chunks: int = 50,
         candidate_cache: int = 2000,
     ) -> None:
         """``rerank_depth``: documents the lexical (and anchor) features select for the dense
