@@ -705,10 +705,12 @@ def at_ten_million(d: dict[str, Any]) -> list[str]:
             f"Exact vector search ~{vec * k:,.0f} ms p95 and {size(matrix * k)} of matrix in RAM; SQLite file "
             f"~{size(d['load']['disk_bytes'] * k)}; the impact index ~{size(t['build']['disk_bytes'] * k)} on disk, "
             f"~{t['build']['seconds'] * k / 60:.0f} min to build (in the background; the delta path keeps answers "
-            f"exact meanwhile), full text ≤ ~{text_p95 * k:,.0f} ms p95 (posting lists grow with the corpus; "
+            f"exact meanwhile) with ~{size(t['build']['peak_rss_growth_bytes'] * k)} of memory at its peak (as built "
+            "today: it holds all postings in memory before writing them; a build in term ranges would bound "
+            f"it), full text ≤ ~{text_p95 * k:,.0f} ms p95 (posting lists grow with the corpus; "
             "an upper bound — the dense score array and the top-k selection are the linear part); the learnt "
-            f"ranking on candidates ~{ranked * k:,.0f} ms p95 at most, dominated by the exact vector scan (its "
-            "per-candidate work does not grow). So at 10M the embedded store misses both latency goals, and the "
+            f"ranking on candidates ~{ranked + vec * (k - 1):,.0f} ms p95 (the exact vector scan grows, "
+            f"{vec:,.0f} → {vec * k:,.0f} ms; its per-candidate work does not). So at 10M the embedded store misses both latency goals, and the "
             "vector matrix no longer fits a small server's memory."
         ),
         "",
