@@ -346,7 +346,8 @@ class TextIndex:
             found = found[np.argpartition(-scores[found], top_k - 1)[:top_k]]
         out = [(int(index.rowids[i]), float(scores[i])) for i in found]
         if delta_rows:
-            out += self._delta(conn, index, words, top_k, allowed_docs)
+            raw = list(dict.fromkeys(_TOKEN.findall(query.lower())))[:64]  # FTS5 stems them itself
+            out += self._delta(conn, index, words, raw, top_k, allowed_docs)
         out.sort(key=lambda x: (-x[1], x[0]))
         return out[:top_k]
 
@@ -355,12 +356,14 @@ class TextIndex:
         conn: sqlite3.Connection,
         index: _Loaded,
         words: Sequence[str],
+        raw: Sequence[str],
         top_k: int,
         allowed_docs: np.ndarray | None,
     ) -> list[tuple[int, float]]:
         """Rows written after the build that hold a query term, scored with the index's
-        statistics (idf from its document frequencies, its average length)."""
-        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        statistics (idf from its document frequencies, its average length). ``words``: the
+        query's stems; ``raw``: its words as typed, for FTS5 (which stems them itself)."""
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in raw)
         rows = conn.execute(
             "SELECT c.rowid, d.rowid, c.content FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
             "JOIN documents d ON d.id = c.document_id WHERE chunks_fts MATCH ? AND f.rowid > ?",
