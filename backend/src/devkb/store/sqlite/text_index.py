@@ -341,9 +341,11 @@ class TextIndex:
             scores[deleted] = 0.0
         if allowed_docs is not None:
             scores[~np.isin(index.doc_rowids, allowed_docs)] = 0.0
-        found = np.flatnonzero(scores)
-        if found.size > top_k:
-            found = found[np.argpartition(-scores[found], top_k - 1)[:top_k]]
+        if top_k < scores.size:  # one partial sort of the whole array (no list of matches first)
+            found = np.argpartition(scores, scores.size - top_k)[scores.size - top_k :]
+        else:
+            found = np.arange(scores.size)
+        found = found[scores[found] > 0]
         out = [(int(index.rowids[i]), float(scores[i])) for i in found]
         if delta_rows:
             raw = list(dict.fromkeys(_TOKEN.findall(query.lower())))[:64]  # FTS5 stems them itself
