@@ -113,3 +113,15 @@ def test_small_stores_keep_fts5(tmp_path):
     assert s.keyword_search("broken", 5) is not None
     assert s.text_index is not None and s.text_index._build_id_on_disk() is None
     s.close()
+
+
+def test_an_index_of_another_database_is_ignored(tmp_path, store):
+    assert store.text_index is not None
+    store.text_index.build_now()
+    other = SQLiteGraphStore(tmp_path / "other" / "g.sqlite", text_index_min_chunks=50)
+    other.write_documents(docs(0, 20, seed=9))  # fewer rows: a lower rowid sequence
+    assert other.text_index is not None
+    store.text_index.path.rename(other.text_index.path)  # e.g. a data directory put back together
+    other.text_index.auto_build = False
+    assert indexed(other, "broken slider", 50) == fts5(other, "broken slider", 50)
+    other.close()

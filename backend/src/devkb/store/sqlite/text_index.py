@@ -234,7 +234,6 @@ class TextIndex:
         self._deleted = np.zeros(0, np.int64)  # positions in the index of deleted rows
         self._delta_rows = 0
         self._building: threading.Thread | None = None
-        self._checked_build: str | None = None
 
     # -- state ---------------------------------------------------------------------------
     def current(self, conn: sqlite3.Connection, generation: int) -> _Loaded | None:
@@ -249,6 +248,11 @@ class TextIndex:
         elif index is None or index.build_id != meta_build:
             index = _load(self.path)
         rows = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        if index is not None:  # rowids only grow: a lower sequence means another database file
+            seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
+            if seq is None or int(seq[0]) < index.watermark:
+                log.warning("full-text index at %s is not this database's: ignored", self.path)
+                index = None
         deleted = np.zeros(0, np.int64)
         delta = 0
         if index is not None:
