@@ -393,7 +393,9 @@ def run(
         server: dict[str, Any] | None = None
         if opts.scale_server:
             try:
-                server = serve_and_ask(root, titles[:TEXT_QUERIES], embedder)
+                # phrased as questions, so /ask runs its search (RAGSearch) on every one
+                asked = [scale_search.question(t) for t in titles[:TEXT_QUERIES]]
+                server = serve_and_ask(root, asked, embedder)
             except (BenchError, httpx.HTTPError) as e:  # the figures above stay
                 server = {"error": f"{type(e).__name__}: {e}"[:2000]}
     finally:
