@@ -346,9 +346,11 @@ class RelatedSearch(HybridSearch):
             if query.strip()
             else []
         )
-        if dense is not None:
-            hits += dense.result()
         ids = dict.fromkeys(h.document.id for h in hits)
+        # read the full-text candidates while the vector scan runs (it releases the GIL)
+        known = self.loader.entries(list(ids), cache=self.candidate_cache)
+        if dense is not None:
+            ids.update(dict.fromkeys(h.document.id for h in dense.result()))
         if anchor:
             anchor = anchor.strip()
             found = self.store.get_document(anchor)
@@ -357,7 +359,7 @@ class RelatedSearch(HybridSearch):
             if found is not None:
                 ids[found.document.id] = None
                 ids.update(dict.fromkeys(self.cocited(found.document.id)))
-        return self.loader.snapshot_of(list(ids), cache=self.candidate_cache)
+        return self.loader.snapshot_of(list(ids), cache=self.candidate_cache, known=known)
 
     def rank_candidates(
         self,

@@ -215,10 +215,19 @@ class SnapshotLoader:
         )
         return snapshot
 
-    def snapshot_of(self, ids: Sequence[str], cache: int = 0) -> CorpusSnapshot:
+    def snapshot_of(
+        self, ids: Sequence[str], cache: int = 0, known: dict[str, DocEntry] | None = None
+    ) -> CorpusSnapshot:
         """A snapshot of just these documents (in this order; unknown ids left out). ``cache``:
         keep up to this many recently read documents (re-used while their content hash holds:
-        one query for the hashes instead of reading and tokenizing them again)."""
+        one query for the hashes instead of reading and tokenizing them again); ``known``:
+        entries already read (``entries``)."""
+        read = dict(known or {})
+        read.update(self.entries([i for i in ids if i not in read], cache))
+        return CorpusSnapshot([read[i] for i in ids if i in read], self.tokenizer, self.dimension)
+
+    def entries(self, ids: Sequence[str], cache: int = 0) -> dict[str, DocEntry]:
+        """These documents read and tokenized (``cache`` as in ``snapshot_of``)."""
         read: dict[str, DocEntry] = {}
         todo = list(ids)
         if cache:
@@ -239,7 +248,7 @@ class SnapshotLoader:
                 while len(self._cached) > cache:
                     self._cached.popitem(last=False)
         read.update(fresh)
-        return CorpusSnapshot([read[i] for i in ids if i in read], self.tokenizer, self.dimension)
+        return read
 
     def _read(self, ids: Sequence[str]) -> dict[str, DocEntry]:
         loaded = [d for d in (self.store.get_document(i) for i in ids) if d is not None]
