@@ -193,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--queries", type=int, default=12)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--learnt-only", action="store_true", help="only the learnt ranking (the index exists)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", datefmt="%H:%M:%S")
     import numpy as np
@@ -200,9 +201,17 @@ def main(argv: list[str] | None = None) -> int:
     template = Template.from_store(args.template)
     rng = np.random.default_rng(99)
     titles = [template.titles[int(i)] for i in rng.integers(0, len(template.titles), args.queries)]
-    text = full_text(args.store, titles, args.repeats)
-    learnt = learnt_ranking(args.store, titles, build_embedder(Settings()), args.repeats)
-    out = {"full_text": text, "learnt_ranking": learnt, "goals": goals(text["build"]["chunks"], text, learnt)}
+    embedder = build_embedder(Settings())
+    if args.learnt_only:
+        out: dict[str, Any] = {"learnt_ranking": learnt_ranking(args.store, titles, embedder, args.repeats)}
+    else:
+        text = full_text(args.store, titles, args.repeats)
+        learnt = learnt_ranking(args.store, titles, embedder, args.repeats)
+        out = {
+            "full_text": text,
+            "learnt_ranking": learnt,
+            "goals": goals(text["build"]["chunks"], text, learnt),
+        }
     body = json.dumps(out, indent=2)
     if args.json:
         args.json.write_text(body, encoding="utf-8")
