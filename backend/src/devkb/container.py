@@ -66,7 +66,7 @@ log = logging.getLogger(__name__)
 def build_sqlite_store(settings: Settings) -> GraphStore:
     from devkb.store.sqlite import SQLiteGraphStore
 
-    return SQLiteGraphStore(settings.sqlite_path)
+    return SQLiteGraphStore(settings.sqlite_path, text_index_min_chunks=settings.text_index_min_chunks)
 
 
 def build_embedder(settings: Settings) -> TextEmbedder:

@@ -72,6 +72,12 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
     } == set(scale["queries"])
     assert scale["memory"]["matrix_bytes"] > 0
     assert scale["related_search_snapshot"]["chunks"] > 0
+    search = scale["search"]
+    assert search["full_text"]["build"]["chunks"] == opts.scale_chunks
+    assert 0 <= search["full_text"]["top10_overlap_with_exact"]["impact_index"] <= 1
+    assert is_summary(search["full_text"]["impact_index"]["question"]["p95_ms"])
+    assert is_summary(search["learnt_ranking"]["queries"]["related_candidates"]["p95_ms"])
+    assert len(scale["goals"]) == 3  # vector search, full text, the learnt ranking
 
     for name in ("ingest", "resync", "query", "scale"):
         assert found[name]["goals"] and all(GOAL_KEYS <= set(g) for g in found[name]["goals"])

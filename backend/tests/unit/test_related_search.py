@@ -118,20 +118,30 @@ def test_empty_store_falls_back_to_hybrid_search(tmp_path, embedder):
         store.close()
 
 
-def test_over_max_documents_it_searches_with_the_store_indexes(agent_store, embedder):
-    """Past ``max_documents`` no snapshot is built (its memory grows with the corpus): the hits
-    are HybridSearch's, over the same store."""
-    from devkb.agent.hybrid_search import HybridSearch
-
+def test_over_max_documents_it_ranks_candidates_from_the_store_indexes(agent_store, embedder):
+    """Past ``max_documents`` no snapshot is built (its memory grows with the corpus): the same
+    learnt model ranks the documents the store's full-text and vector indexes find."""
     count = len(agent_store.document_ids())
     capped = RelatedSearch(agent_store, embedder, max_documents=count - 1, unrestricted=True)
     query = "what does the runbook say when refund webhooks fail"
     hits = capped.search(query, top_k=5)
     assert capped._snapshot is None and not capped.available()
-    plain = HybridSearch(agent_store, embedder).search(query, top_k=5)
-    assert [h.document.id for h in hits] == [h.document.id for h in plain]
     roomy = RelatedSearch(agent_store, embedder, max_documents=count, unrestricted=True)
-    assert roomy.available() and roomy.search(query, top_k=5) and roomy._snapshot is not None
+    full = roomy.search(query, top_k=5)
+    assert roomy._snapshot is not None
+    # the candidates hold the answer: the same best document, scores from the same model
+    assert hits and hits[0].document.id == full[0].document.id
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(h.chunks and h.chunks[0].document.id == h.document.id for h in hits)
+    # anchor and filters hold without a snapshot too
+    anchored = capped.search("refund webhooks retries", top_k=10, anchor="PAY-1")
+    ids = [h.document.id for h in anchored]
+    assert "jira:PAY-1" not in ids and "jira:PAY-2" in ids
+    only_jira = capped.search("refund webhooks", top_k=10, types=[SourceType.JIRA])
+    assert only_jira and {h.document.type for h in only_jira} == {SourceType.JIRA}
+    subset = capped.search("refund webhooks", top_k=10, document_ids=[COMMIT_ID, PAGE_ID])
+    assert {h.document.id for h in subset} <= {COMMIT_ID, PAGE_ID}
+    assert capped._snapshot is None
 
 
 def test_background_warm_up_builds_the_snapshot(agent_store, embedder):

@@ -76,11 +76,19 @@ class Settings(BaseSettings):
         description="BLAS threads per product in the server (its "
         "request threads run in parallel already); 0 = the library default.",
     )
+    text_index_min_chunks: int | None = Field(
+        100_000,
+        ge=0,
+        description="Embedded store: from this many chunks on, full-text search uses the BM25 impact "
+        "index beside the database (built in the background when missing or stale) instead of "
+        "FTS5's bm25(); unset (null) = always FTS5.",
+    )
     related_search_max_documents: int | None = Field(
         100_000,
         ge=0,
-        description="Above this many documents RAGSearch uses the store's indexes instead of "
-        "RelatedSearch's in-memory snapshot (~670 MiB per 100k chunks); 0 = never use the snapshot.",
+        description="Above this many documents RelatedSearch ranks candidates from the store's "
+        "full-text and vector indexes instead of an in-memory snapshot of the whole store (~670 MiB "
+        "per 100k chunks); 0 = never use the snapshot.",
     )
 
     # -- history (docs/history.md) -----------------------------------------------------------

@@ -100,10 +100,13 @@ def test_ranking_over_the_snapshot_and_the_tools(seed, email, query, anchor):
     w = world(seed)
     visible = w.visible(email)
     search = RelatedSearch(w.scoped, EMBEDDER, snapshot_store=w.store, policy=w.policy, refresh_seconds=3600)
+    # above the document limit: candidates from the reader's store (vector search in a worker thread)
+    candidates = RelatedSearch(w.scoped, EMBEDDER, snapshot_store=w.store, policy=w.policy, max_documents=0)
     toolbox = Toolbox(w.scoped, search, lambda: {"K"})
     anchor_id = sorted(w.documents)[anchor]
     with _as(w, email):
         hits = search.search(query, top_k=10, anchor=anchor_id)
+        hits += candidates.search(query, top_k=10, anchor=anchor_id)
         tools = {t.name: t for t in toolbox.bind(Scope())}
         outputs = [
             tools["RAGSearch"].invoke(query=query),

@@ -271,6 +271,37 @@ def run_related(
         )
         log(_line(methods[-1]))
 
+        # The same model above DEVKB_RELATED_SEARCH_MAX_DOCUMENTS: no whole-store snapshot; the
+        # candidates come from the store's indexes (full text from the BM25 impact index, as a
+        # store of that size uses, and vectors) and the features are computed on them only.
+        big_store = SQLiteGraphStore(store_path, text_index_min_chunks=0)
+        assert big_store.text_index is not None
+        big_store.text_index.build_now()
+        big = RelatedSearch(big_store, embedder, unrestricted=True, max_documents=0)
+        big_rag = RAGSearch(big)
+
+        def big_run(q: RelatedQuery, anchor: str | None) -> list[str]:
+            scope = Scope.for_sources([SourceType.JIRA])
+            return [d.id for d in big_rag.run(scope, q.text, top_k=K if anchor else K + 1, anchor=anchor)]
+
+        try:
+            for label, with_anchor in (("text only", False), ("anchor = query issue", True)):
+
+                def ranked(q: RelatedQuery, with_anchor: bool = with_anchor) -> list[str]:
+                    return big_run(q, q.doc_id if with_anchor else None)
+
+                methods.append(
+                    _run(
+                        f"RAGSearch → RelatedSearch on candidates (above max documents), {label}",
+                        "devkb",
+                        queries,
+                        ranked,
+                    )
+                )
+                log(_line(methods[-1]))
+        finally:
+            big_store.close()
+
         embed_ms = _cold_embedding(embedder, list(texts.values())[:embed_sample])
     finally:
         store.close()

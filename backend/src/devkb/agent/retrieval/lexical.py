@@ -169,10 +169,22 @@ class Tokenizer:
     def __init__(self, stem: bool = True, max_len: int = 40) -> None:
         self.stem = _stemmer() if stem else None
         self.max_len = max_len
+        # word → its token ("" when dropped): a query-time snapshot of candidates tokenizes
+        # ~250k words per query, mostly words seen before (bounded: cleared when large)
+        self._cache: dict[str, str] = {}
 
     def __call__(self, text: str) -> list[str]:
-        words = [w for w in _TOKEN.findall(text.lower()) if 1 < len(w) <= self.max_len and w not in STOPWORDS]
-        return list(self.stem(words)) if self.stem is not None else words
+        words = _TOKEN.findall(text.lower())
+        cache = self._cache
+        new = [w for w in set(words) if w not in cache]
+        if new:
+            kept = [w for w in new if 1 < len(w) <= self.max_len and w not in STOPWORDS]
+            stems = list(self.stem(kept)) if self.stem is not None else kept
+            if len(cache) > 1_000_000:
+                cache = self._cache = {}
+            cache.update(dict.fromkeys(new, ""))
+            cache.update(zip(kept, stems, strict=True))
+        return [t for w in words if (t := cache.get(w, ""))]
 
 
 class FieldIndex:

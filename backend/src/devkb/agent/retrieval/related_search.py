@@ -10,17 +10,21 @@ and every experiment in docs/evaluation.md).
                                         assignee, components, versions, co-citation; the anchor
                                         itself is never returned
 
-Documents are scored from an in-memory ``CorpusSnapshot`` (refreshed from the store at most
-every ``refresh_seconds``, re-reading only changed documents); a query costs one embedding,
-a few sparse column sums and one matrix-vector product. ``RelatedSearch`` is a
-``HybridSearch`` with the same ``search`` signature, and falls back to it when the store has no
-documents yet — or more than ``max_documents``: the snapshot holds every document's tokens and
-vectors in memory (~26 s and ~670 MiB to build per 100k chunks, docs/benchmarks.md), so past
-that size the store's own indexes (FTS5 + the vector index, or Neo4j's) answer instead.
+Up to ``max_documents`` documents are scored from an in-memory ``CorpusSnapshot`` of the whole
+store (refreshed at most every ``refresh_seconds``, re-reading only changed documents); a query
+costs one embedding, a few sparse column sums and one matrix-vector product. The snapshot holds
+every document's tokens and vectors (~26 s and ~670 MiB to build per 100k chunks,
+docs/benchmarks.md), so above ``max_documents`` the same model ranks **candidates** instead:
+the store's own indexes (full text and vectors, ``candidate_chunks`` chunks each; plus, with
+an anchor, the anchor and its co-cited documents) select the documents, a snapshot of just
+those is read and the features are computed on it — nothing is held between queries, so
+start-up and memory do not grow with the store. ``RelatedSearch`` is a ``HybridSearch`` with
+the same ``search`` signature, and falls back to it while the store has no documents.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import re
@@ -28,6 +32,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +47,8 @@ from devkb.store.models import ChunkHit, SourceType
 from devkb.store.protocol import CountingStore, GraphStore
 
 log = logging.getLogger(__name__)
+# Vector search of the candidate mode's first stage, beside full text in the caller's thread.
+_FIRST_STAGE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="related-first-stage")
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker_weights.json")
 # REFERENCES kinds that are issue links themselves: not evidence of co-citation.
@@ -73,6 +80,8 @@ class RelatedSearch(HybridSearch):
         snapshot_store: GraphStore | None = None,
         policy: AccessPolicy | None = None,
         unrestricted: bool = False,
+        candidate_chunks: int = 50,
+        candidate_cache: int = 2000,
     ) -> None:
         """``rerank_depth``: documents the lexical (and anchor) features select for the dense
         features and the final score. ``dense_scan``: also add the best documents of a dense scan
@@ -84,7 +93,10 @@ class RelatedSearch(HybridSearch):
         what — every ranking is restricted to the current reader's documents (``access/``).
         Without a policy it refuses to be built (fail closed: a ranking over the whole snapshot
         would show every document) unless ``unrestricted=True`` says on purpose that every
-        caller reads everything (evaluation, benchmarks, a single-user tool)."""
+        caller reads everything (evaluation, benchmarks, a single-user tool).
+        ``candidate_chunks``: above ``max_documents``, chunks each of full-text and vector search
+        whose documents are ranked (the candidates); ``candidate_cache``: documents kept read
+        and tokenized between queries (re-used while their content hash holds)."""
         if policy is None and not unrestricted:
             raise ConfigurationError(
                 "RelatedSearch needs an access policy (or unrestricted=True for a caller that reads everything)"
@@ -103,6 +115,8 @@ class RelatedSearch(HybridSearch):
         self.cocitation_limit = cocitation_limit
         self.prf = prf
         self.max_documents = max_documents
+        self.candidate_chunks = candidate_chunks
+        self.candidate_cache = candidate_cache
         self._snapshot: CorpusSnapshot | None = None
         self._checked = 0.0
         self._lock = threading.Lock()
@@ -141,8 +155,8 @@ class RelatedSearch(HybridSearch):
             within = count <= self.max_documents
             if not within and (self._within_limit or self._snapshot is not None):
                 log.warning(
-                    "RelatedSearch off: %d documents > DEVKB_RELATED_SEARCH_MAX_DOCUMENTS=%d; "
-                    "searching with the store's indexes (HybridSearch)",
+                    "RelatedSearch without a snapshot: %d documents > DEVKB_RELATED_SEARCH_MAX_DOCUMENTS=%d; "
+                    "ranking candidates from the store's indexes",
                     count,
                     self.max_documents,
                 )
@@ -257,11 +271,14 @@ class RelatedSearch(HybridSearch):
         anchor: str | None = None,
         types: Sequence[SourceType] | None = None,
         document_ids: Sequence[str] | None = None,
+        snapshot: CorpusSnapshot | None = None,
+        vector: np.ndarray | None = None,
     ) -> tuple[CorpusSnapshot, np.ndarray, dict[str, np.ndarray], np.ndarray, bool]:
         """Candidates (snapshot positions, best first), their features and final scores, and the
         per-chunk cosines of the candidates (for passages); the last value says whether an
-        anchor was used."""
-        snapshot = self.snapshot()
+        anchor was used. ``snapshot``: rank these documents (default: the whole store's
+        snapshot); ``vector``: the query's embedding when already computed."""
+        snapshot = snapshot if snapshot is not None else self.snapshot()
         a = self.resolve_anchor(snapshot, anchor)
         feats = lexical_features(snapshot, query)
         if a is not None:
@@ -280,7 +297,8 @@ class RelatedSearch(HybridSearch):
         first = self.score(feats, a is not None, skip=DENSE)[pool]
         depth = min(self.rerank_depth, pool.size)
         chosen = pool[np.argpartition(-first, depth - 1)[:depth]]
-        vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32) if query.strip() else None
+        if vector is None and query.strip():
+            vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
         scan = self.dense_scan if self.dense_scan is not None else (0 if a is not None else 100)
         if scan and vector is not None and snapshot.vectors.size:
             best, _, _ = snapshot.similarities(pool, vector)
@@ -301,6 +319,62 @@ class RelatedSearch(HybridSearch):
         cand["_counts"] = snapshot.chunk_count[chosen][order]
         return snapshot, chosen[order], cand, sims, a is not None
 
+    # -- candidates (above max_documents) ------------------------------------------------
+    def candidate_snapshot(
+        self,
+        query: str,
+        vector: np.ndarray | None,
+        anchor: str | None = None,
+        types: Sequence[SourceType] | None = None,
+        document_ids: Sequence[str] | None = None,
+    ) -> CorpusSnapshot:
+        """A snapshot of the documents the store's indexes find for ``query`` (through the
+        reader's store: only readable documents), with the anchor and its co-cited documents."""
+        n = self.candidate_chunks
+        dense: Future[list[ChunkHit]] | None = None
+        if vector is not None:  # the exact scan runs beside full text (both release the GIL)
+            dense = _FIRST_STAGE.submit(  # in this context: the reader's scope goes along
+                contextvars.copy_context().run,
+                self.store.vector_search,
+                vector.tolist(),
+                n,
+                types=types,
+                document_ids=document_ids,
+            )
+        hits = (
+            self.store.keyword_search(query, n, types=types, document_ids=document_ids)
+            if query.strip()
+            else []
+        )
+        ids = dict.fromkeys(h.document.id for h in hits)
+        # read the full-text candidates while the vector scan runs (it releases the GIL)
+        known = self.loader.entries(list(ids), cache=self.candidate_cache)
+        if dense is not None:
+            ids.update(dict.fromkeys(h.document.id for h in dense.result()))
+        if anchor:
+            anchor = anchor.strip()
+            found = self.store.get_document(anchor)
+            if found is None and _ISSUE_KEY.match(anchor.upper()):
+                found = self.store.get_document(f"jira:{anchor.upper()}")
+            if found is not None:
+                ids[found.document.id] = None
+                ids.update(dict.fromkeys(self.cocited(found.document.id)))
+        return self.loader.snapshot_of(list(ids), cache=self.candidate_cache, known=known)
+
+    def rank_candidates(
+        self,
+        query: str,
+        anchor: str | None = None,
+        types: Sequence[SourceType] | None = None,
+        document_ids: Sequence[str] | None = None,
+    ) -> tuple[CorpusSnapshot, np.ndarray, dict[str, np.ndarray], np.ndarray, bool]:
+        """``rank`` over the candidates of ``candidate_snapshot`` (no whole-store snapshot)."""
+        vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32) if query.strip() else None
+        snapshot = self.candidate_snapshot(query, vector, anchor, types, document_ids)
+        if snapshot.n == 0:
+            return snapshot, np.zeros(0, np.int64), {}, np.zeros(0, np.float32), False
+        return self.rank(query, anchor, types, document_ids, snapshot=snapshot, vector=vector)
+
     # -- search ---------------------------------------------------------------------------
     def search(
         self,
@@ -312,11 +386,14 @@ class RelatedSearch(HybridSearch):
         anchor: str | None = None,
     ) -> list[DocumentHit]:
         if not self.available():
-            return super().search(query, top_k, types, document_ids, chunks_per_document)
-        snapshot = self.snapshot()
-        if snapshot.n == 0:
-            return super().search(query, top_k, types, document_ids, chunks_per_document)
-        snapshot, docs, cand, sims, _ = self.rank(query, anchor, types, document_ids)
+            snapshot, docs, cand, sims, _ = self.rank_candidates(query, anchor, types, document_ids)
+            if snapshot.n == 0:
+                return super().search(query, top_k, types, document_ids, chunks_per_document)
+        else:
+            snapshot = self.snapshot()
+            if snapshot.n == 0:
+                return super().search(query, top_k, types, document_ids, chunks_per_document)
+            snapshot, docs, cand, sims, _ = self.rank(query, anchor, types, document_ids)
         hits = []
         for j, i in enumerate(docs[: max(0, top_k)]):
             doc = snapshot.documents[i]

@@ -12,7 +12,9 @@ of the others.
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -170,6 +172,8 @@ class SnapshotLoader:
         self.store = store
         self.dimension = dimension
         self.tokenizer = tokenizer or Tokenizer()
+        self._cached: OrderedDict[str, DocEntry] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def signature(self) -> tuple[list[str], dict[str, str], str]:
         ids = sorted(self.store.document_ids())
@@ -210,6 +214,41 @@ class SnapshotLoader:
             time.perf_counter() - started,
         )
         return snapshot
+
+    def snapshot_of(
+        self, ids: Sequence[str], cache: int = 0, known: dict[str, DocEntry] | None = None
+    ) -> CorpusSnapshot:
+        """A snapshot of just these documents (in this order; unknown ids left out). ``cache``:
+        keep up to this many recently read documents (re-used while their content hash holds:
+        one query for the hashes instead of reading and tokenizing them again); ``known``:
+        entries already read (``entries``)."""
+        read = dict(known or {})
+        read.update(self.entries([i for i in ids if i not in read], cache))
+        return CorpusSnapshot([read[i] for i in ids if i in read], self.tokenizer, self.dimension)
+
+    def entries(self, ids: Sequence[str], cache: int = 0) -> dict[str, DocEntry]:
+        """These documents read and tokenized (``cache`` as in ``snapshot_of``)."""
+        read: dict[str, DocEntry] = {}
+        todo = list(ids)
+        if cache:
+            hashes = self.store.content_hashes(todo)
+            with self._cache_lock:
+                for i in todo:
+                    e = self._cached.get(i)
+                    if e is not None and e.document.content_hash and e.document.content_hash == hashes.get(i):
+                        self._cached.move_to_end(i)
+                        read[i] = e
+            todo = [i for i in todo if i not in read]
+        fresh: dict[str, DocEntry] = {}
+        for start in range(0, len(todo), _BATCH):
+            fresh.update(self._read(todo[start : start + _BATCH]))
+        if cache:
+            with self._cache_lock:
+                self._cached.update(fresh)
+                while len(self._cached) > cache:
+                    self._cached.popitem(last=False)
+        read.update(fresh)
+        return read
 
     def _read(self, ids: Sequence[str]) -> dict[str, DocEntry]:
         loaded = [d for d in (self.store.get_document(i) for i in ids) if d is not None]

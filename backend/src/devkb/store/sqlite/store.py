@@ -38,6 +38,7 @@ from devkb.store.sqlite import history
 from devkb.store.sqlite.field_index import ensure_field_index
 from devkb.store.sqlite.schema import DDL, SCHEMA_VERSION
 from devkb.store.sqlite.term_pruning import TermPruner
+from devkb.store.sqlite.text_index import TextIndex
 from devkb.store.sqlite.vector_index import VectorIndex
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -63,7 +64,10 @@ def _marks(n: int) -> str:
 class SQLiteGraphStore:
     """The embedded graph store. ``path`` is the database file (its directory is created)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, text_index_min_chunks: int | None = 100_000) -> None:
+        """``text_index_min_chunks``: from this many chunks on, full text is answered by the BM25
+        impact index beside the database (``text_index.py``, built in the background when
+        missing or stale); ``None``: always FTS5."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
@@ -71,6 +75,11 @@ class SQLiteGraphStore:
         self._conn_lock = threading.Lock()
         self._vectors = VectorIndex()
         self._term_pruner = TermPruner()
+        self.text_index = (
+            TextIndex(self.path, min_rows=text_index_min_chunks)
+            if text_index_min_chunks is not None
+            else None
+        )
         conn = self._conn()
         conn.executescript(DDL)
         conn.execute(
@@ -423,6 +432,13 @@ class SQLiteGraphStore:
         if not words:
             return []
         conn = self._conn()
+        index = self.text_index.current(conn, self._generation(conn)) if self.text_index else None
+        if index is not None:
+            assert self.text_index is not None
+            allowed = self._allowed_doc_rowids(conn, types, document_ids)
+            if allowed is not None and allowed.size == 0:
+                return []
+            return self._hits(conn, self.text_index.search(conn, index, query, top_k, allowed))
         match = self.fts_query(self._term_pruner.prune(conn, self._generation(conn), words))
         if types is None and document_ids is None:
             # Unfiltered: rank inside FTS5 alone. The joins below cost two index seeks per
