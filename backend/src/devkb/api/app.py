@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -126,6 +127,15 @@ def _api_docs(app: FastAPI) -> None:
 
     app.add_api_route("/docs", swagger, include_in_schema=False)
     app.add_api_route("/redoc", redoc, include_in_schema=False)
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one of ``devkb serve --workers N``'s processes (uvicorn's factory): its own
+    container from the environment, its own instance id in leases and sync runs."""
+    instance = os.environ.get("DEVKB_INSTANCE_ID")
+    if instance:  # one name given to all the workers: each still needs its own
+        os.environ["DEVKB_INSTANCE_ID"] = f"{instance}/{os.getpid()}"
+    return create_app(Container())
 
 
 def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:
