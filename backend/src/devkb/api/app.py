@@ -7,6 +7,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
@@ -79,6 +80,7 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
     """The server's life: the store checked, the scheduler and the retrieval snapshot started,
     everything closed at the end."""
     limit_blas_threads(container.settings().blas_threads)  # request threads, not BLAS pools
+    anyio.to_thread.current_default_thread_limiter().total_tokens = container.settings().request_threads
     prepare_store(container)
     ensure_demo_users(container)
     starters = getattr(container, "background_start", None)

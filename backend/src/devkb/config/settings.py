@@ -127,6 +127,13 @@ class Settings(BaseSettings):
         "per core on one machine); more than one needs chat_memory=store, so every process sees "
         "every session.",
     )
+    request_threads: int = Field(
+        40,
+        ge=1,
+        le=1000,
+        description="Requests one server process works on at once (its thread pool for synchronous "
+        "endpoints, anyio's default 40); the others wait their turn, first come first served.",
+    )
     access_log: bool = Field(
         True, description="A log line per request (uvicorn's access log); off behind a proxy that logs."
     )

@@ -128,6 +128,10 @@ def ask_over_http(opts: BenchOptions, ws: Workspace, qs: list[str], embedder: Te
                 )
             )
         }
+        if deployment["workers"] > 1:  # what this code does in today's deployment: the code's share
+            servers["now, one process"] = stack.enter_context(
+                ServerProcess(ws.data_dir, ws.sources_file, env=embedder_env(embedder), name="server-one")
+            )
         if base_src is not None:
             servers["today"] = stack.enter_context(
                 ServerProcess(
@@ -162,21 +166,35 @@ def ask_over_http(opts: BenchOptions, ws: Workspace, qs: list[str], embedder: Te
         "runs": per_repeat["now"],
         "baseline": {"commit": ASK_BASELINE_COMMIT, "deployment": "devkb serve (one process)"},
     }
+    if "now, one process" in per_repeat:
+        out["one_process"] = {
+            "deployment": "devkb serve (one process)",
+            "levels": summarise(per_repeat["now, one process"], opts.client_levels),
+            "runs": per_repeat["now, one process"],
+        }
     if "today" in per_repeat:
         out["baseline"]["levels"] = summarise(per_repeat["today"], opts.client_levels)
         out["baseline"]["runs"] = per_repeat["today"]
-        out["p95_now_over_today"] = {
-            str(level): Summary.of(
-                [
-                    now[str(level)]["p95_ms"] / today[str(level)]["p95_ms"]
-                    for now, today in zip(per_repeat["now"], per_repeat["today"], strict=True)
-                ]
-            ).to_json()
-            for level in opts.client_levels
-        }
+        out["p95_now_over_today"] = p95_ratios(per_repeat["now"], per_repeat["today"], opts.client_levels)
+        if "now, one process" in per_repeat:
+            out["one_process"]["p95_over_today"] = p95_ratios(
+                per_repeat["now, one process"], per_repeat["today"], opts.client_levels
+            )
     else:
         out["baseline"]["skipped"] = why_not
     return out
+
+
+def p95_ratios(
+    a: list[dict[str, dict[str, float]]], b: list[dict[str, dict[str, float]]], levels: tuple[int, ...]
+) -> dict[str, Any]:
+    """Per level: p95 of ``a`` ÷ p95 of ``b``, taken per repeat, summarised."""
+    return {
+        str(level): Summary.of(
+            [x[str(level)]["p95_ms"] / y[str(level)]["p95_ms"] for x, y in zip(a, b, strict=True)]
+        ).to_json()
+        for level in levels
+    }
 
 
 def retrieval_side_by_side(
