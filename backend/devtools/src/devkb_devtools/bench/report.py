@@ -355,7 +355,7 @@ def saturation(levels: dict[str, Any]) -> list[str]:
 
 
 def ask_baseline(http: dict[str, Any]) -> list[str]:
-    """Today's code in today's deployment and this code in one process, measured in the same
+    """Today's code in today's deployment and this code run the other way, measured in the same
     repeats as the recommended deployment (alternating), and the p95 ratios."""
     base = http.get("baseline")
     if not base:
@@ -372,10 +372,10 @@ def ask_baseline(http: dict[str, Any]) -> list[str]:
         *level_table(base["levels"]),
         "",
     ]
-    one = http.get("one_process")
+    one = http.get("other_deployment")
     if one:
         lines += [
-            f"**This code in today's deployment** (`{one['deployment']}`), same repeats:",
+            f"**This code, the other way to run it** (`{one['deployment']}`), same repeats:",
             "",
             *level_table(one["levels"]),
             "",
