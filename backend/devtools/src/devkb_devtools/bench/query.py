@@ -1,7 +1,10 @@
 """Query: latency (p50/p95) and throughput with 1, 8 and 32 concurrent clients.
 
 - ``POST /ask`` (extractive, ``DEVKB_LLM_PROVIDER=none``) over HTTP against a real ``devkb serve``
-  on 127.0.0.1, one connection per client. Goal: p95 ≤ 100 ms at 8 clients.
+  on 127.0.0.1, one connection per client, in the deployment docs/deployment.md recommends for one
+  machine; in the same repeats, alternating, the other deployment of this code and today's code
+  (``baseline_code.ASK_BASELINE_COMMIT`` from ``git archive``, one process) on the same store.
+  Goals: p95 ≤ 100 ms at 8 clients; p95 ÷ today's ≤ 0.4 at 8 and at 32 clients.
 - Retrieval alone, in process (worker threads; the API has no retrieval-only endpoint), side by
   side and interleaved per repeat:
   ``devkb hybrid`` = ``HybridSearch.search`` (query embedding, vector + BM25, fusion);
@@ -154,9 +157,8 @@ def ask_over_http(opts: BenchOptions, ws: Workspace, qs: list[str], embedder: Te
             )
         else:
             log.warning("no same-run baseline for /ask: %s", why_not)
-        for server in servers.values():
-            warm = [{"question": q} for q in qs[:8]]  # every worker: model, vector index, snapshot
-            http_closed_loop(server.base_url, "/ask", warm, 4, 2.0, server.headers)
+        for server in servers.values():  # 8 connections, so every worker gets some: model, snapshot
+            http_closed_loop(server.base_url, "/ask", bodies[:8], 8, 3.0, server.headers)
         per_repeat: dict[str, list[dict[str, dict[str, float]]]] = {name: [] for name in servers}
         for r in range(opts.query_repeats):
             runs: dict[str, dict[str, dict[str, float]]] = {name: {} for name in servers}
