@@ -99,7 +99,7 @@ def _term_of(word: str) -> str:
 def terms(text: str) -> set[str]:
     # distinct words first: texts repeat words, and this runs for every sentence of every passage
     memo = _TERM_OF
-    out = {memo[w] if w in memo else _term_of(w) for w in set(_WORD.findall(text))}
+    out = {t if (t := memo.get(w)) is not None else _term_of(w) for w in set(_WORD.findall(text))}
     out.discard("")
     return out
 

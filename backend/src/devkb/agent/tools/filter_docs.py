@@ -81,7 +81,8 @@ def _keyword_of(word: str) -> str:
 def keywords(text: str) -> set[str]:
     """The text's distinct keywords: lower-cased, stopwords dropped, lightly stemmed."""
     memo = _KEYWORD_OF
-    out = {memo[w] if w in memo else _keyword_of(w) for w in set(_WORD.findall(text))}
+    # get, not `in` then [], so another thread emptying the memo in between cannot raise
+    out = {kw if (kw := memo.get(w)) is not None else _keyword_of(w) for w in set(_WORD.findall(text))}
     out.discard("")
     return out
 
