@@ -84,6 +84,14 @@ class SharedStateContract:
             shared.append_message(CID, user(f"q{i}"), float(i), keep_last=3)
         assert [m.content for m in shared.messages(CID)] == ["q4", "q5", "q6"]
 
+    def test_the_last_messages_are_read_oldest_first(self, shared: SharedState):
+        shared.create_conversation(CID, "ann", "", 0.0)
+        for i in range(5):
+            shared.append_message(CID, user(f"q{i}"), float(i), keep_last=100)
+        assert [m.content for m in shared.messages(CID, last=2)] == ["q3", "q4"]
+        assert [m.content for m in shared.messages(CID, last=9)] == ["q0", "q1", "q2", "q3", "q4"]
+        assert shared.messages(CID, last=0) == []
+
     def test_list_rename_clear_delete(self, shared: SharedState):
         shared.create_conversation(CID, "ann", "", 10.0)
         shared.create_conversation(OTHER, "ann", "", 11.0)

@@ -59,6 +59,15 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
             assert is_summary(figures["p50_ms"]) and is_summary(figures["p95_ms"])
             assert is_summary(figures["throughput_per_s"]) and figures["errors"] == 0
     assert set(query["retrieval"]["ratios"]) == {"devkb hybrid", "devkb related", "devkb dense"}
+    ask = query["ask_http"]  # the recommended deployment against today's code, in the same repeats
+    assert ask["deployment"].startswith("devkb serve")
+    if "skipped" not in ask["baseline"]:  # a git checkout: today's code was served and measured
+        assert set(ask["baseline"]["levels"]) == set(ask["p95_now_over_today"]) == {"1", "8", "32"}
+        assert all(is_summary(v) for v in ask["p95_now_over_today"].values())
+    assert [g["goal"].split(":")[0] for g in query["goals"][1:]] == [
+        "POST /ask p95 at 8 clients ÷ today's (same run)",
+        "POST /ask p95 at 32 clients ÷ today's (same run)",
+    ]
 
     scale = found["scale"]
     assert scale["load"]["chunks"] == opts.scale_chunks

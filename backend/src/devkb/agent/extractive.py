@@ -82,9 +82,26 @@ STOPWORDS = frozenset(
 NO_ANSWER = "The knowledge base does not contain an answer to this question."
 
 
+# a word as written → its term ("" for a stopword or a single character); bounded, like FilterDocs's
+_TERM_OF: dict[str, str] = {}
+_TERM_MEMO_SIZE = 500_000
+
+
+def _term_of(word: str) -> str:
+    lw = word.lower()
+    term = lw if len(word) > 1 and lw not in STOPWORDS else ""
+    if len(_TERM_OF) >= _TERM_MEMO_SIZE:
+        _TERM_OF.clear()
+    _TERM_OF[word] = term
+    return term
+
+
 def terms(text: str) -> set[str]:
     # distinct words first: texts repeat words, and this runs for every sentence of every passage
-    return {lw for w in set(_WORD.findall(text)) if len(w) > 1 and (lw := w.lower()) not in STOPWORDS}
+    memo = _TERM_OF
+    out = {t if (t := memo.get(w)) is not None else _term_of(w) for w in set(_WORD.findall(text))}
+    out.discard("")
+    return out
 
 
 _METADATA_LINE = re.compile(

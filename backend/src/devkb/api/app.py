@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
@@ -78,6 +80,7 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
     """The server's life: the store checked, the scheduler and the retrieval snapshot started,
     everything closed at the end."""
     limit_blas_threads(container.settings().blas_threads)  # request threads, not BLAS pools
+    anyio.to_thread.current_default_thread_limiter().total_tokens = container.settings().request_threads
     prepare_store(container)
     ensure_demo_users(container)
     starters = getattr(container, "background_start", None)
@@ -126,6 +129,15 @@ def _api_docs(app: FastAPI) -> None:
 
     app.add_api_route("/docs", swagger, include_in_schema=False)
     app.add_api_route("/redoc", redoc, include_in_schema=False)
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one of ``devkb serve --workers N``'s processes (uvicorn's factory): its own
+    container from the environment, its own instance id in leases and sync runs."""
+    instance = os.environ.get("DEVKB_INSTANCE_ID")
+    if instance:  # one name given to all the workers: each still needs its own
+        os.environ["DEVKB_INSTANCE_ID"] = f"{instance}/{os.getpid()}"
+    return create_app(Container())
 
 
 def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 import sys
 from typing import Annotated, NoReturn
 
@@ -298,12 +299,23 @@ def serve(
     index_first: Annotated[
         bool, typer.Option("--index/--no-index", help="Sync every source before serving.")
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Server processes sharing the port (default DEVKB_WORKERS; more than one needs "
+            "DEVKB_CHAT_MEMORY=store).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the API (and the web app) with uvicorn."""
     import uvicorn
 
     from devkb.api.app import create_app
 
+    if workers is not None:  # the workers read their settings from the environment too
+        os.environ["DEVKB_WORKERS"] = str(workers)
     c = _container()
     settings = c.settings()
     if index_first:
@@ -320,7 +332,22 @@ def serve(
         shutdown(c)
         _fail(str(e))
     logging.getLogger().setLevel(logging.INFO)
-    uvicorn.run(create_app(c), host=host or settings.host, port=port or settings.port, log_level="info")
+    bind_host, bind_port = host or settings.host, port or settings.port
+    if settings.workers == 1:
+        uvicorn.run(
+            create_app(c), host=bind_host, port=bind_port, log_level="info", access_log=settings.access_log
+        )
+        return
+    shutdown(c)  # each worker opens its own container (store, model, snapshot)
+    uvicorn.run(
+        "devkb.api.app:app_from_environment",
+        factory=True,
+        workers=settings.workers,
+        host=bind_host,
+        port=bind_port,
+        log_level="info",
+        access_log=settings.access_log,
+    )
 
 
 @app.command("mcp")

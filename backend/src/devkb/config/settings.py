@@ -134,6 +134,24 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=list)
     cookie_secure: bool = False
     max_question_chars: int = Field(2000, ge=10, le=100_000)
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Server processes sharing the port (devkb serve; docs/deployment.md recommends one "
+        "per core on one machine); more than one needs chat_memory=store, so every process sees "
+        "every session.",
+    )
+    request_threads: int = Field(
+        40,
+        ge=1,
+        le=1000,
+        description="Requests one server process works on at once (its thread pool for synchronous "
+        "endpoints, anyio's default 40); the others wait their turn, first come first served.",
+    )
+    access_log: bool = Field(
+        True, description="A log line per request (uvicorn's access log); off behind a proxy that logs."
+    )
     # -- uploads (api/routers/uploads.py, the MCP ingest tool) ---------------------------------
     uploads_enabled: bool = Field(
         True, description="Accept uploads (source `uploads`, files under data_dir/uploads)."
@@ -220,6 +238,11 @@ class Settings(BaseSettings):
         if self.oidc_issuer and not self.oidc_client_id:
             raise ValueError(
                 "DEVKB_OIDC_ISSUER needs DEVKB_OIDC_CLIENT_ID (the client registered at the provider)"
+            )
+        if self.workers > 1 and self.chat_memory != "store":
+            raise ValueError(
+                "DEVKB_WORKERS > 1 needs DEVKB_CHAT_MEMORY=store: a session must be readable by every "
+                "server process (docs/deployment.md)"
             )
         if self.sources_file is not None and not self.sources_file.exists():
             raise ValueError(f"DEVKB_SOURCES_FILE {self.sources_file} does not exist")

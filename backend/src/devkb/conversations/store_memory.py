@@ -62,7 +62,7 @@ class StoreChatMemory:
         self.state.append_message(sid, message, self.clock(), keep_last=self.max_messages)
 
     def history(self, sid: str) -> list[StoredMessage]:
-        return self.state.messages(sid)[-self.history_limit :]
+        return self.state.messages(sid, last=self.history_limit)
 
     def clear(self, sid: str) -> int:
         return self.state.clear_conversation(sid, self.clock())

@@ -120,8 +120,9 @@ class SharedState(Protocol):
         ``keep_last`` messages of the conversation (older ones are deleted)."""
         ...
 
-    def messages(self, conversation_id: str) -> list[ConversationMessage]:
-        """The messages, oldest first."""
+    def messages(self, conversation_id: str, last: int | None = None) -> list[ConversationMessage]:
+        """The messages, oldest first; only the ``last`` most recent ones when given (a chat's
+        history, read on every question, need not decode the whole conversation)."""
         ...
 
     def clear_conversation(self, conversation_id: str, now: float) -> int:

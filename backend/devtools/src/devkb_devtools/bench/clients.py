@@ -49,6 +49,8 @@ class ServerProcess(DevkbServer):
         sources_file: Path | None,
         timeout: float = 600.0,
         env: dict[str, str] | None = None,
+        args: tuple[str, ...] = (),
+        name: str = "server",
     ) -> None:
         extra = dict(env or {})
         if sources_file is not None:
@@ -58,15 +60,20 @@ class ServerProcess(DevkbServer):
             env=extra,
             index=False,
             timeout=timeout,
-            log_path=data_dir.parent / f"{data_dir.name}-server.log",
+            log_path=data_dir.parent / f"{data_dir.name}-{name}.log",
+            args=args,
         )
         self.headers = {"X-API-Key": self.env["DEVKB_API_KEY"]} if self.env.get("DEVKB_API_KEY") else {}
 
     def memory(self) -> dict[str, int | None]:
-        pid = self.proc.pid if self.proc else None
+        """Resident memory of the server: its process and, with ``--workers``, every worker."""
+        pids = process_tree(self.proc.pid) if self.proc else []
+        rss = [rss_bytes(p) for p in pids]
+        peak = [hwm_bytes(p) for p in pids]
         return {
-            "rss_bytes": rss_bytes(pid) if pid else None,
-            "peak_rss_bytes": hwm_bytes(pid) if pid else None,
+            "rss_bytes": sum(x for x in rss if x) if pids else None,
+            "peak_rss_bytes": sum(x for x in peak if x) if pids else None,
+            "processes": len(pids),
         }
 
     def ask(self, question: str, timeout: float = 120.0) -> float:
@@ -78,6 +85,19 @@ class ServerProcess(DevkbServer):
         if response.status_code != 200:
             raise BenchError(f"POST /ask answered {response.status_code}: {response.text[:300]}")
         return time.perf_counter() - start
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (Linux ``/proc``; just ``pid`` elsewhere)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except OSError:
+            pass
+    return out
 
 
 async def _http_loop(

@@ -366,6 +366,50 @@ def saturation(levels: dict[str, Any]) -> list[str]:
     ]
 
 
+def ask_baseline(http: dict[str, Any]) -> list[str]:
+    """Today's code in today's deployment and this code run the other way, measured in the same
+    repeats as the recommended deployment (alternating), and the p95 ratios."""
+    base = http.get("baseline")
+    if not base:
+        return []
+    if "levels" not in base:
+        return [f"No same-run baseline for `/ask`: {base.get('skipped')}.", ""]
+    lines = [
+        (
+            f"**Today's code** (commit `{base['commit']}`, `{base['deployment']}`), served from "
+            "`git archive` with the same virtualenv, store, questions and clients, alternating with the "
+            "runs above in every repeat:"
+        ),
+        "",
+        *level_table(base["levels"]),
+        "",
+    ]
+    one = http.get("other_deployment")
+    if one:
+        lines += [
+            f"**This code, the other way to run it** (`{one['deployment']}`), same repeats:",
+            "",
+            *level_table(one["levels"]),
+            "",
+        ]
+    lines += [
+        "| p95 ÷ today's (per repeat) | "
+        + " | ".join(f"{c} clients" for c in http["p95_now_over_today"])
+        + " |"
+    ]
+    lines.append("| --- |" + " ---: |" * len(http["p95_now_over_today"]))
+    lines.append(
+        f"| {http.get('deployment')} | "
+        + " | ".join(fmt(v, 2) for v in http["p95_now_over_today"].values())
+        + " |"
+    )
+    if one and "p95_over_today" in one:
+        lines.append(
+            f"| {one['deployment']} | " + " | ".join(fmt(v, 2) for v in one["p95_over_today"].values()) + " |"
+        )
+    return lines + [""]
+
+
 def query_section(d: dict[str, Any] | None) -> list[str]:
     lines = ["## 4. Query", ""]
     if (s := status(d)) is not None:
@@ -381,13 +425,16 @@ def query_section(d: dict[str, Any] | None) -> list[str]:
         ),
         "",
         (
-            "**`POST /ask` (extractive) over HTTP** against `devkb serve` on 127.0.0.1 "
-            f"(server RSS after the runs: {size(mem.get('rss_bytes'))}, peak {size(mem.get('peak_rss_bytes'))}):"
+            "**`POST /ask` (extractive) over HTTP** against the recommended one-machine deployment "
+            f"(`{http.get('deployment', 'devkb serve')}`, docs/deployment.md) on 127.0.0.1 "
+            f"(server RSS after the runs, all its processes: {size(mem.get('rss_bytes'))}, "
+            f"peak {size(mem.get('peak_rss_bytes'))}):"
         ),
         "",
         *level_table(http["levels"]),
         "",
         *saturation(http["levels"]),
+        *ask_baseline(http),
         (
             f"**Retrieval alone, in process** (worker threads; top 50; BLAS threads: "
             f"{d.get('blas_threads') or 'library default'}, as in the server):"

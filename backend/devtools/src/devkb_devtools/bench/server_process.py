@@ -39,8 +39,10 @@ class DevkbServer:
         index: bool = False,
         timeout: float = 600.0,
         log_path: Path | None = None,
+        args: tuple[str, ...] = (),
     ) -> None:
         self.port = free_port()
+        self.args = args  # more ``devkb serve`` options (``--workers 2``)
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
         self.timeout = timeout
@@ -73,6 +75,7 @@ class DevkbServer:
                 "127.0.0.1",
                 "--port",
                 str(self.port),
+                *self.args,
             ],
             env=self.env,
             stdout=self._log,

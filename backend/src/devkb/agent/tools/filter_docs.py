@@ -63,11 +63,27 @@ def stem(word: str) -> str:
     return w
 
 
+# a word as written → its keyword ("" for a stopword): the vocabulary's, not the questions';
+# bounded so a stream of new words cannot grow it without end (it starts again when full)
+_KEYWORD_OF: dict[str, str] = {}
+_KEYWORD_MEMO_SIZE = 500_000
+
+
+def _keyword_of(word: str) -> str:
+    lw = word.lower()
+    kw = stem(lw) if len(lw) > 1 and lw not in STOPWORDS and lw not in EXTRA_STOPWORDS else ""
+    if len(_KEYWORD_OF) >= _KEYWORD_MEMO_SIZE:
+        _KEYWORD_OF.clear()
+    _KEYWORD_OF[word] = kw
+    return kw
+
+
 def keywords(text: str) -> set[str]:
-    out = set()
-    for lw in {w.lower() for w in set(_WORD.findall(text))}:  # distinct words: texts repeat them
-        if len(lw) > 1 and lw not in STOPWORDS and lw not in EXTRA_STOPWORDS:
-            out.add(stem(lw))
+    """The text's distinct keywords: lower-cased, stopwords dropped, lightly stemmed."""
+    memo = _KEYWORD_OF
+    # get, not `in` then [], so another thread emptying the memo in between cannot raise
+    out = {kw if (kw := memo.get(w)) is not None else _keyword_of(w) for w in set(_WORD.findall(text))}
+    out.discard("")
     return out
 
 

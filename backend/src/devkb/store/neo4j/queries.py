@@ -704,6 +704,14 @@ GET_MESSAGES = _stmt(
     ORDER BY m.seq""",
     "id",
 )
+GET_LAST_MESSAGES = _stmt(  # a chat's history: the newest $last, returned oldest first
+    """MATCH (m:Message {conversation_id: $id})
+    WITH m ORDER BY m.seq DESC LIMIT $last
+    RETURN m.role AS role, m.content AS content, m.timestamp AS timestamp, m.sources AS sources
+    ORDER BY m.seq""",
+    "id",
+    "last",
+)
 CLEAR_MESSAGES = _stmt(
     """MATCH (c:Conversation {id: $id}) SET c.updated_at = $now
     WITH c

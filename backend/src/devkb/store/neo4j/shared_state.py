@@ -83,8 +83,11 @@ class Neo4jSharedState:
 
         self._store._write(work, "appending a message")
 
-    def messages(self, conversation_id: str) -> list[ConversationMessage]:
-        rows = self._read(q.GET_MESSAGES, "reading messages", id=conversation_id)
+    def messages(self, conversation_id: str, last: int | None = None) -> list[ConversationMessage]:
+        if last is None:
+            rows = self._read(q.GET_MESSAGES, "reading messages", id=conversation_id)
+        else:
+            rows = self._read(q.GET_LAST_MESSAGES, "reading messages", id=conversation_id, last=max(0, last))
         return [
             ConversationMessage(
                 r["role"], r["content"], r["timestamp"], ConversationMessage.sources_from_json(r["sources"])
