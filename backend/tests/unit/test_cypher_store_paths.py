@@ -173,6 +173,7 @@ def _exercise_shared_state(shared: Neo4jSharedState) -> None:
     message = ConversationMessage("assistant", "a", "t", ({"document_id": DOC.id},))
     shared.append_message("c1", message, 3.0, keep_last=10)
     shared.messages("c1")
+    shared.messages("c1", last=2)
     shared.clear_conversation("c1", 4.0)
     shared.list_conversations("ann")
     shared.rename_conversation("c1", "t", 5.0)
