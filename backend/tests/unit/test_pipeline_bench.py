@@ -93,23 +93,6 @@ def test_chunks_embedded_ahead_are_not_embedded_again() -> None:
     assert not chunker._ahead  # taken, not kept
 
 
-class _BesideCaller(PassThroughEmbedder):
-    runs_beside_caller = True  # like ONNX Runtime on several cores: computes outside the GIL
-
-
-def test_embedding_ahead_is_on_for_remote_and_for_local_models_that_run_beside_the_caller(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from devkb.indexing.embedders.cache import CachingEmbedder
-    from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder, available_cores
-
-    assert not ChunkEmbedder(PassThroughEmbedder(), _NoStore()).overlaps  # type: ignore[arg-type]
-    assert ChunkEmbedder(_CountingEmbedder(), _NoStore()).overlaps  # type: ignore[arg-type]
-    assert ChunkEmbedder(_BesideCaller(), _NoStore()).overlaps  # type: ignore[arg-type]
-    cached = CachingEmbedder(_BesideCaller(), tmp_path / "cache.sqlite")  # wrappers pass it on
-    assert ChunkEmbedder(cached, _NoStore()).overlaps  # type: ignore[arg-type]
-    onnx = OnnxMiniLMEmbedder(cache_dir=tmp_path)  # not loaded: the flag needs no model
-    assert onnx.runs_beside_caller == (available_cores() > 1)
-
-
 def test_the_token_window_is_part_of_the_model_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
 

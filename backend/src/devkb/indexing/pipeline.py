@@ -92,9 +92,8 @@ class IndexingPipeline:
 
     @property
     def embeds_ahead(self) -> bool:
-        """Whether ``embed_ahead`` pays: a remote embedder taking several requests at once, or a
-        local one that computes outside the GIL while the store writes (ONNX on several cores)."""
-        return self.chunk_embedder.overlaps
+        """Whether ``embed_ahead`` pays: a remote embedder taking several requests at once."""
+        return self.chunk_embedder.concurrency > 1
 
     def embed_ahead(self, documents: list[SourceDocument], source: str, force: bool = False) -> None:
         """Split and embed the changed documents of a batch that ``run`` will get next, so the

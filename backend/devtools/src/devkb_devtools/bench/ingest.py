@@ -45,10 +45,6 @@ class RecordingEmbedder:
         self.inner = inner
         self.model_name = inner.model_name
         self.dimension = inner.dimension
-        # what the pipeline asks of an embedder (batches in flight, embedding ahead): as the inner one
-        self.concurrency = getattr(inner, "concurrency", 1)
-        self.runs_beside_caller = getattr(inner, "runs_beside_caller", False)
-
         self.batches: list[list[str]] = []
         self.seconds = 0.0
         self._lock = threading.Lock()

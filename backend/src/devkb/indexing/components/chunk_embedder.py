@@ -23,9 +23,6 @@ class ChunkEmbedder:
         # a remote embedder (a GPU service) says how many requests it takes at once; in flight
         # together, they hide each request's round trip and keep the service busy
         self.concurrency = max(1, int(getattr(embedder, "concurrency", 1)))
-        # an in-process model that runs outside the GIL on other cores (ONNX Runtime) overlaps with
-        # the store's writes too, when the sync embeds the next batch ahead
-        self.overlaps = self.concurrency > 1 or bool(getattr(embedder, "runs_beside_caller", False))
         self._pool: ThreadPoolExecutor | None = None
         # vectors embedded ahead of their batch (``embed_ahead``), by chunk id, until ``run`` takes them
         self._ahead: dict[str, list[float]] = {}

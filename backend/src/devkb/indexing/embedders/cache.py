@@ -22,9 +22,6 @@ class CachingEmbedder:
         self.inner = inner
         self.model_name = inner.model_name
         self.dimension = inner.dimension
-        # what the indexer asks of an embedder (batches in flight, embedding ahead): as the inner one
-        self.concurrency = getattr(inner, "concurrency", 1)
-        self.runs_beside_caller = getattr(inner, "runs_beside_caller", False)
         self.max_memory_items = max_memory_items
         self._mem: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()

@@ -82,9 +82,6 @@ class OnnxMiniLMEmbedder:
         self.batch_size = batch_size  # texts per ONNX Runtime call (a micro-batch)
         self.max_seq_length = max_seq_length
         self.workers = workers or available_cores()  # sessions run in parallel: one per core
-        # ONNX Runtime releases the GIL: with a spare core, the sync embeds the next batch while
-        # the store writes this one (``IndexingPipeline.embeds_ahead``)
-        self.runs_beside_caller = available_cores() > 1
         self.threads_per_worker = threads_per_worker
         # Idle ORT threads busy-wait by default; on a shared 2-core box that steals CPU from the
         # tokenizer, the store and other processes (measured 5-15% slower with spinning there).
