@@ -18,6 +18,17 @@ from typing import Any
 
 from devkb_devtools.bench.measure import Summary
 from devkb_devtools.bench.options import BenchOptions
+from devkb_devtools.bench.workspace import REPO_ROOT
+
+
+def shown(path: Path) -> str:
+    """``path`` as the report prints it: relative to the checkout (``../shared/data/fluid``) when it
+    lies beside it, so the report names no machine's directories."""
+    try:
+        return str(Path("..") / path.resolve().relative_to(REPO_ROOT.parent))
+    except ValueError:
+        return str(path)
+
 
 RUN_LINE = re.compile(r"^\s*run (\d+):(.*)$")
 RATE = re.compile(r"([\w-]+) ([\d.]+)/s")
@@ -77,7 +88,7 @@ def run(opts: BenchOptions, fluid_dir: Path | None) -> dict[str, Any]:
     header = next((line for line in done.stdout.splitlines() if line.startswith("speed:")), "")
     best = max(ratios, key=lambda n: ratios[n]["median"])
     return {
-        "command": "python -m " + " ".join(cmd[2:]),
+        "command": "python -m " + " ".join(shown(fluid_dir) if a == str(fluid_dir) else a for a in cmd[2:]),
         "setup": header,
         "chunks_per_s": engines,
         "speedup_over_torch": ratios,
