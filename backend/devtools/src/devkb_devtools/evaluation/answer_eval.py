@@ -314,16 +314,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         llm_settings: dict[str, Any] = {}
         if args.llama:
-            from devkb_devtools.testkit.llama_server import LlamaServer
+            from devkb_devtools.testkit.llama_server import started_llama_settings
 
-            log_dir = Path(tempfile.mkdtemp(prefix="devkb-llama-"))
-            llm = stack.enter_context(LlamaServer.build(log_dir / "llama-server.log"))
-            llm_settings = {
-                "llm_provider": "openai",
-                "openai_base_url": llm.openai_base_url,
-                "openai_model": llm.model,
-                "llm_max_tokens": 160,
-            }
+            llm_settings = started_llama_settings(stack)
         return _run(args, llm_settings)
 
 

@@ -13,13 +13,15 @@ calls included.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import httpx
 
@@ -155,3 +157,17 @@ class LlamaServer:
                 self.proc.wait()
         if getattr(self, "_log", None) is not None:
             self._log.close()
+
+
+def started_llama_settings(stack: contextlib.ExitStack, max_tokens: int = 160) -> dict[str, Any]:
+    """Start llama-server with SmolLM2 inside ``stack`` (its log in a fresh temporary directory)
+    and return the devkb settings that answer through it with the ``openai`` provider — what the
+    evaluations' ``--llama`` column runs on."""
+    log_dir = Path(tempfile.mkdtemp(prefix="devkb-llama-"))
+    llm = stack.enter_context(LlamaServer.build(log_dir / "llama-server.log"))
+    return {
+        "llm_provider": "openai",
+        "openai_base_url": llm.openai_base_url,
+        "openai_model": llm.model,
+        "llm_max_tokens": max_tokens,
+    }
