@@ -241,7 +241,9 @@ def index_once(
 ) -> dict[str, Any]:
     data_dir = work / label
     shutil.rmtree(data_dir, ignore_errors=True)
-    with Workspace(whole, data_dir, embedder, settings=settings, vendor_check=vendor_check) as ws:
+    with Workspace(
+        whole, data_dir, embedder, settings=settings, vendor_check=vendor_check, emulator_process=True
+    ) as ws:
         with RssSampler() as rss:
             figures = ws.sync_all()
         stats = ws.store.stats()

@@ -12,6 +12,7 @@ mutation API (``update_issue``, ``update_page``, ``add_commit``), as a team woul
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import random
 import time
@@ -29,7 +30,7 @@ from devkb.errors import DevkbError
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.indexing.run_status import RunStatus
 from devkb.store.sqlite import SQLiteGraphStore
-from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.emulators import Dataset, EmulatorSuite, EmulatorUrls
 
 REPO_ROOT = Path(__file__).resolve().parents[5]
 
@@ -52,7 +53,7 @@ class Corpus:
     projects: tuple[str, ...] = ()  # Jira projects to read; empty = all
     with_github: bool = True
 
-    def sources(self, suite: EmulatorSuite) -> list[dict[str, Any]]:
+    def sources(self, suite: EmulatorUrls) -> list[dict[str, Any]]:
         if self.name == "demo":
             from devkb_devtools.demo.workspace import demo_sources
 
@@ -116,6 +117,51 @@ def dataset_of(c: Corpus) -> Dataset:
     return _DATASETS[c.dataset_dir].clone()
 
 
+def _serve_suite(dataset_dir: Path, urls: Any, stop: Any) -> None:
+    suite = EmulatorSuite(Dataset.load(dataset_dir), response_check=None).start()
+    urls.put((suite.jira_url, suite.confluence_url, suite.github_url))
+    stop.wait()
+    suite.stop()
+
+
+class EmulatorProcess:
+    """The corpus's emulators in a process of their own, as a vendor's servers are: they share the
+    machine's cores with the indexer but not its interpreter lock. No vendor-description check (a
+    conformance check of the emulators; a vendor's server does not pay it). Serves URLs only: the
+    dataset lives in the other process, so :func:`change_documents` needs in-process emulators."""
+
+    def __init__(self, dataset_dir: Path) -> None:
+        self.dataset_dir = dataset_dir
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._stop: Any = None
+        self.jira_url = self.confluence_url = self.github_url = ""
+
+    def start(self) -> Self:
+        ctx = multiprocessing.get_context("spawn")
+        urls = ctx.Queue()
+        self._stop = ctx.Event()
+        self._process = ctx.Process(
+            target=_serve_suite, args=(self.dataset_dir, urls, self._stop), name="emulators", daemon=True
+        )
+        self._process.start()
+        try:
+            self.jira_url, self.confluence_url, self.github_url = urls.get(timeout=300)
+        except Exception as e:
+            self.stop()
+            raise BenchError(f"the emulator process did not start: {e}") from e
+        return self
+
+    def stop(self) -> None:
+        if self._process is None:
+            return
+        self._stop.set()
+        self._process.join(30)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join(10)
+        self._process = None
+
+
 @dataclass
 class SyncFigures:
     seconds: float
@@ -138,11 +184,15 @@ class Workspace:
         dataset: Dataset | None = None,
         settings: dict[str, Any] | None = None,
         vendor_check: bool = True,
+        emulator_process: bool = False,
     ) -> None:
         self.corpus = corpus
         # the emulators validate every response against the vendor's description (a conformance
         # check the test suite relies on); off, they cost what a vendor's server would: nothing here
         self.vendor_check = vendor_check
+        # True: the emulators run in their own process (no vendor check), see EmulatorProcess
+        self.emulator_process = emulator_process
+        self._emulators: EmulatorProcess | None = None
         self.settings = dict(settings or {})  # more Settings values (e.g. ``history=False``)
         self.data_dir = data_dir
         self.embedder = embedder
@@ -153,10 +203,18 @@ class Workspace:
 
     def __enter__(self) -> Self:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        dataset = self._dataset or dataset_of(self.corpus)
-        suite = EmulatorSuite(dataset) if self.vendor_check else EmulatorSuite(dataset, response_check=None)
-        self.suite = suite.start()
-        entries = [{**s, "schedule": "manual"} for s in self.corpus.sources(self.suite)]
+        urls: EmulatorUrls
+        if self.emulator_process:
+            if self._dataset is not None:
+                raise BenchError("emulators in their own process serve a corpus from its files only")
+            self._emulators = urls = EmulatorProcess(self.corpus.dataset_dir).start()
+        else:
+            dataset = self._dataset or dataset_of(self.corpus)
+            suite = (
+                EmulatorSuite(dataset) if self.vendor_check else EmulatorSuite(dataset, response_check=None)
+            )
+            self.suite = urls = suite.start()
+        entries = [{**s, "schedule": "manual"} for s in self.corpus.sources(urls)]
         self.sources_file.write_text(
             yaml.safe_dump({"sources": entries}, sort_keys=False, allow_unicode=True)
         )
@@ -187,6 +245,9 @@ class Workspace:
         if self.suite is not None:
             self.suite.stop()
             self.suite = None
+        if self._emulators is not None:
+            self._emulators.stop()
+            self._emulators = None
 
     @property
     def store(self) -> SQLiteGraphStore:
@@ -196,6 +257,8 @@ class Workspace:
 
     @property
     def dataset(self) -> Dataset:
+        if self.suite is None and self._emulators is not None:
+            raise BenchError("the emulators run in their own process: their dataset is not editable here")
         assert self.suite is not None
         return self.suite.dataset
 

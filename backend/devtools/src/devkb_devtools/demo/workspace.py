@@ -14,14 +14,14 @@ from devkb.config.workspaces import WorkspaceUser
 from devkb.sources.registry import available_types
 from devkb_devtools.demo.content.permissions import ACCOUNTS
 from devkb_devtools.demo.people import DEMO_USERS
-from devkb_devtools.emulators import Dataset, EmulatorSuite
+from devkb_devtools.emulators import Dataset, EmulatorSuite, EmulatorUrls
 
 DEMO_DATA = Path(__file__).parent / "data"
 JIRA_PUBLIC_URL = "https://jira.example.com"
 WIKI_PUBLIC_URL = "https://wiki.example.com"
 
 
-def demo_sources(suite: EmulatorSuite) -> list[SourceConfig]:
+def demo_sources(suite: EmulatorUrls) -> list[SourceConfig]:
     sources = [
         SourceConfig(
             name="wiki",

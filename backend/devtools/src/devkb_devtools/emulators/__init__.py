@@ -21,13 +21,14 @@ from devkb_devtools.emulators.faults import Fault, FaultSwitches, RequestLog, Re
 from devkb_devtools.emulators.git_repository import GitRepository
 from devkb_devtools.emulators.github import GitHubEmulator
 from devkb_devtools.emulators.jira import JiraEmulator
-from devkb_devtools.emulators.server import EmulatorServer, EmulatorSuite
+from devkb_devtools.emulators.server import EmulatorServer, EmulatorSuite, EmulatorUrls
 
 __all__ = [
     "ConfluenceEmulator",
     "Dataset",
     "EmulatorServer",
     "EmulatorSuite",
+    "EmulatorUrls",
     "Fault",
     "FaultSwitches",
     "GitHubEmulator",

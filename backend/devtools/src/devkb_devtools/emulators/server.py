@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 from devkb_devtools.emulators.app import EmulatorApp
 from devkb_devtools.emulators.confluence import ConfluenceEmulator
@@ -327,6 +327,17 @@ def jira_emulator(
     if deployment == "datacenter":
         return JiraEmulator(dataset, faults, time_zone=time_zone)
     raise ValueError(f"unknown Jira deployment {deployment!r}; choose one of {', '.join(JIRA_DEPLOYMENTS)}")
+
+
+class EmulatorUrls(Protocol):
+    """Where a suite's three services answer (a suite in this process or another)."""
+
+    @property
+    def jira_url(self) -> str: ...
+    @property
+    def confluence_url(self) -> str: ...
+    @property
+    def github_url(self) -> str: ...
 
 
 class EmulatorSuite:
