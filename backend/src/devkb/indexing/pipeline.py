@@ -24,7 +24,7 @@ from devkb.indexing.components.splitter import KindAwareSplitter, Segmenter
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.indexing.references.context import LinkContext
 from devkb.indexing.references.extractor import ReferenceExtractor
-from devkb.indexing.shared_document import SharedDocument
+from devkb.indexing.shared_document import Batch, SharedDocument
 from devkb.sources.base import SourceDocument
 from devkb.store.protocol import GraphStore
 
@@ -101,15 +101,15 @@ class IndexingPipeline:
         thread). ``run`` takes the vectors by chunk id, which hashes the chunk's text: a chunk
         that came out differently is simply embedded again."""
         unique = list({d.id: d for d in documents}.values())
-        changed = self._detect.run([to_haystack(d, source) for d in unique], force)["documents"]
-        assert isinstance(changed, list)
+        changed = self._detect.run(Batch(to_haystack(d, source) for d in unique), force)["documents"]
+        assert isinstance(changed, Batch)
         self.chunk_embedder.embed_ahead(self._split.run(changed)["chunks"])
 
     def run(self, documents: list[SourceDocument], source: str, force: bool = False) -> BatchResult:
         # the same id twice in one batch: the last one wins
         unique = list({d.id: d for d in documents}.values())
         out: dict[str, Any] = self.pipeline.run(
-            {"detect": {"documents": [to_haystack(d, source) for d in unique], "force": force}},
+            {"detect": {"documents": Batch(to_haystack(d, source) for d in unique), "force": force}},
             include_outputs_from={"detect"},
         )
         write = out.get("write", {})

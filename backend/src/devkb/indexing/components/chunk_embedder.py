@@ -4,6 +4,7 @@ document id, position and text) is already in the store."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -11,6 +12,7 @@ from haystack import Document as HsDocument
 from haystack import component
 
 from devkb.indexing.embedders.base import TextEmbedder
+from devkb.indexing.shared_document import Batch
 from devkb.store.protocol import GraphStore
 
 
@@ -34,7 +36,7 @@ class ChunkEmbedder:
     def warm_up(self) -> None:
         self.embedder.warm_up()
 
-    def embed_ahead(self, chunks: list[HsDocument]) -> None:
+    def embed_ahead(self, chunks: Sequence[HsDocument]) -> None:
         """Embed ``chunks`` now (from the sync's read-ahead thread) so that ``run`` finds their
         vectors when their batch reaches it: a remote embedder then works while the store writes
         the batch before. Chunks whose vectors the store or an earlier call has are skipped."""
@@ -68,8 +70,8 @@ class ChunkEmbedder:
                 vectors[c.id] = v.tolist()
         return vectors
 
-    @component.output_types(chunks=list[HsDocument])
-    def run(self, chunks: list[HsDocument]) -> dict[str, list[HsDocument]]:
+    @component.output_types(chunks=Batch[HsDocument])
+    def run(self, chunks: Batch[HsDocument]) -> dict[str, Batch[HsDocument]]:
         ahead: dict[str, list[float]] = {}
         if self._ahead:
             with self._ahead_lock:
@@ -81,4 +83,4 @@ class ChunkEmbedder:
         with self._count_lock:
             self.embedded += len(todo)
             self.reused += len(chunks) - len(todo) - len(ahead)
-        return {"chunks": [replace(c, embedding=vectors[c.id]) for c in chunks]}
+        return {"chunks": Batch(replace(c, embedding=vectors[c.id]) for c in chunks)}

@@ -8,6 +8,7 @@ from collections import defaultdict
 from haystack import Document as HsDocument
 from haystack import component
 
+from devkb.indexing.shared_document import Batch
 from devkb.store.models import Chunk, Document, Reference
 from devkb.store.protocol import GraphStore
 
@@ -33,7 +34,7 @@ class DocumentChunkWriter:
 
     @component.output_types(documents_written=int, chunks_written=int, references_written=int)
     def run(
-        self, documents: list[HsDocument], chunks: list[HsDocument], references: list[Reference]
+        self, documents: Batch[HsDocument], chunks: Batch[HsDocument], references: Batch[Reference]
     ) -> dict[str, object]:
         by_doc: dict[str, list[Chunk]] = defaultdict(list)
         for c in chunks:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from haystack import Document as HsDocument
 from haystack import component
 
+from devkb.indexing.shared_document import Batch
 from devkb.store.models import Reference
 from devkb.store.protocol import GraphStore
 
@@ -16,7 +17,7 @@ class ReferenceWriter:
         self.store = store
 
     @component.output_types(documents=int, references_written=int)
-    def run(self, documents: list[HsDocument], references: list[Reference]) -> dict[str, int]:
+    def run(self, documents: Batch[HsDocument], references: Batch[Reference]) -> dict[str, int]:
         owners = [d.id for d in documents]
         if owners:
             self.store.write_references(owners, references)  # one transaction per batch

@@ -11,6 +11,7 @@ from haystack import component
 
 from devkb.indexing.references.context import LinkContext
 from devkb.indexing.references.extractor import ReferenceExtractor
+from devkb.indexing.shared_document import Batch
 from devkb.store.models import Reference
 
 
@@ -20,10 +21,10 @@ class RelationshipManager:
         self.extractor = extractor
         self.context = context
 
-    @component.output_types(documents=list[HsDocument], references=list[Reference])
-    def run(self, documents: list[HsDocument]) -> dict[str, object]:
+    @component.output_types(documents=Batch[HsDocument], references=Batch[Reference])
+    def run(self, documents: Batch[HsDocument]) -> dict[str, object]:
         if not documents:
-            return {"documents": documents, "references": []}
+            return {"documents": Batch(documents), "references": Batch[Reference]()}
         ctx = self.context()
         refs = [r for d in documents for r in self.extractor.extract(d.meta["source_document"], ctx)]
-        return {"documents": documents, "references": refs}
+        return {"documents": Batch(documents), "references": Batch(refs)}

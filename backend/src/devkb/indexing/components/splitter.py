@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from haystack import Document as HsDocument
 from haystack import component
 
-from devkb.indexing.shared_document import SharedDocument
+from devkb.indexing.shared_document import Batch, SharedDocument
 from devkb.indexing.splitting.packer import SectionPacker
 from devkb.indexing.splitting.sections import Section, split_markdown_sections
 from devkb.store.models import Chunk
@@ -32,12 +32,12 @@ class KindAwareSplitter:
         self.segmenters = segmenters or {}
         self._lock = threading.Lock()  # segmenters hold parsers; the sync's read-ahead splits too
 
-    @component.output_types(chunks=list[HsDocument])
-    def run(self, documents: list[HsDocument]) -> dict[str, list[HsDocument]]:
+    @component.output_types(chunks=Batch[HsDocument])
+    def run(self, documents: Batch[HsDocument]) -> dict[str, Batch[HsDocument]]:
         with self._lock:
-            return {"chunks": self._split(documents)}
+            return {"chunks": Batch(self._split(documents))}
 
-    def _split(self, documents: list[HsDocument]) -> list[HsDocument]:
+    def _split(self, documents: Sequence[HsDocument]) -> list[HsDocument]:
         out: list[HsDocument] = []
         for doc in documents:
             kind = str(doc.meta.get("kind", ""))

@@ -46,6 +46,7 @@ from devkb.indexing.pipeline import IndexingPipeline, to_haystack
 from devkb.indexing.references.context import LinkContext
 from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.indexing.run_status import RunStatus
+from devkb.indexing.shared_document import Batch
 from devkb.indexing.sync import SourceSync
 from devkb.sources.base import SourceLoader
 from devkb.store.models import SyncState
@@ -91,7 +92,7 @@ class ReferenceBackfill:
             stored = self.store.content_hashes(list(unique))
             docs = [to_haystack(d, loader.name) for i, d in unique.items() if i in stored]
             if docs:
-                out = self.pipeline.run({"relate": {"documents": docs}})
+                out = self.pipeline.run({"relate": {"documents": Batch(docs)}})
                 rewritten += int(out["write"]["documents"])
             if status is not None:
                 status.update(done=status.done + len(batch.documents))
