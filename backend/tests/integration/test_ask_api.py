@@ -1,7 +1,7 @@
 """``/ask``, ``/ask/stream`` and ``/chat`` on the real app and container (no LLM), over the agent
-test corpus and the demo workspace: answers, sessions and their isolation, follow-ups, a session
-named in the body refused, and the SSE event sequence — in-process and from a uvicorn server on
-127.0.0.1."""
+test corpus and the demo workspace: answers, sessions and their isolation, follow-ups (and a
+follow-up with nothing to refer to), a session named in the body refused, and the SSE event
+sequence — in-process and from a uvicorn server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -225,6 +225,9 @@ def test_feedback_is_stored_with_its_question_and_bad_votes_are_refused(app, tmp
     )
 
 
+UNRESOLVED = ("and who worked on it?", "what is its status?", "when did it change?")
+
+
 def ask_over_http(c: httpx.Client, question: str, sid: str | None = None) -> httpx.Response:
     """``POST /ask`` with only the ``X-Session-ID`` header naming the session (no cookie)."""
     c.cookies.clear()
@@ -263,3 +266,36 @@ def test_a_follow_up_resolves_through_the_session_header(demo_server):
         assert body["session_id"] == sid and body["status"] == "answered", body
         assert body["tool_calls"][0]["arguments"]["document_ids"] == ["jira:PAY-7"]
         assert body["answer"].startswith("PAY-7: assignee Daniel Okafor; reporter Priya Raman")
+
+
+@pytest.mark.parametrize("question", UNRESOLVED)
+def test_a_follow_up_with_nothing_to_refer_to_asks_which_document_is_meant(demo_server, question):
+    """No session, no earlier turn: "it" names nothing. The answer says so and asks which issue,
+    page or document is meant — no tool runs, no source is cited, nothing is rated as an answer."""
+    with httpx.Client(base_url=demo_server, timeout=120) as c:
+        body = ask_over_http(c, question).json()
+        assert body["status"] == "not_found" and body["sources"] == [] and body["tool_calls"] == [], body
+        assert "refers to something said earlier" in body["answer"]
+        assert "Which one do you mean?" in body["answer"]
+        assert "nothing earlier names a document" in body["confidence"]["reason"]
+        # streamed the same way
+        c.cookies.clear()
+        with c.stream("POST", "/ask/stream", json={"question": question}) as r:
+            evs = events(r.iter_lines())
+        assert [k for k, _ in evs][-2:] == ["citations", "done"] and evs[-1][1]["answer"] == body["answer"]
+        # a question back is no knowledge gap: the sources were never asked
+        assert c.get("/admin/gaps").json()["total"] == 0
+        ask_over_http(c, "What is our parental leave policy?")  # a real gap, for contrast
+        assert c.get("/admin/gaps").json()["total"] == 1
+
+
+def test_it_in_a_question_that_names_its_own_topic_is_answered_as_usual(demo_server):
+    with httpx.Client(base_url=demo_server, timeout=120) as c:
+        for question in (
+            "How do I configure the Meridian client so it retries in production?",
+            "how do I configure it for production?",
+            "Is it possible to replay parked webhook deliveries?",
+        ):
+            body = ask_over_http(c, question).json()
+            assert "refers to something said earlier" not in body["answer"], (question, body)
+            assert body["tool_calls"] and body["sources"], (question, body)
