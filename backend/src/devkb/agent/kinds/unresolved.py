@@ -1,7 +1,7 @@
 """Unresolved reference: a follow-up with nothing to refer to — the question's subject is a word
 for something said before ("and who worked on it?", "what is its status?", "when did that change?")
-and it has no words of its own, no identifier, and no earlier answer in the conversation left a
-document for the reference to mean. No tool runs: any document a search found would be an
+and it has no words of its own, no identifier, and the previous answer (if any) left no document
+for the reference to mean. No tool runs: any document a search found would be an
 unrelated passage answering a question nobody asked. The answer says the question refers to
 something earlier and asks which issue, page or document is meant (status ``not_found``).
 
