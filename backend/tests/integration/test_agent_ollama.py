@@ -240,3 +240,13 @@ def test_an_unknown_identifier_is_not_found_without_asking_the_model(agent_store
     assert a.answer.startswith("PAY-99999 was not found in the knowledge base.")
     assert a.sources == [] and a.mode == "extractive" and "without the LLM" in (a.note or "")
     assert ollama.chat_requests == []
+
+
+def test_a_reference_with_nothing_earlier_is_not_sent_to_the_model(agent_store, embedder, ollama):
+    """With no earlier turn "it" names nothing: the model is not asked to guess (it would search
+    and answer from whatever came back). With one it rewrites the follow-up as before
+    (test_follow_up_is_rewritten_from_the_history)."""
+    a = service_for(agent_store, embedder, ollama).ask("and who worked on it?")
+    assert a.status == "not_found" and a.sources == [] and a.mode == "extractive"
+    assert "refers to something said earlier" in a.answer
+    assert ollama.chat_requests == []

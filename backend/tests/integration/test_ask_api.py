@@ -1,6 +1,7 @@
 """``/ask``, ``/ask/stream`` and ``/chat`` on the real app and container (no LLM), over the agent
-test corpus: answers, sessions and their isolation, follow-ups, and the SSE event sequence —
-in-process and from a uvicorn server on 127.0.0.1."""
+test corpus and the demo workspace: answers, sessions and their isolation, follow-ups (and a
+follow-up with nothing to refer to), a session named in the body refused, and the SSE event
+sequence — in-process and from a uvicorn server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from devkb.config.settings import Settings
 from devkb.container import Container
 from devkb.errors import StoreUnavailableError
 from tests.agent_corpus import COMMIT_ID
+from tests.demo_workspace import make_container as demo_container
 
 pytestmark = pytest.mark.integration
 
@@ -145,10 +147,21 @@ def test_stream_reports_errors_as_an_event(agent_corpus, tmp_path, embedder):
 
 @pytest.fixture
 def server(agent_corpus, tmp_path, embedder):
+    yield from serve(create_app(make_container(agent_corpus, tmp_path, embedder), start_background=False))
+
+
+@pytest.fixture
+def demo_server(demo_workspace, tmp_path, embedder):
+    """``devkb serve``'s app on a copy of the indexed demo workspace, from uvicorn on loopback."""
+    data = demo_workspace.copy_data(tmp_path / "data")
+    container = demo_container(data, demo_workspace.sources_file, embedder)
+    yield from serve(create_app(container, start_background=False))
+
+
+def serve(app) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    app = create_app(make_container(agent_corpus, tmp_path, embedder), start_background=False)
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -210,3 +223,79 @@ def test_feedback_is_stored_with_its_question_and_bad_votes_are_refused(app, tmp
         and vote["question"] == "What is PAY-1?"
         and vote["document_ids"] == ["jira:PAY-1"]
     )
+
+
+UNRESOLVED = ("and who worked on it?", "what is its status?", "when did it change?")
+
+
+def ask_over_http(c: httpx.Client, question: str, sid: str | None = None) -> httpx.Response:
+    """``POST /ask`` with only the ``X-Session-ID`` header naming the session (no cookie)."""
+    c.cookies.clear()
+    r = c.post("/ask", json={"question": question}, headers={"X-Session-ID": sid or "new"})
+    assert r.status_code == 200, r.text
+    return r
+
+
+def test_a_session_named_in_the_body_is_refused_and_names_the_field(demo_server):
+    """A script sending ``session_id`` in the body gets a 422 saying where a session is named —
+    never a silently new session; the header names it."""
+    with httpx.Client(base_url=demo_server, timeout=120) as c:
+        first = ask_over_http(c, "What is PAY-7 about?")
+        sid = first.json()["session_id"]
+        assert first.headers["x-session-id"] == sid
+        for path in ("/ask", "/ask/stream"):
+            c.cookies.clear()
+            r = c.post(path, json={"question": "and who worked on it?", "session_id": sid})
+            assert r.status_code == 422 and r.headers["content-type"].startswith("application/json")
+            detail = r.json()["detail"]
+            assert detail.startswith("session_id: unknown field") and "X-Session-ID" in detail, detail
+        c.cookies.clear()
+        r = c.post("/ask", json={"question": "What is PAY-7 about?", "sourcess": ["jira"]})
+        assert r.status_code == 422 and r.json()["detail"].startswith("sourcess: unknown field"), r.text
+        # nothing refused was remembered: the session holds its one question and answer
+        history = c.get("/chat/history", headers={"X-Session-ID": sid}).json()
+        assert [m["content"] for m in history["messages"] if m["role"] == "user"] == ["What is PAY-7 about?"]
+        schema = c.get("/openapi.json").json()["components"]["schemas"]["AskRequest"]
+        assert schema["additionalProperties"] is False and "X-Session-ID" in schema["description"]
+
+
+def test_a_follow_up_resolves_through_the_session_header(demo_server):
+    with httpx.Client(base_url=demo_server, timeout=120) as c:
+        sid = ask_over_http(c, "What is PAY-7 about?").json()["session_id"]
+        body = ask_over_http(c, "and who worked on it?", sid).json()
+        assert body["session_id"] == sid and body["status"] == "answered", body
+        assert body["tool_calls"][0]["arguments"]["document_ids"] == ["jira:PAY-7"]
+        assert body["answer"].startswith("PAY-7: assignee Daniel Okafor; reporter Priya Raman")
+
+
+@pytest.mark.parametrize("question", UNRESOLVED)
+def test_a_follow_up_with_nothing_to_refer_to_asks_which_document_is_meant(demo_server, question):
+    """No session, no earlier turn: "it" names nothing. The answer says so and asks which issue,
+    page or document is meant — no tool runs, no source is cited, nothing is rated as an answer."""
+    with httpx.Client(base_url=demo_server, timeout=120) as c:
+        body = ask_over_http(c, question).json()
+        assert body["status"] == "not_found" and body["sources"] == [] and body["tool_calls"] == [], body
+        assert "refers to something said earlier" in body["answer"]
+        assert "Which one do you mean?" in body["answer"]
+        assert "nothing earlier names a document" in body["confidence"]["reason"]
+        # streamed the same way
+        c.cookies.clear()
+        with c.stream("POST", "/ask/stream", json={"question": question}) as r:
+            evs = events(r.iter_lines())
+        assert [k for k, _ in evs][-2:] == ["citations", "done"] and evs[-1][1]["answer"] == body["answer"]
+        # a question back is no knowledge gap: the sources were never asked
+        assert c.get("/admin/gaps").json()["total"] == 0
+        ask_over_http(c, "What is our parental leave policy?")  # a real gap, for contrast
+        assert c.get("/admin/gaps").json()["total"] == 1
+
+
+def test_it_in_a_question_that_names_its_own_topic_is_answered_as_usual(demo_server):
+    with httpx.Client(base_url=demo_server, timeout=120) as c:
+        for question in (
+            "How do I configure the Meridian client so it retries in production?",
+            "how do I configure it for production?",
+            "Is it possible to replay parked webhook deliveries?",
+        ):
+            body = ask_over_http(c, question).json()
+            assert "refers to something said earlier" not in body["answer"], (question, body)
+            assert body["tool_calls"] and body["sources"], (question, body)

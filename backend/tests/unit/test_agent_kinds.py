@@ -3,24 +3,30 @@ handed to the tools instead of re-read, and the evidence-based status and confid
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import devkb.agent.identifiers as identifiers
 import devkb.agent.question as question
+from devkb.agent.answer import HistoryTurn
 from devkb.agent.ask_service import AskService
 from devkb.agent.confidence import Signals, exact_confidence, level, signals, topic_probability, topic_status
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.kinds import KINDS, Context, QuestionKind, Step, kind_of
 from devkb.agent.kinds.search import Search
+from devkb.agent.kinds.unresolved import refers_to_nothing
 from devkb.agent.planner import Planner
 from devkb.agent.question import parse_question
 from devkb.agent.tools import RAGSearch
 from devkb.store.models import Document, SourceType
 
 KEYS = {"PAY", "FLUID"}
+EVAL = Path(__file__).resolve().parents[1] / "eval"
 
 
 @pytest.fixture
@@ -43,6 +49,10 @@ def test_the_registry_ends_with_search_and_names_each_kind_once():
         ("what depends on PAY-1?", False, "relation"),
         ("what is the status of PAY-1?", False, "lookup"),
         ("and its assignee?", True, "carry-over"),
+        ("and its assignee?", False, "unresolved-reference"),
+        ("and who worked on it?", False, "unresolved-reference"),
+        ("and who worked on it?", True, "relation"),
+        ("how do I configure it for production?", False, "search"),
         ("what changed in October 2026?", False, "history"),
         ("show me documents from October 2026", False, "period"),
         ("how are refund webhooks retried?", False, "search"),
@@ -149,6 +159,52 @@ def test_answers_carry_a_status_and_a_confidence(planner):
     assert topic.confidence is not None and "parental" in topic.confidence.reason
     scope = Scope.for_sources(None)
     assert planner.execute(scope, "What is our parental leave policy?").kind.name == "search"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["and who worked on it?", "what is its status?", "when did it change?", "which commits touched them?"],
+)
+def test_a_reference_with_nothing_earlier_asks_which_document_is_meant(planner, text):
+    """No earlier turn: the reference names nothing, so no tool runs and no passage is offered as
+    an answer; the answer says what it refers to and asks which document is meant."""
+    answer = AskService(planner).ask(text)
+    assert answer.status == "not_found" and answer.sources == [] and answer.tool_calls == []
+    reference = parse_question(text, KEYS).reference
+    assert answer.answer.startswith(f"“{reference}” refers to something said earlier")
+    assert "Which one do you mean?" in answer.answer
+    assert answer.confidence is not None and "nothing earlier names a document" in answer.confidence.reason
+
+
+def test_no_evaluation_question_is_taken_for_an_unresolved_reference():
+    """The rule stays narrow: of the evaluation's questions (written from the raw data, none a
+    follow-up; ten with "it" in the text), none is recognised as a reference with nothing
+    of its own, though the questions of the defect are."""
+    rows = [
+        json.loads(line)
+        for path in sorted(EVAL.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    texts = [r["question"] for r in rows if r.get("question")]
+    keys = {m.upper() for t in texts for m in re.findall(r"\b([A-Za-z]+)-\d+\b", t)}
+    parsed = [parse_question(t, keys) for t in texts]
+    assert len(parsed) > 500 and sum(p.reference is not None for p in parsed) >= 10  # "it" as text
+    assert [p.text for p in parsed if refers_to_nothing(p)] == []
+    assert refers_to_nothing(parse_question("and who worked on it?", keys))
+
+
+def test_the_same_follow_up_after_a_turn_carries_over_its_documents(planner):
+    history = [
+        HistoryTurn("user", "What is PAY-1 about?"),
+        HistoryTurn("assistant", "Refund webhooks fail [1].", ("jira:PAY-1",)),
+    ]
+    answer = AskService(planner).ask("what is its status?", history=history)
+    assert answer.status == "answered" and answer.document_ids[0] == "jira:PAY-1"
+    assert answer.tool_calls[0].arguments["document_ids"] == ["jira:PAY-1"]
+    # an earlier turn that left no document gives the reference nothing to mean either
+    empty = [HistoryTurn("user", "hello"), HistoryTurn("assistant", "The knowledge base does not say.")]
+    assert AskService(planner).ask("what is its status?", history=empty).status == "not_found"
 
 
 def test_who_to_ask_names_people_from_the_documents_with_citations(planner):

@@ -13,6 +13,7 @@ from devkb.agent.extractive import compose_extractive
 from devkb.agent.kinds.relation import neighbour_filter, relation_list
 from devkb.agent.planner import Planner
 from devkb.agent.question import Relation, expand_ellipsis, is_follow_up, parse_question
+from devkb.agent.tools.filter_docs import keywords
 from devkb.store.models import Document, Neighbor, SourceType
 
 KEYS = {"FLUID", "PAY", "DS"}
@@ -62,6 +63,32 @@ def test_follow_up_only_when_the_question_refers_back() -> None:
     assert is_follow_up("what about PAY-2?", anchored=True)
     assert not is_follow_up("Is it possible to retry refunds?")
     assert not parse_question("What is blocked?", KEYS, has_context=True).follow_up
+
+
+@pytest.mark.parametrize(
+    ("question", "reference", "own_words"),
+    [
+        ("and who worked on it?", "it", set()),
+        ("what is its status?", "its", set()),
+        ("when did it change?", "it", set()),
+        ("what is the status of this one?", "this one", set()),
+        ("which commits touched them?", "them", set()),
+        ("who owns that issue?", "that", set()),
+        ("how do I configure it for production?", "it", {"configure", "production"}),
+        ("Why did it fail?", "it", {"fail"}),
+        ("Is it possible to retry refunds?", None, {"possible", "retry", "refund"}),
+        ("What is the issue that blocks releases?", None, {"issue", "block", "release"}),
+        ("who worked on PAY-7?", None, {"work", "pay-7"}),  # an identifier: nothing refers back
+    ],
+)
+def test_a_reference_and_the_words_of_its_own_are_read_off_the_question(
+    question: str, reference: str | None, own_words: set[str]
+) -> None:
+    """The word a question uses for something said earlier, and the content words left once that
+    word and what the question asks about it (field, relation, type, wanted document) are out."""
+    p = parse_question(question, KEYS)
+    assert p.reference == reference
+    assert keywords(p.own_words) == own_words
 
 
 def test_time_expressions() -> None:

@@ -25,6 +25,9 @@ def test_which_answers_are_gaps():
     assert gap_kind(answer("answered", 0.45)) == "low_confidence"
     assert gap_kind(answer("answered", 0.8)) is None
     assert gap_kind(Answer("…", [])) is None  # no confidence, answered: not a gap
+    asked_back = answer("not_found", 0.981)
+    asked_back.asks_back = True  # "which one do you mean?": the sources were not asked
+    assert gap_kind(asked_back) is None
 
 
 def test_key_terms_are_stemmed_content_words_without_meta_words():

@@ -57,6 +57,9 @@ class Answer:
     token_probability: float | None = None
     # source types (JIRA, …) holding documents the question names that its source filter left out
     filtered_out: list[str] = field(default_factory=list)
+    # the answer asks back which document is meant (a reference with nothing to refer to): nothing
+    # was looked up, so it says nothing about what the sources hold (never a knowledge gap)
+    asks_back: bool = False
 
     @property
     def document_ids(self) -> list[str]:

@@ -63,8 +63,10 @@ class AskService:
     ) -> Answer:
         events = _Events(on_event)
         events.status("retrieving")
-        if self.planner.kind(self.planner.parse(question)).needs_no_model:
-            return self._ask_rules(question, sources, history, events)  # composed from records (history)
+        carried = last_documents(history)  # what a follow-up can refer to, as the rules path sees it
+        if self.planner.kind(self.planner.parse(question, carried), carried).needs_no_model:
+            # composed from records (history), or a reference with nothing earlier to refer to
+            return self._ask_rules(question, sources, history, events)
         choice = self.llm.current() if self.llm is not None else None
         note = None
         if choice is not None and choice.generator is not None and self.runner is not None:
@@ -113,6 +115,7 @@ class AskService:
             text, citations, scope.calls, "extractive", question, "none", status=status, confidence=confidence
         )
         answer.filtered_out = sorted(set(outcome.filtered_out.values()))
+        answer.asks_back = outcome.kind.asks_back
         return answer
 
     def _ask_llm(

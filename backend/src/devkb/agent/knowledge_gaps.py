@@ -48,7 +48,10 @@ def key_terms(question: str) -> tuple[str, ...]:
 
 
 def gap_kind(answer: Answer) -> str | None:
-    """Why an answer is a gap (``None`` when it is not one)."""
+    """Why an answer is a gap (``None`` when it is not one). An answer asking back which document
+    a question means is none: the sources were not asked."""
+    if answer.asks_back:
+        return None
     if answer.status == "not_found":
         return "not_found"
     if answer.status == "partial":

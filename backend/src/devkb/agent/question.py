@@ -9,7 +9,13 @@
 - **time** (``last month``, ``in April 2019``, ``since 2019-03``), **fields** asked about (status,
   assignee, reporter, …) and the **question type** (why / who / when / what changed / about);
 - whether it is a **follow-up**: only when it refers back (a pronoun, "and …", "what about …", an
-  ellipsis) — never because it is short.
+  ellipsis) — never because it is short;
+- its **reference** and **own words**: the word a question without an identifier uses for what it
+  is about ("it", "its", "them", "this one", "that issue"), and the question with that word and the
+  words that say what is asked about it (a field, a relation, the question type, the wanted
+  document type, an opening "and …") blanked out. "and who worked on it?" has the reference "it"
+  and no words of its own: without an earlier turn it names nothing (``kinds/unresolved.py``);
+  "how do I configure it for production?" keeps "configure" and "production".
 """
 
 from __future__ import annotations
@@ -45,6 +51,10 @@ class ParsedQuestion:
     qtype: str  # why | who | when | changed | about | list | fact
     follow_up: bool
     words: tuple[str, ...] = ()  # the question's words, lower-cased, in order (kinds match phrases on them)
+    # the first word referring to something said before ("it", "them", "this one"); None with an identifier
+    reference: str | None = None
+    # the question with its reference and what it asks about it blanked out (its own topic's words)
+    own_words: str = ""
 
     @property
     def anchored(self) -> bool:
@@ -186,6 +196,15 @@ _DUMMY_IT = re.compile(
     r"\b(?:is|was)\s+it\s+(?:possible|true|ok|okay)\b|\bit\s+(?:seems|looks\s+like)\b", re.IGNORECASE
 )
 
+# a reference to something said before, as a document is named: "it", "them", "this one", "that
+# issue", "that?" — not "that" opening a clause ("the issue that blocks releases")
+_REFERENCE = re.compile(
+    r"\b(?:it|its|they|them|their|these|those)\b|"
+    r"\b(?:this|that)(?:\s+ones?\b|(?=\s*(?:[?!.,;:]|$))|(?=\s+(?:issue|ticket|bug|task|page|"
+    r"document|doc|file|commit|pr|pull\s+request|change|one)s?\b))",
+    re.IGNORECASE,
+)
+
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
 }
@@ -224,9 +243,40 @@ def parse_question(
     if time_from is None and time_to is None:
         time_from = lookups.lookups[0].updated_from if lookups.lookups else None
         time_to = lookups.lookups[0].updated_to if lookups.lookups else None
+    reference = None if lookups.anchored else _reference(question)
     return ParsedQuestion(
-        question, lookups, wanted, relation, time_from, time_to, fields, qtype, follow_up, words_of(question)
+        question,
+        lookups,
+        wanted,
+        relation,
+        time_from,
+        time_to,
+        fields,
+        qtype,
+        follow_up,
+        words_of(question),
+        reference,
+        _own_words(question, anchor) if reference else question,
     )
+
+
+def _reference(question: str) -> str | None:
+    """The first word of ``question`` that refers to something said before ("it", "this one"),
+    "it" as a dummy subject ("is it possible") left out."""
+    m = _REFERENCE.search(_DUMMY_IT.sub(" ", question))
+    return " ".join(m.group(0).lower().split()) if m else None
+
+
+def _own_words(question: str, anchor: str) -> str:
+    """``question`` with its references and the words saying what it asks blanked out: the
+    relation, the fields, the question type, the wanted document type and an opening "and"/"what
+    about" (the same tables the parse reads them with)."""
+    text = _DUMMY_IT.sub(" ", question)
+    asking = [re.compile(pattern.replace("{A}", anchor), re.IGNORECASE) for pattern, _, _ in _RELATIONS]
+    asking += [*(p for p, _ in _FIELDS), *(p for p, _ in _QTYPE), *(p for p, _ in _WANTED), _REFERS_BACK]
+    for pattern in asking:
+        text = pattern.sub(" ", text)
+    return _REFERENCE.sub(" ", text)
 
 
 _NAMES_ANCHOR = re.compile(r"\s*(?:#?\s*\d|[0-9a-f]{7,40}\b|[\w.-]+/[\w./-]+)", re.IGNORECASE)

@@ -33,7 +33,7 @@ from devkb.api.routers import (
     stats,
     uploads,
 )
-from devkb.api.sessions import SessionMiddleware
+from devkb.api.sessions import SESSION_FIELD, SESSION_NOT_IN_BODY, SessionMiddleware
 from devkb.api.spa import BrowserNavigation, mount_spa
 from devkb.container import Container, ensure_demo_users, prepare_store, shutdown
 from devkb.errors import (
@@ -69,7 +69,8 @@ def _errors(app: FastAPI) -> None:
         parts = []
         for err in exc.errors():
             loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
-            parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+            msg = _unknown_field(loc) if err.get("type") == "extra_forbidden" else err.get("msg")
+            parts.append(f"{loc}: {msg}" if loc else str(msg))
         return JSONResponse({"detail": "; ".join(parts) or "invalid request"}, status_code=422)
 
     app.add_exception_handler(RequestValidationError, validation)
@@ -101,6 +102,13 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
         if start_background:
             container.permission_sync().stop()
         shutdown(container)
+
+
+def _unknown_field(loc: str) -> str:
+    """What a 422 says of a field the request does not have (its bodies are closed)."""
+    if loc == SESSION_FIELD:
+        return SESSION_NOT_IN_BODY
+    return "unknown field; the documented fields are at /docs"
 
 
 VENDOR = "/vendor"  # Swagger UI and ReDoc, copied from npm packages into the web app's build

@@ -37,10 +37,14 @@ def parse_sources(v: list[str] | None) -> list[str] | None:
 
 
 class AskRequest(BaseModel):
+    """A question to answer. Unknown fields are refused (422 naming the field), never ignored:
+    the chat session is named by the X-Session-ID header or the session cookie, not in the body."""
+
     model_config = ConfigDict(
+        extra="forbid",
         json_schema_extra={
             "examples": [{"question": "How do we retry failed payment webhooks?", "sources": ["jira"]}]
-        }
+        },
     )
 
     question: str = Field(

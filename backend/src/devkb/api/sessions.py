@@ -21,6 +21,13 @@ HEADER = b"x-session-id"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 SESSION_PATHS = ("/ask", "/chat")
 NEW_SESSION = "new"  # ``X-Session-ID: new`` starts a new session whatever the cookie says
+# a session is named by the header or the cookie, never by a request body: one way for every
+# session endpoint (GET /chat/history has no body) and decided here, before any body is read
+SESSION_FIELD = "session_id"
+SESSION_NOT_IN_BODY = (
+    "unknown field; a session is named by the X-Session-ID request header (or the session "
+    "cookie), not in the body: send the session_id of an earlier answer as X-Session-ID"
+)
 
 
 class SessionMiddleware:

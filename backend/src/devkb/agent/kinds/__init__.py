@@ -19,10 +19,12 @@ from devkb.agent.kinds.period import Period
 from devkb.agent.kinds.relation import RelationKind
 from devkb.agent.kinds.resolved import ResolvedInPeriod
 from devkb.agent.kinds.search import Search
+from devkb.agent.kinds.unresolved import UnresolvedReference
 from devkb.agent.kinds.who_to_ask import WhoToAsk
 from devkb.agent.question import ParsedQuestion
 
 KINDS: tuple[QuestionKind, ...] = (
+    UnresolvedReference(),  # "who worked on it?" with nothing earlier: which document is meant?
     History(),  # about change (a date, a version, "first moved", "what changed"): from stored versions
     ResolvedInPeriod(),  # a project with a period is a scope, not an anchor: before Lookup
     Blocked(),

@@ -95,6 +95,8 @@ class QuestionKind:
     needs_no_model: ClassVar[bool] = False
     # FilterDocs runs over the selection after the kind's tools (not when the kind answers exactly)
     filters: ClassVar[bool] = True
+    # its answer asks back instead of answering (``Answer.asks_back``: an unresolved reference)
+    asks_back: ClassVar[bool] = False
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
         """Whether this kind answers ``parsed`` (``carried``: the previous turn left documents)."""

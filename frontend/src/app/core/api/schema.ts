@@ -815,6 +815,8 @@ export interface components {
     schemas: {
         /**
          * AskRequest
+         * @description A question to answer. Unknown fields are refused (422 naming the field), never ignored:
+         *     the chat session is named by the X-Session-ID header or the session cookie, not in the body.
          * @example {
          *       "question": "How do we retry failed payment webhooks?",
          *       "sources": [
