@@ -81,10 +81,11 @@ def test_chunks_embedded_ahead_are_not_embedded_again() -> None:
     inner = _CountingEmbedder()
     chunker = ChunkEmbedder(inner, _NoStore(), batch_size=4)  # type: ignore[arg-type]
     docs = [HsDocument(id=f"c{i}", content=f"text {i}") for i in range(10)]
-    chunker.embed_ahead(docs[:7])
-    assert len(inner.texts) == 7 and chunker.embedded == 7
-    out = chunker.run(docs)["chunks"]
-    assert inner.texts[7:] == [f"text {i}" for i in range(7, 10)]  # only the rest
+    chunker.embed_ahead(docs[:7])  # sent, not waited for
+    assert chunker.embedded == 7 and len(chunker._ahead) == 7
+    out = chunker.run(docs)["chunks"]  # waits for those, embeds only the rest
+    assert sorted(inner.texts[:7]) == sorted(f"text {i}" for i in range(7))
+    assert inner.texts[7:] == [f"text {i}" for i in range(7, 10)]
     assert chunker.embedded == 10 and chunker.reused == 0
     assert [d.id for d in out] == [d.id for d in docs]
     assert np.array_equal(
@@ -102,3 +103,26 @@ def test_the_token_window_is_part_of_the_model_name(tmp_path) -> None:  # type: 
     assert short.model_name == "sentence-transformers/all-MiniLM-L6-v2#onnx-int8#max128"
     with pytest.raises(ValueError, match="between 8 and 512"):
         OnnxMiniLMEmbedder(cache_dir=tmp_path, max_seq_length=1024)
+
+
+class _FailingFirstEmbedder(_CountingEmbedder):
+    """Fails its first request, as a remote embedder can."""
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        if not self.texts:
+            self.texts.append("<failed>")
+            raise ConnectionError("the embedding server closed the connection")
+        return super().embed(texts)
+
+
+def test_a_failed_request_sent_ahead_is_embedded_again_by_run() -> None:
+    inner = _FailingFirstEmbedder()
+    chunker = ChunkEmbedder(inner, _NoStore(), batch_size=8)  # type: ignore[arg-type]
+    docs = [HsDocument(id=f"c{i}", content=f"text {i}") for i in range(4)]
+    chunker.embed_ahead(docs)
+    out = chunker.run(docs)["chunks"]
+    assert inner.texts == ["<failed>", "text 0", "text 1", "text 2", "text 3"]
+    assert chunker.embedded == 4
+    assert np.array_equal(
+        np.asarray([d.embedding for d in out]), PassThroughEmbedder().embed([d.content for d in docs])
+    )

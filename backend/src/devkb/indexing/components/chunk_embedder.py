@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from haystack import Document as HsDocument
@@ -26,8 +26,8 @@ class ChunkEmbedder:
         # together, they hide each request's round trip and keep the service busy
         self.concurrency = max(1, int(getattr(embedder, "concurrency", 1)))
         self._pool: ThreadPoolExecutor | None = None
-        # vectors embedded ahead of their batch (``embed_ahead``), by chunk id, until ``run`` takes them
-        self._ahead: dict[str, list[float]] = {}
+        # requests sent ahead of their batch (``embed_ahead``), by chunk id, until ``run`` takes them
+        self._ahead: dict[str, Future[dict[str, list[float]]]] = {}
         self._ahead_lock = threading.Lock()
         self._count_lock = threading.Lock()
         self.embedded = 0  # chunks embedded by the model (not reused), for run statistics
@@ -37,32 +37,65 @@ class ChunkEmbedder:
         self.embedder.warm_up()
 
     def embed_ahead(self, chunks: Sequence[HsDocument]) -> None:
-        """Embed ``chunks`` now (from the sync's read-ahead thread) so that ``run`` finds their
-        vectors when their batch reaches it: a remote embedder then works while the store writes
-        the batch before. Chunks whose vectors the store or an earlier call has are skipped."""
+        """Send ``chunks`` to the embedder now (from the sync's read-ahead thread) without waiting
+        for the vectors: ``run`` takes them when their batch reaches it. A remote embedder then
+        works while this process reads the next batches and writes the ones before, instead of
+        the read-ahead waiting for each batch's vectors before it reads the next. Chunks whose
+        vectors the store has or that were already sent are skipped."""
         with self._ahead_lock:
             pending = {c.id for c in chunks} - self._ahead.keys()
         todo = [c for c in chunks if c.id in pending]
         known = self.store.chunk_embeddings([c.id for c in todo]) if todo else {}
         todo = list({c.id: c for c in todo if c.id not in known}.values())
-        vectors = self._embed(todo)
-        with self._ahead_lock:
-            self._ahead.update(vectors)
+        if not todo:
+            return
+        pool = self._executor()
+        for i in range(0, len(todo), self.batch_size):
+            batch = todo[i : i + self.batch_size]
+            future = pool.submit(self._embed_one, batch)
+            with self._ahead_lock:
+                self._ahead.update((c.id, future) for c in batch)
         with self._count_lock:
             self.embedded += len(todo)
 
     def clear_ahead(self) -> None:
         with self._ahead_lock:
+            for future in self._ahead.values():
+                future.cancel()
             self._ahead.clear()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="devkb-embed")
+        return self._pool
+
+    def _embed_one(self, batch: list[HsDocument]) -> dict[str, list[float]]:
+        embedded = self.embedder.embed([c.content or "" for c in batch])
+        return {c.id: v.tolist() for c, v in zip(batch, embedded, strict=True)}
+
+    def _take_ahead(self, chunks: Sequence[HsDocument]) -> dict[str, list[float]]:
+        """The vectors ``embed_ahead`` asked for, waiting for those still on their way; a request
+        that failed is dropped here and its chunks are embedded by ``run`` (with its errors)."""
+        with self._ahead_lock:
+            futures = {c.id: f for c in chunks if (f := self._ahead.pop(c.id, None)) is not None}
+        out: dict[str, list[float]] = {}
+        for chunk_id, future in futures.items():
+            try:
+                vector = future.result().get(chunk_id)
+            except Exception:
+                with self._count_lock:
+                    self.embedded -= 1  # counted when sent; ``run`` embeds and counts it again
+                continue
+            if vector is not None:
+                out[chunk_id] = vector
+        return out
 
     def _embed(self, todo: list[HsDocument]) -> dict[str, list[float]]:
         vectors: dict[str, list[float]] = {}
         batches = [todo[i : i + self.batch_size] for i in range(0, len(todo), self.batch_size)]
         texts = [[c.content or "" for c in batch] for batch in batches]
         if self.concurrency > 1 and len(batches) > 1:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="devkb-embed")
-            results = list(self._pool.map(self.embedder.embed, texts))
+            results = list(self._executor().map(self.embedder.embed, texts))
         else:
             results = [self.embedder.embed(t) for t in texts]
         for batch, embedded in zip(batches, results, strict=True):
@@ -72,10 +105,7 @@ class ChunkEmbedder:
 
     @component.output_types(chunks=Batch[HsDocument])
     def run(self, chunks: Batch[HsDocument]) -> dict[str, Batch[HsDocument]]:
-        ahead: dict[str, list[float]] = {}
-        if self._ahead:
-            with self._ahead_lock:
-                ahead = {c.id: v for c in chunks if (v := self._ahead.pop(c.id, None)) is not None}
+        ahead = self._take_ahead(chunks) if self._ahead else {}
         rest = [c for c in chunks if c.id not in ahead]
         known = self.store.chunk_embeddings([c.id for c in rest]) if rest else {}
         todo = [c for c in rest if c.id not in known]
