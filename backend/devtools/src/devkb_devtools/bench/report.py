@@ -232,7 +232,8 @@ def pipeline_section(d: dict[str, Any] | None) -> list[str]:
     lines += [
         (
             f"{d['corpus'][:1].upper()}{d['corpus'][1:]} ({d['documents']:,} documents, {d['chunks']:,} chunks) indexed into a fresh "
-            f"store through the emulators (their vendor-description check off) — "
+            f"store through the emulators (their vendor-description check off; since 2026-11-26 in a process of "
+            f"their own, as a vendor's servers are: they share the cores, not the indexer's interpreter lock) — "
             f"`{d.get('command', 'python -m devkb_devtools.bench.pipeline_speed')}`; load average (1 min) after the "
             f"passes {_load_range(d)} on {(d.get('machine') or {}).get('cores', '?')} cores."
         ),
