@@ -90,3 +90,14 @@ def test_report_shows_the_pipeline_passes_and_goals():
     assert "| **pass-through embedder (no model)**, current defaults | 10.0 (9.0–11.0) |" in doc
     assert "| pipeline: x | ≥ 3,000 | 900 | **no** |" in doc
     assert "1.40 (1.30–1.50)×" in doc
+
+
+def test_a_session_id_taken_from_another_client_is_a_leak_a_fresh_one_an_eviction() -> None:
+    from devkb_devtools.bench.load_test import session_change
+
+    owners = {"s-a": 0, "s-b": 1, "s-churn": -1}
+    assert session_change(owners, 0, "s-b") == "leaks"  # client 0 got client 1's session
+    assert session_change(owners, 0, "s-churn") == "leaks"
+    assert session_change(owners, 0, "s-new") == "evictions"  # a fresh session, now client 0's
+    assert owners["s-new"] == 0
+    assert session_change(owners, 1, "s-new") == "leaks"

@@ -7,7 +7,10 @@ A churn task meanwhile opens a new session on every request, so the server's ses
 
 - **errors**: any non-2xx status, timeout or connection error;
 - **isolation**: a history holds only its own session's token, the newest question is in it, and
-  the session id never changes; no response carries another session's token;
+  the session id never changes to one another client holds; no response carries another
+  session's token. A session the cap evicted (least recently used: one whose client stalled while
+  the churn opened enough new sessions) comes back as a new, empty session with an id nobody else
+  has: that is counted as an **eviction**, reported, and the client carries on with the new id;
 - **secrets** (optional): no response body contains any of the given strings;
 - **memory**: the server's RSS (``/proc/<pid>/status``) sampled every second, bounded by the RSS
   after warm-up plus ``rss_growth_limit``.
@@ -66,6 +69,7 @@ class LoadResult:
     churn_requests: int = 0
     errors: int = 0
     leaks: int = 0
+    evictions: int = 0  # a session the cap dropped came back as a new one (not a leak)
     secret_leaks: int = 0
     latency_ms: dict[str, float] = field(default_factory=dict)
     rss_start_bytes: int | None = None
@@ -95,6 +99,13 @@ class LoadResult:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "requests": self.requests, "ok": self.ok}
+
+
+def session_change(owners: dict[str, int], client: int, new: str) -> str:
+    """What it means that ``client``'s session id became ``new``: ``"leaks"`` when ``new`` was
+    given to another client first (``owners``: session id → client), ``"evictions"`` when it is
+    new to everyone (the cap dropped the old session; the server opened a fresh one)."""
+    return "evictions" if owners.setdefault(new, client) == client else "leaks"
 
 
 def require_loopback(url: str) -> None:
@@ -168,6 +179,15 @@ async def run_load(
         result.rss_limit_bytes = result.rss_start_bytes + rss_growth_limit
     deadline = time.monotonic() + seconds
 
+    owners: dict[str, int] = {}  # session id → the client it was first given to (-1: churn)
+
+    def changed(i: int, old: str, new: str, where: str) -> None:
+        kind = session_change(owners, i, new)
+        if kind == "leaks":
+            result.note(kind, f"session {i}: {where} of session {new}, client {owners[new]}'s, not {old}")
+        else:
+            result.note(kind, f"session {i}: {old} evicted by the cap; {where} of a new session {new}")
+
     async def session(i: int) -> None:
         token = f"LT{i:03d}{pysecrets.token_hex(4)}"
         sid: str | None = None
@@ -183,9 +203,12 @@ async def run_load(
                     continue
                 result.asks += 1
                 body = r.json()
-                sid = sid or body["session_id"]
+                if sid is None:
+                    sid = body["session_id"]
+                    owners.setdefault(sid, i)
                 if body["session_id"] != sid:
-                    result.note("leaks", f"session {i}: its id changed from {sid} to {body['session_id']}")
+                    changed(i, sid, body["session_id"], "an answer")
+                    sid = body["session_id"]
                 if set(TOKEN.findall(r.text)) - {token}:
                     result.note("leaks", f"session {i}: an answer carries another session's token")
                 h = await call(client, "GET", "/chat/history")
@@ -194,15 +217,17 @@ async def run_load(
                 result.history_reads += 1
                 history = h.json()
                 found = set(TOKEN.findall(h.text))
-                if history["session_id"] != sid:
-                    result.note("leaks", f"session {i}: history of {history['session_id']}, not {sid}")
+                evicted_between = history["session_id"] != sid
+                if evicted_between:
+                    changed(i, sid, history["session_id"], "the history")
+                    sid = history["session_id"]
                 if found - {token}:
                     result.note(
                         "leaks",
                         f"session {i}: history holds other sessions' tokens {sorted(found - {token})}",
                     )
                 users = [m["content"] for m in history["messages"] if m["role"] == "user"]
-                if not users or users[-1] != question:
+                if not evicted_between and (not users or users[-1] != question):
                     result.note("leaks", f"session {i}: its newest question is missing from its history")
 
     async def churn() -> None:
@@ -214,6 +239,7 @@ async def run_load(
                 if r is not None:
                     result.churn_requests += 1
                     first = first or r.json()["session_id"]
+                    owners.setdefault(r.json()["session_id"], -1)
                 await asyncio.sleep(churn_interval)
             if first is not None:
                 client.cookies.clear()
@@ -273,8 +299,8 @@ def report(result: LoadResult) -> str:
             f"p95 {result.latency_ms.get('p95')} ms{rss}"
         ),
         (
-            f"errors {result.errors}, cross-session leaks {result.leaks}, secret leaks {result.secret_leaks}: "
-            + ("OK" if result.ok else "FAILED")
+            f"errors {result.errors}, cross-session leaks {result.leaks}, secret leaks {result.secret_leaks}, "
+            f"active sessions evicted by the cap {result.evictions}: " + ("OK" if result.ok else "FAILED")
         ),
         *[f"  {p}" for p in result.problems],
     ]

@@ -838,7 +838,9 @@ def load_section(d: dict[str, Any] | None) -> list[str]:
             f"chat sessions for {d['seconds']:g} s against `devkb serve` on the demo workspace — "
             f"{d['requests']:,} requests ({d['asks']:,} asks, {d['history_reads']:,} history reads, "
             f"{d['churn_requests']:,} new-session requests); latency {latency}; {d['errors']} errors, "
-            f"{d['leaks']} session leaks; server RSS {size(d.get('rss_start_bytes'))} → peak "
+            f"{d['leaks']} session leaks; {d.get('evictions', 0)} active sessions evicted by the cap of "
+            f"`DEVKB_MAX_SESSIONS` (least recently used: a client that stalled while the churn opened "
+            f"new sessions; it went on with a new, empty session — not a leak); server RSS {size(d.get('rss_start_bytes'))} → peak "
             f"{size(d.get('rss_peak_bytes'))} (bound {size(d.get('rss_limit_bytes'))}). "
             f"Verdict: {'passed' if d.get('ok') else '**failed**'}."
         ),
