@@ -201,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", datefmt="%H:%M:%S")
     for noisy in (
         "httpx",
+        "httpx2",  # the openai client's HTTP library: a line per embeddings request otherwise
+        "openai",
         "haystack",
         "devkb_devtools.emulators",
         "devkb.indexing",
