@@ -91,17 +91,12 @@ class ChunkEmbedder:
         return out
 
     def _embed(self, todo: list[HsDocument]) -> dict[str, list[float]]:
-        vectors: dict[str, list[float]] = {}
         batches = [todo[i : i + self.batch_size] for i in range(0, len(todo), self.batch_size)]
-        texts = [[c.content or "" for c in batch] for batch in batches]
         if self.concurrency > 1 and len(batches) > 1:
-            results = list(self._executor().map(self.embedder.embed, texts))
+            results = list(self._executor().map(self._embed_one, batches))
         else:
-            results = [self.embedder.embed(t) for t in texts]
-        for batch, embedded in zip(batches, results, strict=True):
-            for c, v in zip(batch, embedded, strict=True):
-                vectors[c.id] = v.tolist()
-        return vectors
+            results = [self._embed_one(batch) for batch in batches]
+        return {chunk_id: v for vectors in results for chunk_id, v in vectors.items()}
 
     @component.output_types(chunks=Batch[HsDocument])
     def run(self, chunks: Batch[HsDocument]) -> dict[str, Batch[HsDocument]]:
