@@ -440,3 +440,26 @@ def test_github_primary_rate_limit_is_waited_out(suite, tmp_path, embedder):
         assert sum(1 for i in ws.graph().documents if i.startswith(GH)) == len(loader.list_ids())
     finally:
         ws.close()
+
+
+def test_link_text_follows_the_linked_issues_security_level(workspace, suite, tmp_path, embedder):
+    """An issue names a linked issue in its text only while every reader of the issue may browse
+    it: when PAY-13 gets a security level, the issues linking to it stop quoting it after the
+    next run (they did not change themselves); when PAY-18 loses its level, PAY-3 starts."""
+
+    def text(doc_id: str) -> str:
+        return "\n".join(c.content for c in workspace.store.get_document(doc_id).chunks)
+
+    linking = sorted(suite.dataset.linked_keys("PAY-13") - {"WEB-3"})
+    assert linking and all("PAY-13:" in text(f"jira:{k}") for k in linking)
+    assert "PAY-18: Full card numbers" not in text("jira:PAY-3")  # PAY-18: the incident responders'
+
+    level = suite.dataset.issue("PAY-18")["fields"]["security"]
+    suite.dataset.update_issue("PAY-13", {"security": level})
+    suite.dataset.update_issue("PAY-18", {"security": None})
+
+    workspace.scheduled_run()
+    assert all("PAY-13:" not in text(f"jira:{k}") for k in linking), linking
+    assert "PAY-18: Full card numbers written to debug logs" in text("jira:PAY-3")
+    assert workspace.last("jira").documents_indexed == 2 + len(linking) + 1  # PAY-13, PAY-18, theirs
+    assert workspace.graph() == rebuilt(suite, tmp_path, embedder)

@@ -93,9 +93,10 @@ def test_full_sync_paginates_and_matches_ground_truth(suite, embedder, tmp_path,
     assert status.documents_indexed == expected["documents"] == 90
     assert_graph(idx.store, expected)
     assert expected["links"], "the slice has issue links inside it"
-    # pagination: 90 issues at 25 per page → 4 search pages for the load, 4 for the id listing
+    # pagination: 90 issues at 25 per page → 4 search pages for the load, 4 for the id listing,
+    # and one for the issues with a security level (none here)
     searches = suite.faults.log.count(service="jira", path_prefix="/rest/api/2/search")
-    assert searches == 8
+    assert searches == 9
     # every document is of the right type and cites the public browse URL
     doc = idx.store.get_document(f"jira:{PROJECT}-1")
     assert doc.document.type is SourceType.JIRA and doc.document.url == f"{BROWSE}/browse/{PROJECT}-1"

@@ -9,7 +9,7 @@ Supported::
 
 Fields: ``project`` (key, name or id), ``key``/``issuekey``/``id``, ``status``, ``issuetype``/
 ``type``, ``priority``, ``resolution``, ``assignee``, ``reporter``, ``component``,
-``fixVersion``, ``affectedVersion``, ``labels``; dates ``updated``, ``created``,
+``fixVersion``, ``affectedVersion``, ``labels``, ``level`` (the security level, name or id); dates ``updated``, ``created``,
 ``resolved``/``resolutiondate``. Value comparisons are case-insensitive. ``ORDER BY`` accepts the
 date fields, ``key``/``issuekey``, ``id``, ``project``, ``summary``; the direction defaults to
 ASC and ``key ASC`` is always the final tie-breaker (and the whole order without ``ORDER BY``).
@@ -80,6 +80,7 @@ _VALUE_FIELDS: dict[str, Callable[[Issue], list[str]]] = {
     "fixversion": lambda i: _each_named(i["fields"].get("fixVersions")),
     "affectedversion": lambda i: _each_named(i["fields"].get("versions")),
     "labels": lambda i: _names(*(i["fields"].get("labels") or [])),
+    "level": lambda i: _named(i["fields"].get("security"), "name", "id"),
 }
 _DATE_FIELDS = {
     "updated": "updated",

@@ -2,11 +2,19 @@
 
 The text is what a reader of the issue sees: key and summary, the main fields, description,
 environment, links and comments, each under a heading so chunks can cite their section.
+
+Links: Jira shows a reader only the links to issues that reader may browse, and every reader of
+an issue reads the same stored text. So the ``## Links`` section names a linked issue (key and
+summary) only when everyone who may read this issue may read that one too: the same project, and
+no security level other than this issue's own (``secured``: the security level of each issue the
+loader found carrying one). Every link stays an edge (``jira-issuelink``), which the graph, the
+neighbours and the answers show each reader only between documents they may read.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -155,9 +163,25 @@ def issue_gates(issue: dict[str, Any], source: str) -> list[list[str]]:
     return gates
 
 
-def issue_to_document(issue: dict[str, Any], browse_base: str, source: str = "jira") -> SourceDocument:
+def link_shown(key: str, level: str | None, other: str, secured: Mapping[str, str]) -> bool:
+    """Whether the link from ``key`` (security level ``level``) to ``other`` may be written into
+    ``key``'s text: every reader of ``key`` may browse ``other`` (same project, and ``other``
+    carries no security level or ``key``'s own)."""
+    if key.rpartition("-")[0] != other.rpartition("-")[0]:
+        return False
+    return secured.get(other) in (None, level)
+
+
+def issue_to_document(
+    issue: dict[str, Any],
+    browse_base: str,
+    source: str = "jira",
+    secured: Mapping[str, str] | None = None,
+) -> SourceDocument:
     """``source``: the configured source name its gates (``metadata["acl"]``) name — the loader
-    passes its own; ``jira``, the usual name, when a caller converts an issue on its own."""
+    passes its own; ``jira``, the usual name, when a caller converts an issue on its own.
+    ``secured``: issue key → security level id of the issues that carry one (the loader reads
+    them before the issues); None when the caller knows of none."""
     key = issue["key"]
     f = issue.get("fields") or {}
     doc_id = jira_doc_id(key)
@@ -201,6 +225,7 @@ def issue_to_document(issue: dict[str, Any], browse_base: str, source: str = "ji
     if isinstance(security, dict) and security.get("name"):
         meta["security_level"] = str(security["name"])
     meta["acl"] = issue_gates(issue, source)
+    level = str(security["id"]) if isinstance(security, dict) and security.get("id") else None
 
     head = [f"{key}: {summary}"]
     facts = [
@@ -260,6 +285,8 @@ def issue_to_document(issue: dict[str, Any], browse_base: str, source: str = "ji
                 )
             )
         else:
+            continue
+        if not link_shown(key, level, other["key"], secured or {}):
             continue
         other_summary = ((other.get("fields") or {}).get("summary")) or ""
         link_lines.append(f"- {phrase} {other['key']}" + (f": {other_summary}" if other_summary else ""))

@@ -59,6 +59,16 @@ def _with_names(page: dict[str, Any]) -> list[dict[str, Any]]:
     return issues
 
 
+def _linked_keys(issues: list[dict[str, Any]]) -> set[str]:
+    out = set()
+    for issue in issues:
+        for link in (issue.get("fields") or {}).get("issuelinks") or []:
+            other = link.get("outwardIssue") or link.get("inwardIssue") or {}
+            if other.get("key"):
+                out.add(str(other["key"]))
+    return out
+
+
 def _key_order(key: str) -> tuple[str, int]:
     project, _, number = key.rpartition("-")
     return (project, int(number)) if number.isdigit() else (key, 0)
@@ -93,6 +103,7 @@ class JiraLoader:
         self._zone: tzinfo | None = None
         self._listed: set[str] | None = None  # ids a full load's verification listed last
         self._keep_history = True
+        self._secured: dict[str, str] | None = None  # key → security level id, read per load
         if config.deployment not in DEPLOYMENTS:
             raise ConfigurationError(
                 f"source {config.name}: deployment must be one of {', '.join(DEPLOYMENTS)}, got {config.deployment!r}"
@@ -247,9 +258,29 @@ class JiraLoader:
         """Transitions come with the changelog the loader reads anyway: nothing to fetch."""
         self._keep_history = policy.enabled
 
+    def secured_levels(self) -> dict[str, str]:
+        """Key → security level id of every issue in the configured projects that carries one
+        (``level is not EMPTY``, one query, usually a short page): an issue's text names a linked
+        issue only when every reader of the issue may browse it (``convert.link_shown``)."""
+        clauses = ["level is not EMPTY"]
+        if self.config.projects:
+            clauses.insert(0, "project in (" + ", ".join(self.config.projects) + ")")
+        out: dict[str, str] = {}
+        for issues, _total in self._pages(" AND ".join(clauses) + " ORDER BY key ASC", "security"):
+            for i in issues:
+                level = (i.get("fields") or {}).get("security")
+                if isinstance(level, dict) and level.get("id"):
+                    out[str(i["key"])] = str(level["id"])
+        return out
+
     def _to_document(self, issue: dict[str, Any]) -> SourceDocument:
+        if self._secured is None:
+            self._secured = self.secured_levels()
         doc = issue_to_document(
-            self._whole_changelog(issue), self.config.browse_url or self.config.url, self.name
+            self._whole_changelog(issue),
+            self.config.browse_url or self.config.url,
+            self.name,
+            self._secured,
         )
         if not self._keep_history:
             doc.versions = []
@@ -302,10 +333,15 @@ class JiraLoader:
         jql = (" AND ".join(clauses) + " ORDER BY updated ASC, key ASC").strip()
         cursor = since
         seen: dict[str, str | None] = {}  # key → the `updated` of the version indexed
+        linked: set[str] = set()  # keys the changed issues link to (an incremental load)
         self._listed = None
+        self._secured = self.secured_levels()
         for issues, total in self._pages(jql, "*all", FULL_EXPAND):
             cursor = self._note(issues, seen, cursor)
+            if since:
+                linked.update(_linked_keys(issues))
             yield LoadBatch(documents=[self._to_document(i) for i in issues], cursor=cursor, total=total)
+        yield from self._refresh_linked(linked, seen, cursor)
         for _ in range(VERIFY_PASSES):
             listed = self._list(jql, "key,updated")
             missed = sorted(
@@ -317,6 +353,22 @@ class JiraLoader:
                 return
             log.info("%s: %d issues changed while paging; fetching them", self.name, len(missed))
             issues = self._issues_by_key(missed)
+            cursor = self._note(issues, seen, cursor)
+            yield LoadBatch(documents=[self._to_document(i) for i in issues], cursor=cursor, total=None)
+
+    def _refresh_linked(
+        self, linked: set[str], seen: dict[str, str | None], cursor: str | None
+    ) -> Iterator[LoadBatch]:
+        """An issue's text quotes the summaries of the issues it links to, and whether it may
+        (their project, their security level): when an issue changed, the issues on the other
+        end of its links are read again, so none keeps a stale summary or one it may no longer
+        show. Only issues in the load's own scope, and not already read in this load."""
+        keys = sorted((k for k in linked if k not in seen), key=_key_order)
+        if not keys:
+            return
+        issues = self._issues_by_key(keys, scoped=True)
+        if issues:
+            log.info("%s: %d linked issues read again for their link text", self.name, len(issues))
             cursor = self._note(issues, seen, cursor)
             yield LoadBatch(documents=[self._to_document(i) for i in issues], cursor=cursor, total=None)
 
@@ -339,19 +391,23 @@ class JiraLoader:
             out.update((i["key"], (i.get("fields") or {}).get("updated")) for i in issues)
         return out
 
-    def _issues_by_key(self, keys: list[str]) -> list[dict[str, Any]]:
+    def _issues_by_key(self, keys: list[str], scoped: bool = False) -> list[dict[str, Any]]:
+        """``scoped``: only those the configured projects and JQL select."""
         issues: list[dict[str, Any]] = []
         for i in range(0, len(keys), 50):
             wanted = [k for k in keys[i : i + 50] if _ISSUE_KEY.match(k)]
+            if scoped and self.config.projects:
+                wanted = [k for k in wanted if k.rpartition("-")[0] in self.config.projects]
             if not wanted:
                 continue
-            jql = "key in (" + ", ".join(wanted) + ")"
+            jql = " AND ".join(["key in (" + ", ".join(wanted) + ")", *(self._scope() if scoped else [])])
             for found, _total in self._pages(jql, "*all", FULL_EXPAND):
                 issues += found
         return issues
 
     def fetch(self, document_ids: list[str]) -> list[SourceDocument]:
         """The current version of the given issues (those that still exist)."""
+        self._secured = self.secured_levels()
         keys = [i.split(":", 1)[1] for i in document_ids if i.startswith("jira:")]
         return [self._to_document(x) for x in self._issues_by_key(keys)]
 
