@@ -223,6 +223,36 @@ class GraphStoreContract:
             store.find_documents({"content) MATCH (n": "x"})
         assert len(store.find_documents(limit=2)) == 2
 
+    def test_find_documents_with_common_and_rare_values_pages_newest_first(self, store):
+        """A field most documents share (a project) and one few do (a key): the same answer,
+        newest first with the id breaking ties, at every limit — whichever way the store reads."""
+        docs = [
+            doc(
+                f"jira:BIG-{i}",
+                project="BIG" if i % 5 else "SMALL",
+                key=f"BIG-{i}",
+                status="Open" if i % 2 else "Closed",
+                updated_at=f"2026-01-{1 + i % 28:02d}T00:00:00+00:00",
+            )
+            for i in range(120)
+        ]
+        store.write_documents([(d, chunks(d, (d.id, [1.0, 0, 0, 0]))) for d in docs])
+        for filters in (
+            {"project": "BIG"},
+            {"project": "SMALL"},
+            {"key": "BIG-7"},
+            {"project": "BIG", "status": "Open"},
+        ):
+            matching = [
+                d
+                for d in docs
+                if all(str(d.metadata[f]).lower() == str(v).lower() for f, v in filters.items())
+            ]
+            want = sorted(sorted(matching, key=lambda d: d.id), key=lambda d: d.updated_at, reverse=True)
+            for limit in (1, 3, 10, 50, 200):
+                got = [d.id for d in store.find_documents(filters, limit=limit)]
+                assert got == [d.id for d in want[:limit]], (filters, limit)
+
     def test_graph_page(self, store):
         seed(store)
         page = store.graph_page(limit=10)

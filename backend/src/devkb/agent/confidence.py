@@ -38,7 +38,7 @@ from datetime import datetime
 
 from devkb.agent.answer import Confidence, Level, Status
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.tools.filter_docs import keywords
+from devkb.agent.tools.filter_docs import document_keywords, keywords
 
 # Fitted on tests/eval/trust_questions_tuning.jsonl + answer_questions_tuning.jsonl
 # (python -m devkb_devtools.evaluation.trust_eval --fluid-slice … --split tuning --fit); docs/evaluation.md.
@@ -96,10 +96,12 @@ def signals(question: str, docs: Sequence[EvidenceDoc]) -> Signals:
     return Signals(len(q), best / len(q), len(union) / len(q), tuple(sorted(q - union)), agree)
 
 
-def _doc_words(doc: EvidenceDoc) -> set[str]:
+def _doc_words(doc: EvidenceDoc) -> frozenset[str]:
+    """:func:`text_words` of the document's title, fields and passages (remembered per text)."""
     d = doc.document
     meta = " ".join(str(v) for v in d.metadata.values() if isinstance(v, (str, int, float)))
-    return text_words(f"{d.title} {meta} {' '.join(doc.passages)}")
+    text = f"{d.title} {meta} {' '.join(doc.passages)}"
+    return document_keywords(text) | document_keywords(text.replace("-", " "))
 
 
 def text_words(text: str) -> set[str]:

@@ -104,6 +104,24 @@ def terms(text: str) -> set[str]:
     return out
 
 
+# a passage's sentence → its terms: answers score the passages of the documents a question found
+# sentence by sentence, and the same documents come back question after question. Sentences of
+# stored documents only — never a question —, bounded like the above.
+_SENTENCE_TERMS: dict[str, frozenset[str]] = {}
+_SENTENCE_MEMO_SIZE = 20_000
+
+
+def sentence_terms(sentence: str) -> frozenset[str]:
+    """:func:`terms` of a sentence of a stored document, remembered."""
+    if (known := _SENTENCE_TERMS.get(sentence)) is not None:
+        return known
+    out = frozenset(terms(sentence))
+    if len(_SENTENCE_TERMS) >= _SENTENCE_MEMO_SIZE:
+        _SENTENCE_TERMS.clear()
+    _SENTENCE_TERMS[sentence] = out
+    return out
+
+
 _METADATA_LINE = re.compile(
     r"^(?:[A-Z][\w ]{1,20}: [^·]{0,80} · ){2,}|^#{1,6}\s|^[A-Z][A-Z0-9]+-\d+: .{0,200}$|"
     r"^Space: [^·\n]{0,120} · Path: "  # a Confluence page's header line (sources/confluence/convert.py)
@@ -149,7 +167,7 @@ def compose_extractive(
             s = raw.strip(" #*-\t")
             if len(s) < 25 or len(s) > 600 or BOILERPLATE.search(s):
                 continue
-            overlap = len(q & terms(s))
+            overlap = len(q & sentence_terms(s))
             bonus = 0.0
             if qtype == "why" and _CAUSE.search(s):
                 bonus = 3.0
@@ -190,7 +208,7 @@ def snippet(text: str, question: str, width: int = 240) -> str:
     body = text.split("\n", 1)[1] if "\n" in text else text
     best, best_score = body[:width], -1
     for s in _SENT.split(body):
-        sc = len(q & terms(s))
+        sc = len(q & sentence_terms(s))
         if sc > best_score and len(s.strip()) > 20:
             best, best_score = s.strip(), sc
     return best[:width] + ("…" if len(best) > width else "")

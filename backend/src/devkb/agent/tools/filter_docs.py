@@ -87,6 +87,24 @@ def keywords(text: str) -> set[str]:
     return out
 
 
+# a document's text (its fields, its passages) → its keywords: the same documents come back
+# question after question, and reading a long text's words is most of what scoring one costs.
+# Documents' texts only — never a question's —, bounded like the word memo (starts again when full).
+_TEXT_KEYWORDS: dict[str, frozenset[str]] = {}
+_TEXT_MEMO_SIZE = 2_048
+
+
+def document_keywords(text: str) -> frozenset[str]:
+    """:func:`keywords` of a text taken from stored documents, remembered."""
+    if (known := _TEXT_KEYWORDS.get(text)) is not None:
+        return known
+    out = frozenset(keywords(text))
+    if len(_TEXT_KEYWORDS) >= _TEXT_MEMO_SIZE:
+        _TEXT_KEYWORDS.clear()
+    _TEXT_KEYWORDS[text] = out
+    return out
+
+
 # words people use for a kind of document ("which commits", "the handbook page", "a PR")
 DESCRIPTORS = {
     "issue": "jira issue ticket",
@@ -118,7 +136,7 @@ class FilterDocs:
         d = doc.document
         kind = str(d.metadata.get("kind") or ("issue" if d.type.value == "JIRA" else "page"))
         strong = keywords(f"{d.title} {d.id} {doc.relation} {DESCRIPTORS.get(kind, '')}")
-        body = keywords(" ".join(doc.passages)) | keywords(_metadata_text(d.metadata))
+        body = document_keywords(" ".join(doc.passages)) | document_keywords(_metadata_text(d.metadata))
         return len(q & (strong | body)) + 0.5 * len(q & strong)
 
     def run(self, scope: Scope, question: str, keep: int | None = None) -> list[EvidenceDoc]:
