@@ -176,3 +176,25 @@ def test_permanent_failure_is_reported_and_keeps_data(suite, embedder, tmp_path,
     state = idx.store.get_sync_state("jira")
     assert state.last_error and "500" in state.last_error
     assert_graph(idx.store, expected_graph(suite.dataset, fluid_dir))
+
+
+def test_a_refused_security_level_query_names_no_linked_issue(suite, embedder, tmp_path, caplog):
+    """Jira answers the loader's query for issues with a security level with 400 (a site whose
+    account may not search them): the sync goes on, every link stays an edge, and no issue text
+    names a linked issue — closed, not open."""
+    suite.faults.server_error(400, times=1, service="jira", path_prefix="/rest/api/2/search")
+    loader = loader_for(suite)
+    idx = build_indexer(tmp_path, embedder, [loader])
+    status = idx.runs.run("jira")
+    assert status.state == "succeeded", status.error
+    assert "name no linked issue" in caplog.text
+    linked = {a for a, _ in visible_links(idx.store)}
+    assert linked, "the slice has issue links inside it"
+    for doc_id in linked:
+        text = "\n".join(c.content for c in idx.store.get_document(doc_id).chunks)
+        assert "## Links" not in text, doc_id
+    # a full run (`devkb sync jira --full`, as the warning says) reads the levels and every issue
+    # again and names the links it may
+    assert idx.runs.run("jira", full=True).state == "succeeded"
+    doc_id = sorted(linked)[0]
+    assert "## Links" in "\n".join(c.content for c in idx.store.get_document(doc_id).chunks)

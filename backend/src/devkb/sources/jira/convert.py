@@ -177,11 +177,13 @@ def issue_to_document(
     browse_base: str,
     source: str = "jira",
     secured: Mapping[str, str] | None = None,
+    levels_known: bool = True,
 ) -> SourceDocument:
     """``source``: the configured source name its gates (``metadata["acl"]``) name — the loader
     passes its own; ``jira``, the usual name, when a caller converts an issue on its own.
     ``secured``: issue key → security level id of the issues that carry one (the loader reads
-    them before the issues); None when the caller knows of none."""
+    them before the issues); None when the caller knows of none. ``levels_known=False``: the
+    loader could not read them, so no linked issue is named (closed, not open)."""
     key = issue["key"]
     f = issue.get("fields") or {}
     doc_id = jira_doc_id(key)
@@ -286,7 +288,7 @@ def issue_to_document(
             )
         else:
             continue
-        if not link_shown(key, level, other["key"], secured or {}):
+        if not levels_known or not link_shown(key, level, other["key"], secured or {}):
             continue
         other_summary = ((other.get("fields") or {}).get("summary")) or ""
         link_lines.append(f"- {phrase} {other['key']}" + (f": {other_summary}" if other_summary else ""))

@@ -31,7 +31,7 @@ from atlassian import Jira
 from atlassian.jira import JiraCloud
 from pydantic import SecretStr
 
-from devkb.errors import ConfigurationError
+from devkb.errors import ConfigurationError, PermanentSourceError
 from devkb.sources.base import HistoryPolicy, LoadBatch, SourceDocument
 from devkb.sources.http_retry import atlassian_client
 from devkb.sources.jira.convert import issue_to_document, jira_doc_id, parse_jira_time
@@ -103,7 +103,9 @@ class JiraLoader:
         self._zone: tzinfo | None = None
         self._listed: set[str] | None = None  # ids a full load's verification listed last
         self._keep_history = True
-        self._secured: dict[str, str] | None = None  # key → security level id, read per load
+        # key → security level id, read per load; None: not read yet, or Jira refused the query
+        self._secured: dict[str, str] | None = None
+        self._levels_known = False
         if config.deployment not in DEPLOYMENTS:
             raise ConfigurationError(
                 f"source {config.name}: deployment must be one of {', '.join(DEPLOYMENTS)}, got {config.deployment!r}"
@@ -258,29 +260,43 @@ class JiraLoader:
         """Transitions come with the changelog the loader reads anyway: nothing to fetch."""
         self._keep_history = policy.enabled
 
-    def secured_levels(self) -> dict[str, str]:
+    def secured_levels(self) -> dict[str, str] | None:
         """Key → security level id of every issue in the configured projects that carries one
         (``level is not EMPTY``, one query, usually a short page): an issue's text names a linked
-        issue only when every reader of the issue may browse it (``convert.link_shown``)."""
+        issue only when every reader of the issue may browse it (``convert.link_shown``). None
+        when Jira refuses the query: then no issue names a linked one (closed, not open)."""
         clauses = ["level is not EMPTY"]
         if self.config.projects:
             clauses.insert(0, "project in (" + ", ".join(self.config.projects) + ")")
         out: dict[str, str] = {}
-        for issues, _total in self._pages(" AND ".join(clauses) + " ORDER BY key ASC", "security"):
-            for i in issues:
-                level = (i.get("fields") or {}).get("security")
-                if isinstance(level, dict) and level.get("id"):
-                    out[str(i["key"])] = str(level["id"])
+        try:
+            for issues, _total in self._pages(" AND ".join(clauses) + " ORDER BY key ASC", "security"):
+                for i in issues:
+                    level = (i.get("fields") or {}).get("security")
+                    if isinstance(level, dict) and level.get("id"):
+                        out[str(i["key"])] = str(level["id"])
+        except PermanentSourceError as e:
+            log.warning(
+                "%s: issues with a security level not readable (%s); issue texts name no linked issue"
+                " until the query works and `devkb sync %s --full` reads them again",
+                self.name,
+                e,
+                self.name,
+            )
+            return None
         return out
 
+    def _read_levels(self) -> None:
+        self._secured = self.secured_levels()
+        self._levels_known = self._secured is not None
+
     def _to_document(self, issue: dict[str, Any]) -> SourceDocument:
-        if self._secured is None:
-            self._secured = self.secured_levels()
         doc = issue_to_document(
             self._whole_changelog(issue),
             self.config.browse_url or self.config.url,
             self.name,
             self._secured,
+            levels_known=self._levels_known,
         )
         if not self._keep_history:
             doc.versions = []
@@ -335,7 +351,7 @@ class JiraLoader:
         seen: dict[str, str | None] = {}  # key → the `updated` of the version indexed
         linked: set[str] = set()  # keys the changed issues link to (an incremental load)
         self._listed = None
-        self._secured = self.secured_levels()
+        self._read_levels()
         for issues, total in self._pages(jql, "*all", FULL_EXPAND):
             cursor = self._note(issues, seen, cursor)
             if since:
@@ -407,7 +423,7 @@ class JiraLoader:
 
     def fetch(self, document_ids: list[str]) -> list[SourceDocument]:
         """The current version of the given issues (those that still exist)."""
-        self._secured = self.secured_levels()
+        self._read_levels()
         keys = [i.split(":", 1)[1] for i in document_ids if i.startswith("jira:")]
         return [self._to_document(x) for x in self._issues_by_key(keys)]
 
