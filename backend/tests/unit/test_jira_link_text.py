@@ -45,3 +45,21 @@ def test_the_text_names_the_links_it_may_and_keeps_every_edge():
         ("jira:PAY-3", "jira:PAY-18"),
         ("jira:WEB-12", "jira:PAY-3"),
     }
+
+
+def test_a_linked_issue_jira_no_longer_knows_does_not_stop_the_others_being_read_again(caplog):
+    """The issues linked to a changed one are read again in one query; when Jira refuses it (a key
+    deleted meanwhile), each is read on its own and the unknown one is skipped with a warning."""
+    from devkb.errors import PermanentSourceError
+    from devkb.sources.jira import JiraLoader, JiraLoaderConfig
+
+    class Jira(JiraLoader):
+        def _issues_by_key(self, keys, scoped=False):
+            if "PAY-99" in keys:
+                raise PermanentSourceError("Jira search failed: HTTPError: Bad Request")
+            return [_issue(k, []) for k in keys]
+
+    loader = Jira(JiraLoaderConfig(name="jira", url="https://jira.example", deployment="datacenter"))
+    batches = list(loader._refresh_linked({"PAY-1", "PAY-99", "PAY-2"}, {"PAY-2": None}, None))
+    assert [d.id for b in batches for d in b.documents] == ["jira:PAY-1"]
+    assert "linked issue PAY-99 not read again" in caplog.text

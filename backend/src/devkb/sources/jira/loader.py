@@ -382,7 +382,15 @@ class JiraLoader:
         keys = sorted((k for k in linked if k not in seen), key=_key_order)
         if not keys:
             return
-        issues = self._issues_by_key(keys, scoped=True)
+        try:
+            issues = self._issues_by_key(keys, scoped=True)
+        except PermanentSourceError:  # a key Jira no longer knows (deleted or moved meanwhile)
+            issues = []
+            for key in keys:
+                try:
+                    issues += self._issues_by_key([key], scoped=True)
+                except PermanentSourceError as e:
+                    log.warning("%s: linked issue %s not read again: %s", self.name, key, e)
         if issues:
             log.info("%s: %d linked issues read again for their link text", self.name, len(issues))
             cursor = self._note(issues, seen, cursor)
