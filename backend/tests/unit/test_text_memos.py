@@ -1,9 +1,7 @@
-"""The per-text memos of documents' keywords and sentences' terms answer as the plain functions."""
+"""The remembered keywords of documents' texts and terms of sentences answer as the plain functions."""
 
 from __future__ import annotations
 
-import devkb.agent.extractive as extractive
-import devkb.agent.tools.filter_docs as filter_docs
 from devkb.agent.extractive import sentence_terms, terms
 from devkb.agent.tools.filter_docs import document_keywords, keywords
 
@@ -15,12 +13,15 @@ TEXTS = [
 ]
 
 
-def test_remembered_answers_equal_the_plain_functions_and_stay_bounded(monkeypatch):
-    monkeypatch.setattr(filter_docs, "_TEXT_MEMO_SIZE", 3)
-    monkeypatch.setattr(extractive, "_SENTENCE_MEMO_SIZE", 3)
+def test_remembered_answers_equal_the_plain_functions_and_stay_bounded():
+    document_keywords.cache_clear()
+    sentence_terms.cache_clear()
     for _ in range(3):  # the first call computes, the later ones read the memo
         for text in TEXTS:
             assert document_keywords(text) == keywords(text)
             assert sentence_terms(text) == terms(text)
-    assert len(filter_docs._TEXT_KEYWORDS) <= 3 and len(extractive._SENTENCE_TERMS) <= 3
+    for memo in (document_keywords, sentence_terms):
+        info = memo.cache_info()
+        assert (info.hits, info.misses) == (2 * len(TEXTS), len(TEXTS))
+        assert info.maxsize is not None and info.currsize <= info.maxsize
     assert {"retry", "delivery", "webhook"} <= document_keywords(TEXTS[0])

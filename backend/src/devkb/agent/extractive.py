@@ -3,6 +3,7 @@ with the citation number of its document. Used when no LLM is reachable."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Mapping, Sequence
@@ -106,20 +107,11 @@ def terms(text: str) -> set[str]:
 
 # a passage's sentence → its terms: answers score the passages of the documents a question found
 # sentence by sentence, and the same documents come back question after question. Sentences of
-# stored documents only — never a question —, bounded like the above.
-_SENTENCE_TERMS: dict[str, frozenset[str]] = {}
-_SENTENCE_MEMO_SIZE = 20_000
-
-
+# stored documents only — never a question —, the 20,000 most recently used.
+@functools.lru_cache(maxsize=20_000)
 def sentence_terms(sentence: str) -> frozenset[str]:
     """:func:`terms` of a sentence of a stored document, remembered."""
-    if (known := _SENTENCE_TERMS.get(sentence)) is not None:
-        return known
-    out = frozenset(terms(sentence))
-    if len(_SENTENCE_TERMS) >= _SENTENCE_MEMO_SIZE:
-        _SENTENCE_TERMS.clear()
-    _SENTENCE_TERMS[sentence] = out
-    return out
+    return frozenset(terms(sentence))
 
 
 _METADATA_LINE = re.compile(

@@ -89,20 +89,11 @@ def keywords(text: str) -> set[str]:
 
 # a document's text (its fields, its passages) → its keywords: the same documents come back
 # question after question, and reading a long text's words is most of what scoring one costs.
-# Documents' texts only — never a question's —, bounded like the word memo (starts again when full).
-_TEXT_KEYWORDS: dict[str, frozenset[str]] = {}
-_TEXT_MEMO_SIZE = 2_048
-
-
+# Documents' texts only — never a question's —, the 2,048 most recently used.
+@functools.lru_cache(maxsize=2_048)
 def document_keywords(text: str) -> frozenset[str]:
     """:func:`keywords` of a text taken from stored documents, remembered."""
-    if (known := _TEXT_KEYWORDS.get(text)) is not None:
-        return known
-    out = frozenset(keywords(text))
-    if len(_TEXT_KEYWORDS) >= _TEXT_MEMO_SIZE:
-        _TEXT_KEYWORDS.clear()
-    _TEXT_KEYWORDS[text] = out
-    return out
+    return frozenset(keywords(text))
 
 
 # words people use for a kind of document ("which commits", "the handbook page", "a PR")
