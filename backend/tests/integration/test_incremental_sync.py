@@ -463,3 +463,33 @@ def test_link_text_follows_the_linked_issues_security_level(workspace, suite, tm
     assert "PAY-18: Full card numbers written to debug logs" in text("jira:PAY-3")
     assert workspace.last("jira").documents_indexed == 2 + len(linking) + 1  # PAY-13, PAY-18, theirs
     assert workspace.graph() == rebuilt(suite, tmp_path, embedder)
+
+
+def test_an_index_written_by_an_older_text_recipe_is_read_again_once(workspace, suite):
+    """An installation upgraded from a release whose Jira texts quoted every linked issue: its
+    stored WEB-3 still says PAY-13's title and its sync state names no text recipe. The next
+    scheduled run reads every issue again (not only the changed ones), writes the current text,
+    and records the recipe; the run after it is incremental again."""
+    from devkb.sources.jira.convert import TEXT_VERSION
+
+    leaked = "relates to PAY-13: Customers double-charged during Meridian latency spike"
+    old = issue_to_document(suite.dataset.issue("WEB-3"), JIRA_PUBLIC_URL, "jira")
+    old.content += f"\n\n## Links\n- {leaked}"
+    workspace.pipeline.run([old], "jira")
+    state = workspace.store.get_sync_state("jira")
+    state.extra = {k: v for k, v in state.extra.items() if k != "text_version"}
+    workspace.store.save_sync_state(state)
+
+    def text() -> str:
+        return "\n".join(c.content for c in workspace.store.get_document("jira:WEB-3").chunks)
+
+    assert leaked in text()
+    workspace.scheduled_run()
+    assert leaked not in text()
+    assert workspace.last("jira").done >= len(workspace.store.document_ids(source="jira"))
+    assert workspace.last("jira").documents_indexed == 1  # read all, rewritten what differs
+    assert workspace.store.get_sync_state("jira").extra["text_version"] == TEXT_VERSION
+    workspace.scheduled_run()
+    issues = len(workspace.store.document_ids(source="jira"))
+    again = workspace.last("jira")  # incremental: only the cursor's overlap window is read
+    assert again.documents_indexed == 0 and again.done < issues / 4, (again.done, issues)

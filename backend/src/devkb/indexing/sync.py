@@ -28,6 +28,7 @@ from devkb.sources.base import (
     Refetching,
     RetryReporting,
     SourceLoader,
+    VersionedText,
 )
 from devkb.store.models import SyncState
 from devkb.store.protocol import GraphStore
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 # Refuse to delete more than this share of a source's documents in one run (a source that
 # suddenly lists nothing is far more often broken than emptied).
 MASS_DELETE_SHARE = 0.5
+TEXT_VERSION_KEY = "text_version"  # the loader's text recipe its documents were last read with
 MASS_DELETE_MIN = 20
 
 
@@ -150,7 +152,14 @@ class SourceSync:
         try:
             if self.before_run:
                 self.before_run(loader)
-            since = None if full else state.cursor
+            recipe = loader.text_version if isinstance(loader, VersionedText) else None
+            stale_text = recipe is not None and state.cursor is not None
+            stale_text = stale_text and state.extra.get(TEXT_VERSION_KEY) != recipe
+            if stale_text:
+                log.info(
+                    "%s: its text recipe changed (%s): every document is read again", loader.name, recipe
+                )
+            since = None if full or stale_text else state.cursor
             prepare = (
                 (lambda b: self.pipeline.embed_ahead(b.documents, loader.name, force=full))
                 if self.pipeline.embeds_ahead
@@ -221,6 +230,8 @@ class SourceSync:
                 "skipped": status.skipped,
             }
             state.extra = {**state.extra, "last_run": status.id}
+            if recipe is not None:
+                state.extra[TEXT_VERSION_KEY] = recipe
             self.store.save_sync_state(state)
             self.pipeline.chunk_embedder.clear_ahead()
             status.update(state="succeeded", phase="done", finished_at=utc_now())

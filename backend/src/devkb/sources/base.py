@@ -92,6 +92,15 @@ class RetryReporting(Protocol):
 
 
 @runtime_checkable
+class VersionedText(Protocol):
+    """A loader whose documents' text follows a recipe that can change in a new release (what a
+    Jira issue's text names of its links): when the recipe recorded for the source differs, the
+    next run reads every document again (nothing is re-embedded that did not change)."""
+
+    text_version: str
+
+
+@runtime_checkable
 class Refetching(Protocol):
     """A loader that fetches given documents again (deletion sync re-indexes their neighbours)."""
 

@@ -163,6 +163,11 @@ def issue_gates(issue: dict[str, Any], source: str) -> list[list[str]]:
     return gates
 
 
+# the recipe of an issue's text: a stored issue read with another recipe is read again
+# (``sources/base.VersionedText``); change it whenever the text of an unchanged issue changes
+TEXT_VERSION = "2: links named only when every reader of the issue may browse the other"
+
+
 def link_shown(key: str, level: str | None, other: str, secured: Mapping[str, str]) -> bool:
     """Whether the link from ``key`` (security level ``level``) to ``other`` may be written into
     ``key``'s text: every reader of ``key`` may browse ``other`` (same project, and ``other``

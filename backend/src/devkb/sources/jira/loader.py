@@ -34,7 +34,7 @@ from pydantic import SecretStr
 from devkb.errors import ConfigurationError, PermanentSourceError
 from devkb.sources.base import HistoryPolicy, LoadBatch, SourceDocument
 from devkb.sources.http_retry import atlassian_client
-from devkb.sources.jira.convert import issue_to_document, jira_doc_id, parse_jira_time
+from devkb.sources.jira.convert import TEXT_VERSION, issue_to_document, jira_doc_id, parse_jira_time
 from devkb.sources.retry import call_with_retry
 from devkb.store.models import SourceType
 
@@ -93,6 +93,7 @@ class JiraLoaderConfig:
 
 class JiraLoader:
     type = SourceType.JIRA
+    text_version = TEXT_VERSION
 
     def __init__(self, config: JiraLoaderConfig, on_retry: Callable[[str], None] | None = None) -> None:
         self.config = config
