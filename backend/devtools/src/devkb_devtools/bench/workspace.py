@@ -118,7 +118,7 @@ def dataset_of(c: Corpus) -> Dataset:
 
 
 def _serve_suite(dataset_dir: Path, urls: Any, stop: Any) -> None:
-    suite = EmulatorSuite(Dataset.load(dataset_dir), response_check=None).start()
+    suite = EmulatorSuite(Dataset.load(dataset_dir), response_check=None).warm_up().start()
     urls.put((suite.jira_url, suite.confluence_url, suite.github_url))
     stop.wait()
     suite.stop()
@@ -213,7 +213,7 @@ class Workspace:
             suite = (
                 EmulatorSuite(dataset) if self.vendor_check else EmulatorSuite(dataset, response_check=None)
             )
-            self.suite = urls = suite.start()
+            self.suite = urls = suite.warm_up().start()
         entries = [{**s, "schedule": "manual"} for s in self.corpus.sources(urls)]
         self.sources_file.write_text(
             yaml.safe_dump({"sources": entries}, sort_keys=False, allow_unicode=True)
