@@ -203,8 +203,9 @@ def build_runs(
             shared=shared(),
             instance=settings.instance_id,
             lease_seconds=settings.lease_seconds,
+            side_by_side=settings.sync_side_by_side,
         )
-    return RunManager(sync, loaders)
+    return RunManager(sync, loaders, side_by_side=settings.sync_side_by_side)
 
 
 def build_background(

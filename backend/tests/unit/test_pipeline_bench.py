@@ -12,6 +12,7 @@ import pytest
 from haystack import Document as HsDocument
 
 from devkb.indexing.components.chunk_embedder import ChunkEmbedder
+from devkb.indexing.shared_document import Batch
 from devkb_devtools.bench.pipeline_speed import (
     PassThroughEmbedder,
     SimulatedEmbeddingServer,
@@ -126,3 +127,20 @@ def test_a_failed_request_sent_ahead_is_embedded_again_by_run() -> None:
     assert np.array_equal(
         np.asarray([d.embedding for d in out]), PassThroughEmbedder().embed([d.content for d in docs])
     )
+
+
+def test_two_sources_sending_ahead_count_and_clear_only_their_own() -> None:
+    inner = _CountingEmbedder()
+    chunker = ChunkEmbedder(inner, _NoStore(), batch_size=4)  # type: ignore[arg-type]
+    pages = [HsDocument(id=f"p{i}", content=f"page {i}") for i in range(3)]
+    issues = [HsDocument(id=f"i{i}", content=f"issue {i}") for i in range(5)]
+    chunker.embed_ahead(pages, "wiki")
+    chunker.embed_ahead(issues, "jira")
+    chunker.clear_ahead("wiki")  # the wiki's sync ended; the Jira sync beside it keeps its requests
+    assert sorted(chunker._ahead) == sorted(d.id for d in issues)
+    chunker.run(Batch(issues), "jira")
+    chunker.run(Batch(pages[:1]), "wiki")  # sent again: the ones sent ahead were dropped
+    # a request dropped before it was sent is not counted; one already sent is (its texts were embedded)
+    assert chunker.embedded_by["wiki"] == sum(t.startswith("page") for t in inner.texts)
+    assert chunker.embedded_by["jira"] == 5 == sum(t.startswith("issue") for t in inner.texts)
+    assert chunker.embedded == sum(chunker.embedded_by.values()) and not chunker._ahead

@@ -62,6 +62,16 @@ class FakeRuns:
         self.ran.set()
         return type("S", (), {"state": "succeeded"})()
 
+    def run_many(self, names: list[str]):
+        """Like RunManager.run_many one after the other: each name's status or what it raised."""
+        out = {}
+        for name in sorted(names, key=self.ordered_names().index):
+            try:
+                out[name] = self.run(name)
+            except Exception as e:
+                out[name] = e
+        return {name: out[name] for name in names}
+
 
 def sources(schedule: str = "1s") -> list[SourceConfig]:
     return [

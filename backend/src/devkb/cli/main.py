@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from typing import Annotated, NoReturn
 
 import typer
@@ -66,12 +67,20 @@ def _reader(c: Container, email: str | None) -> Reader:
 
 
 def _sync(container: Container, names: list[str], full: bool, allow_mass_delete: bool = False) -> bool:
+    """Sync ``names`` (``RunManager.run_many``; side by side with ``DEVKB_SYNC_SIDE_BY_SIDE``), a
+    progress bar each; then one summary line per source, in the order given."""
     runs = container.runs()
-    ok = True
-    for name in names:
-        bar = tqdm(desc=f"{name}", unit="doc", dynamic_ncols=True, file=sys.stderr)
+    bars = {
+        name: tqdm(desc=f"{name}", unit="doc", dynamic_ncols=True, file=sys.stderr, position=i, leave=True)
+        for i, name in enumerate(names)
+    }
+    guard = threading.Lock()  # bars are drawn from the threads of sources syncing side by side
 
-        def progress(s: RunStatus, bar: tqdm = bar) -> None:
+    def progress(s: RunStatus) -> None:
+        bar = bars.get(s.source)
+        if bar is None:
+            return
+        with guard:
             if s.total is not None and bar.total != s.total:
                 bar.total = s.total
             bar.n = s.done
@@ -85,9 +94,22 @@ def _sync(container: Container, names: list[str], full: bool, allow_mass_delete:
             )
             bar.refresh()
 
-        try:
-            s = runs.run(name, full=full, on_progress=progress, allow_mass_delete=allow_mass_delete)
+    try:
+        outcome = runs.run_many(names, full=full, on_progress=progress, allow_mass_delete=allow_mass_delete)
+    finally:
+        for bar in bars.values():
             bar.close()
+    ok = True
+    for name, s in outcome.items():
+        if isinstance(s, SyncInProgressError):
+            typer.secho(f"{name}: {s}", fg=typer.colors.YELLOW, err=True)
+            ok = False
+        elif isinstance(s, DevkbError):
+            typer.secho(f"{name}: sync failed: {s}", fg=typer.colors.RED, err=True)
+            ok = False
+        elif isinstance(s, Exception):
+            raise s
+        else:
             typer.echo(
                 f"{name}: {s.documents_indexed} indexed, {s.documents_unchanged} unchanged, "
                 f"{s.documents_deleted} deleted, {s.chunks_embedded} chunks embedded, "
@@ -97,14 +119,6 @@ def _sync(container: Container, names: list[str], full: bool, allow_mass_delete:
             if s.skipped:  # files or pages a loader could not read, each with its reason
                 for line in s.errors[-s.skipped :][:20]:
                     typer.secho(f"  skipped {line}", fg=typer.colors.YELLOW, err=True)
-        except SyncInProgressError as e:
-            bar.close()
-            typer.secho(f"{name}: {e}", fg=typer.colors.YELLOW, err=True)
-            ok = False
-        except DevkbError as e:
-            bar.close()
-            typer.secho(f"{name}: sync failed: {e}", fg=typer.colors.RED, err=True)
-            ok = False
     return ok
 
 

@@ -66,6 +66,12 @@ class Settings(BaseSettings):
         le=16,
         description="Batches a sync reads ahead from the source while the current one is indexed (0: in line).",
     )
+    sync_side_by_side: bool = Field(
+        False,
+        description="Sync several sources at once: pages and repositories side by side, then Jira and the "
+        "rest side by side (one source per service at a time). Off by default: on 2 cores one process's "
+        "interpreter lock bounds the sync and it measured no faster (docs/deployment.md).",
+    )
     ollama_embed_model: str = "nomic-embed-text"
     openai_embed_model: str = "text-embedding-3-small"
 

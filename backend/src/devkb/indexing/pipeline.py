@@ -103,13 +103,16 @@ class IndexingPipeline:
         unique = list({d.id: d for d in documents}.values())
         changed = self._detect.run(Batch(to_haystack(d, source) for d in unique), force)["documents"]
         assert isinstance(changed, Batch)
-        self.chunk_embedder.embed_ahead(self._split.run(changed)["chunks"])
+        self.chunk_embedder.embed_ahead(self._split.run(changed)["chunks"], source)
 
     def run(self, documents: list[SourceDocument], source: str, force: bool = False) -> BatchResult:
         # the same id twice in one batch: the last one wins
         unique = list({d.id: d for d in documents}.values())
         out: dict[str, Any] = self.pipeline.run(
-            {"detect": {"documents": Batch(to_haystack(d, source) for d in unique), "force": force}},
+            {
+                "detect": {"documents": Batch(to_haystack(d, source) for d in unique), "force": force},
+                "embed": {"source": source},  # counted per source: syncs may run side by side
+            },
             include_outputs_from={"detect"},
         )
         write = out.get("write", {})

@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 
 # Pages and repositories first, so Jira text can be matched against their titles and URLs.
 SYNC_ORDER = {SourceType.CONFLUENCE: 0, SourceType.GITHUB: 1, SourceType.JIRA: 2}
+# What the other sources' text is matched against (page titles and URLs, a repository's files and
+# renames, read from the store when a run starts): these sync first, side by side, then the rest
+# side by side. Their own references need only what loaders say (project keys, repositories).
+MATCHED_AGAINST = frozenset({SourceType.CONFLUENCE, SourceType.GITHUB})
 MAX_RUNS_KEPT = 200
 PUBLISH_EVERY = 1.0  # seconds between status updates of a running sync in the store (replicas)
 
@@ -40,8 +44,10 @@ class RunManager:
         shared: SharedState | None = None,
         instance: str = "local",
         lease_seconds: float = 15.0,
+        side_by_side: bool = False,
     ) -> None:
         self.sync = sync
+        self.side_by_side = side_by_side  # run_many: sources at once (default: one after the other)
         self.loaders: dict[str, SourceLoader] = {loader.name: loader for loader in loaders}
         self._locks = {name: threading.Lock() for name in self.loaders}
         self._runs: OrderedDict[str, RunStatus] = OrderedDict()
@@ -172,6 +178,60 @@ class RunManager:
         status = self._begin(name, full)
         self._execute(name, status, full, on_progress, allow_mass_delete)
         return status
+
+    def waves(self, names: list[str]) -> list[list[list[str]]]:
+        """``names`` as ``run_many`` runs them: waves one after the other; in a wave, lanes side by
+        side; in a lane, sources one after the other. The first wave holds the sources whose
+        documents the others' text is matched against (``MATCHED_AGAINST``); a lane holds one
+        source type, so one vendor never gets two of our syncs at once (GitHub asks for a
+        client's requests to be made serially)."""
+        order = {n: i for i, n in enumerate(self.ordered_names())}
+        if not self.side_by_side:
+            return [[[n]] for n in sorted(dict.fromkeys(names), key=lambda n: order.get(n, len(order)))]
+        out: list[list[list[str]]] = []
+        for first in (True, False):
+            lanes: dict[SourceType, list[str]] = {}
+            for name in sorted(names, key=lambda n: order.get(n, len(order))):
+                kind = self.loader(name).type
+                if (kind in MATCHED_AGAINST) == first:
+                    lanes.setdefault(kind, []).append(name)
+            if lanes:
+                out.append(list(lanes.values()))
+        return out
+
+    def run_many(
+        self,
+        names: list[str],
+        full: bool = False,
+        on_progress: Callable[[RunStatus], None] | None = None,
+        allow_mass_delete: bool = False,
+    ) -> dict[str, RunStatus | Exception]:
+        """Sync ``names`` in waves (``waves``), each source's lanes in threads of their own; returns,
+        per name in the order given, its run's status or what its run raised (a source already
+        syncing gives ``SyncInProgressError``). One source failing stops no other."""
+        names = list(dict.fromkeys(names))
+        for name in names:
+            self.loader(name)  # an unknown name fails before anything runs
+        outcome: dict[str, RunStatus | Exception] = {}
+
+        def lane(lane_names: list[str]) -> None:
+            for name in lane_names:
+                try:
+                    outcome[name] = self.run(name, full, on_progress, allow_mass_delete)
+                except Exception as e:  # recorded on the run and the source; reported to the caller
+                    outcome[name] = e
+
+        for wave in self.waves(names):
+            threads = [
+                threading.Thread(target=lane, args=(lane_names,), name=f"sync-{lane_names[0]}", daemon=True)
+                for lane_names in wave[1:]
+            ]
+            for t in threads:
+                t.start()
+            lane(wave[0])  # the first lane in this thread
+            for t in threads:
+                t.join()
+        return {name: outcome[name] for name in names}
 
     def start(self, name: str, full: bool = False) -> RunStatus:
         """Start a sync in a background thread and return its status at once."""

@@ -143,7 +143,8 @@ class SourceSync:
             )
         if isinstance(loader, ProblemReporting):
             loader.set_problem_hook(status.note_problem)
-        embedded_before = self.pipeline.chunk_embedder.embedded
+        embedder = self.pipeline.chunk_embedder
+        embedded_before = embedder.embedded_by[loader.name]
 
         def progress() -> None:
             if on_progress:
@@ -176,7 +177,7 @@ class SourceSync:
                     documents_unchanged=status.documents_unchanged + result.unchanged,
                     chunks_written=status.chunks_written + result.chunks_written,
                     references_written=status.references_written + result.references_written,
-                    chunks_embedded=self.pipeline.chunk_embedder.embedded - embedded_before,
+                    chunks_embedded=embedder.embedded_by[loader.name] - embedded_before,
                 )
                 state.cursor = batch.cursor
                 self.store.save_sync_state(state)  # checkpoint: resume from here after a crash
@@ -217,7 +218,7 @@ class SourceSync:
                     documents_indexed=status.documents_indexed + result.documents_written,
                     chunks_written=status.chunks_written + result.chunks_written,
                     references_written=status.references_written + result.references_written,
-                    chunks_embedded=self.pipeline.chunk_embedder.embedded - embedded_before,
+                    chunks_embedded=embedder.embedded_by[loader.name] - embedded_before,
                 )
             state.last_success = utc_now()
             state.last_error = None
@@ -233,10 +234,10 @@ class SourceSync:
             if recipe is not None:
                 state.extra[TEXT_VERSION_KEY] = recipe
             self.store.save_sync_state(state)
-            self.pipeline.chunk_embedder.clear_ahead()
+            embedder.clear_ahead(loader.name)
             status.update(state="succeeded", phase="done", finished_at=utc_now())
         except Exception as e:  # recorded on the run and the source, then re-raised
-            self.pipeline.chunk_embedder.clear_ahead()
+            embedder.clear_ahead(loader.name)
             message = self.redact(f"{type(e).__name__}: {e}")[:1000]
             log.error("sync of %s failed: %s", loader.name, message)
             state.last_error = message

@@ -1,8 +1,9 @@
 """``SyncScheduler``: runs each source's sync on its schedule, inside the server process.
 
 APScheduler's ``BackgroundScheduler`` (UTC) holds one job per distinct schedule; a job syncs
-the sources that share it one after another, pages and repositories before Jira
-(``RunManager.ordered_names``), so Jira text is matched against titles already indexed.
+the sources that share it with ``RunManager.run_many``: pages and repositories first, then Jira
+and the rest (one after the other, or side by side with ``DEVKB_SYNC_SIDE_BY_SIDE``), so Jira
+text is matched against titles already indexed.
 
     schedule: 30m | 2h | 1d        IntervalTrigger, first run one interval after start
     schedule: "*/15 * * * 1-5"     CronTrigger from the crontab fields (weekdays 0/7 = Sunday, as in cron)
@@ -151,19 +152,19 @@ class SyncScheduler:
                 self._job_of.clear()
 
     def run_sources(self, names: list[str]) -> dict[str, str]:
-        """The job: sync ``names`` in order; returns ``{name: state}`` (``skipped`` when a run of
-        that source was already going). Failures are recorded on the run and the source state."""
-        runs = self._runs_provider()
+        """The job: sync ``names`` (``RunManager.run_many``: pages and repositories first, then the
+        rest); returns ``{name: state}`` (``skipped`` when a run of that source was
+        already going). Failures are recorded on the run and the source state."""
         outcome: dict[str, str] = {}
-        for name in names:
-            try:
-                outcome[name] = runs.run(name).state
-            except SyncInProgressError:
+        for name, result in self._runs_provider().run_many(names).items():
+            if isinstance(result, SyncInProgressError):
                 log.info("scheduled sync of %s skipped: a run is already going", name)
                 outcome[name] = "skipped"
-            except Exception as e:  # recorded by SourceSync; the next due time retries
-                log.warning("scheduled sync of %s failed: %s", name, e)
+            elif isinstance(result, Exception):  # recorded by SourceSync; the next due time retries
+                log.warning("scheduled sync of %s failed: %s", name, result)
                 outcome[name] = "failed"
+            else:
+                outcome[name] = result.state
         return outcome
 
     def run_now(self, name: str | None = None) -> dict[str, str]:

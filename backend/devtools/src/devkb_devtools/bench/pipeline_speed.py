@@ -281,7 +281,12 @@ def run(repeats: int, work: Path, whole: Corpus | None = None) -> dict[str, Any]
         # same run, interleaved: the previous defaults, the current ones, the simulated GPU
         passes["baseline"].append(
             index_once(
-                whole, work, "baseline", PassThroughEmbedder(), {"sync_prefetch": 0}, vendor_check=False
+                whole,
+                work,
+                "baseline",
+                PassThroughEmbedder(),
+                {"sync_prefetch": 0},
+                vendor_check=False,
             )
         )
         passes["pass_through"].append(

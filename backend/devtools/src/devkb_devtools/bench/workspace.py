@@ -263,19 +263,33 @@ class Workspace:
         return self.suite.dataset
 
     def sync_all(self) -> SyncFigures:
-        """One sync of every source, in the run manager's order; raises when one fails."""
+        """One sync of every source, as the product runs them (``RunManager.run_many``: pages and
+        repositories first, then the rest); raises when one fails. A source's seconds run
+        from the start of its wave (``RunManager.waves``) to its last progress report."""
         assert self.container is not None
         runs = self.container.runs()
-        statuses: list[RunStatus] = []
-        per_source: dict[str, float] = {}
+        names = runs.ordered_names()
+        finished: dict[str, float] = {}
+
+        def progress(status: RunStatus) -> None:
+            finished[status.source] = time.perf_counter()
+
         start = time.perf_counter()
-        for name in runs.ordered_names():
-            t = time.perf_counter()
-            status = runs.run(name)
-            per_source[name] = time.perf_counter() - t
+        outcome = runs.run_many(names, on_progress=progress)
+        statuses: list[RunStatus] = []
+        for name, status in outcome.items():
+            if isinstance(status, Exception):
+                raise BenchError(f"sync of {name} failed: {status}") from status
             if status.state != "succeeded":
                 raise BenchError(f"sync of {name} failed: {status.errors}")
             statuses.append(status)
+        per_source: dict[str, float] = {}
+        wave_start = start
+        for wave in runs.waves(names):
+            members = [n for lane in wave for n in lane]
+            for n in members:
+                per_source[n] = finished.get(n, wave_start) - wave_start
+            wave_start = max([finished.get(n, wave_start) for n in members], default=wave_start)
         return SyncFigures(
             seconds=time.perf_counter() - start,
             documents_indexed=sum(s.documents_indexed for s in statuses),

@@ -4,6 +4,7 @@ document id, position and text) is already in the store."""
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -28,15 +29,23 @@ class ChunkEmbedder:
         self._pool: ThreadPoolExecutor | None = None
         # requests sent ahead of their batch (``embed_ahead``), by chunk id, until ``run`` takes them
         self._ahead: dict[str, Future[dict[str, list[float]]]] = {}
+        self._ahead_source: dict[str, str] = {}  # chunk id → the source whose sync sent it ahead
         self._ahead_lock = threading.Lock()
         self._count_lock = threading.Lock()
         self.embedded = 0  # chunks embedded by the model (not reused), for run statistics
+        # the same per source: several sources' syncs may share this embedder at once
+        self.embedded_by: Counter[str] = Counter()
         self.reused = 0
+
+    def _count(self, source: str, n: int) -> None:
+        with self._count_lock:
+            self.embedded += n
+            self.embedded_by[source] += n
 
     def warm_up(self) -> None:
         self.embedder.warm_up()
 
-    def embed_ahead(self, chunks: Sequence[HsDocument]) -> None:
+    def embed_ahead(self, chunks: Sequence[HsDocument], source: str = "") -> None:
         """Send ``chunks`` to the embedder now (from the sync's read-ahead thread) without waiting
         for the vectors: ``run`` takes them when their batch reaches it. A remote embedder then
         works while this process reads the next batches and writes the ones before, instead of
@@ -55,14 +64,20 @@ class ChunkEmbedder:
             future = pool.submit(self._embed_one, batch)
             with self._ahead_lock:
                 self._ahead.update((c.id, future) for c in batch)
-        with self._count_lock:
-            self.embedded += len(todo)
+                self._ahead_source.update((c.id, source) for c in batch)
+        self._count(source, len(todo))
 
-    def clear_ahead(self) -> None:
+    def clear_ahead(self, source: str | None = None) -> None:
+        """Drop the requests sent ahead for ``source`` (every source's when None); another
+        source's sync running at the same time keeps its own."""
         with self._ahead_lock:
-            for future in self._ahead.values():
-                future.cancel()
-            self._ahead.clear()
+            ids = [i for i in self._ahead if source is None or self._ahead_source.get(i) == source]
+            dropped = [(self._ahead.pop(i), self._ahead_source.pop(i, "")) for i in ids]
+        for future, _ in dropped:
+            future.cancel()
+        for future, sent_for in dropped:
+            if future.cancelled():  # never reached the embedder: not embedded after all
+                self._count(sent_for, -1)
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -78,13 +93,13 @@ class ChunkEmbedder:
         that failed is dropped here and its chunks are embedded by ``run`` (with its errors)."""
         with self._ahead_lock:
             futures = {c.id: f for c in chunks if (f := self._ahead.pop(c.id, None)) is not None}
+            sent_for = {i: self._ahead_source.pop(i, "") for i in futures}
         out: dict[str, list[float]] = {}
         for chunk_id, future in futures.items():
             try:
                 vector = future.result().get(chunk_id)
             except Exception:
-                with self._count_lock:
-                    self.embedded -= 1  # counted when sent; ``run`` embeds and counts it again
+                self._count(sent_for[chunk_id], -1)  # counted when sent; ``run`` embeds and counts it again
                 continue
             if vector is not None:
                 out[chunk_id] = vector
@@ -99,13 +114,13 @@ class ChunkEmbedder:
         return {chunk_id: v for vectors in results for chunk_id, v in vectors.items()}
 
     @component.output_types(chunks=Batch[HsDocument])
-    def run(self, chunks: Batch[HsDocument]) -> dict[str, Batch[HsDocument]]:
+    def run(self, chunks: Batch[HsDocument], source: str = "") -> dict[str, Batch[HsDocument]]:
         ahead = self._take_ahead(chunks) if self._ahead else {}
         rest = [c for c in chunks if c.id not in ahead]
         known = self.store.chunk_embeddings([c.id for c in rest]) if rest else {}
         todo = [c for c in rest if c.id not in known]
         vectors: dict[str, list[float]] = {**known, **ahead, **self._embed(todo)}
+        self._count(source, len(todo))
         with self._count_lock:
-            self.embedded += len(todo)
             self.reused += len(chunks) - len(todo) - len(ahead)
         return {"chunks": Batch(replace(c, embedding=vectors[c.id]) for c in chunks)}

@@ -31,16 +31,14 @@ class LinkContextBuilder:
             ctx = LinkContext()
             for loader in self.loaders:
                 hints: dict[str, Any] = {}
-                state = self.store.get_sync_state(loader.name)
                 if isinstance(loader, LinkHinting):
                     try:
                         hints = loader.link_hints()
-                        if state is not None or hints:
-                            state = state or SyncState(source=loader.name)
-                            state.extra = {**state.extra, "link_hints": hints}
-                            self.store.save_sync_state(state)
                     except Exception:  # fall back to the last known hints
+                        state = self.store.get_sync_state(loader.name)
                         hints = (state.extra.get("link_hints") if state else None) or {}
+                    else:
+                        self._remember(loader.name, hints)
                 self._merge(ctx, hints)
             for state in self.store.list_sync_states():
                 self._merge(ctx, state.extra.get("link_hints") or {})
@@ -51,6 +49,18 @@ class LinkContextBuilder:
             self._add_repository_state(ctx)
             self._ctx = ctx
             return ctx
+
+    def _remember(self, source: str, hints: dict[str, Any]) -> None:
+        """Keep ``source``'s hints in its sync state, only when they changed, and read the state
+        just before writing it: the sync of that source may be running beside this one and
+        checkpointing its cursor into the same state (reading it before asking the source for its
+        hints, an HTTP call, would write an older cursor back)."""
+        state = self.store.get_sync_state(source)
+        if (state is None and not hints) or (state is not None and state.extra.get("link_hints") == hints):
+            return
+        state = state or SyncState(source=source)
+        state.extra = {**state.extra, "link_hints": hints}
+        self.store.save_sync_state(state)
 
     @staticmethod
     def _merge(ctx: LinkContext, hints: dict[str, Any]) -> None:
