@@ -283,7 +283,7 @@ def test_scheduler_runs_due_sources_and_reports_next_runs(suite, tmp_path, embed
         suite.dataset.add_comment("PAY-7", "Retry budget reviewed with the Payments Ledger Design owners.")
         ws.scheduler.start()
         assert set(ws.scheduler.next_runs()) == {"wiki", "code", "jira"}
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             runs = {n: ws.last(n) for n in done}
             if all(r.id != done[n] and r.finished for n, r in runs.items()):

@@ -128,7 +128,7 @@ def test_three_replicas_behind_a_proxy_share_conversations_scheduling_and_runs(d
             assert listed[0]["title"] == QUESTIONS[0]
 
             # -- exactly one scheduler leader; a killed leader hands over ---------------------------
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120
             while len(leader_of(servers)) != 1 and time.monotonic() < deadline:
                 time.sleep(0.2)
             leaders = leader_of(servers)
