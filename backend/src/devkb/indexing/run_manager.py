@@ -25,8 +25,8 @@ log = logging.getLogger(__name__)
 # Pages and repositories first, so Jira text can be matched against their titles and URLs.
 SYNC_ORDER = {SourceType.CONFLUENCE: 0, SourceType.GITHUB: 1, SourceType.JIRA: 2}
 # What the other sources' text is matched against (page titles and URLs, a repository's files and
-# renames, read from the store when a run starts): these sync first, side by side, then the rest
-# side by side. Their own references need only what loaders say (project keys, repositories).
+# renames, read from the store when a run starts): these sync first, then the rest (each wave side
+# by side with ``side_by_side``). Their own references need only what loaders say (project keys).
 MATCHED_AGAINST = frozenset({SourceType.CONFLUENCE, SourceType.GITHUB})
 MAX_RUNS_KEPT = 200
 PUBLISH_EVERY = 1.0  # seconds between status updates of a running sync in the store (replicas)
@@ -186,12 +186,13 @@ class RunManager:
         source type, so one vendor never gets two of our syncs at once (GitHub asks for a
         client's requests to be made serially)."""
         order = {n: i for i, n in enumerate(self.ordered_names())}
+        ranked = sorted(dict.fromkeys(names), key=lambda n: order.get(n, len(order)))
         if not self.side_by_side:
-            return [[[n]] for n in sorted(dict.fromkeys(names), key=lambda n: order.get(n, len(order)))]
+            return [[[n]] for n in ranked]
         out: list[list[list[str]]] = []
         for first in (True, False):
             lanes: dict[SourceType, list[str]] = {}
-            for name in sorted(names, key=lambda n: order.get(n, len(order))):
+            for name in ranked:
                 kind = self.loader(name).type
                 if (kind in MATCHED_AGAINST) == first:
                     lanes.setdefault(kind, []).append(name)
