@@ -135,6 +135,17 @@ def store_resource(
         store.close()
 
 
+def indexing_store(settings: Settings, store: GraphStore) -> GraphStore:
+    """The store indexing writes through: with DEVKB_SYNC_WRITE_PROCESS on the embedded store, its
+    document writes and checkpoints run in a process of their own, closed with the store
+    (store/sqlite/write_process.py)."""
+    from devkb.store.sqlite import SQLiteGraphStore
+
+    if settings.sync_write_process and isinstance(store, SQLiteGraphStore):
+        return store.offloaded()
+    return store
+
+
 def shared_state_resource(settings: Settings, store: GraphStore) -> Iterator[SharedState]:
     """Conversations, leases and sync runs in the configured store (persistent mode only)."""
     if settings.store == "neo4j":
@@ -345,7 +356,10 @@ class Container(containers.DeclarativeContainer):
     sources = providers.Singleton(source_configs, settings, demo.provider)
     loaders = providers.Singleton(lambda cfgs: [build_loader(c) for c in cfgs if c.enabled], sources)
 
-    link_context = providers.Singleton(LinkContextBuilder, store, loaders)
+    # What indexing writes through: the store, with its writes in a process of their own
+    # (DEVKB_SYNC_WRITE_PROCESS, embedded store only); readers use ``store`` itself.
+    indexing_store = providers.Singleton(indexing_store, settings, store)
+    link_context = providers.Singleton(LinkContextBuilder, indexing_store, loaders)
     extractor = providers.Singleton(ReferenceExtractor)
     pipeline = providers.Singleton(
         lambda s, store, emb, ext, ctx: IndexingPipeline(
@@ -359,7 +373,7 @@ class Container(containers.DeclarativeContainer):
             segmenters=default_segmenters(),
         ),
         settings,
-        store,
+        indexing_store,
         embedder,
         extractor,
         link_context,
@@ -375,7 +389,7 @@ class Container(containers.DeclarativeContainer):
             history=HistoryPolicy(s.history, s.history_max_versions, s.history_max_diff_bytes),
             prefetch=s.sync_prefetch,
         ),
-        store,
+        indexing_store,
         pipeline,
         extractor,
         link_context,

@@ -72,6 +72,12 @@ class Settings(BaseSettings):
         "rest side by side (one source per service at a time). Off by default: on 2 cores one process's "
         "interpreter lock bounds the sync and it measured no faster (docs/deployment.md).",
     )
+    sync_write_process: bool = Field(
+        True,
+        description="On the embedded store, a sync's document writes and checkpoints run in a process of "
+        "their own while the sync goes on with the next batch (in order; every other store call waits for "
+        "them). Off: in the sync's own process (docs/deployment.md).",
+    )
     ollama_embed_model: str = "nomic-embed-text"
     openai_embed_model: str = "text-embedding-3-small"
 

@@ -27,6 +27,7 @@ from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.indexing.shared_document import Batch, SharedDocument
 from devkb.sources.base import SourceDocument
 from devkb.store.protocol import GraphStore
+from devkb.store.sqlite.write_process import WriteProcess
 
 
 def to_haystack(doc: SourceDocument, source: str) -> HsDocument:
@@ -105,7 +106,11 @@ class IndexingPipeline:
         assert isinstance(changed, Batch)
         self.chunk_embedder.embed_ahead(self._split.run(changed)["chunks"], source)
 
-    def run(self, documents: list[SourceDocument], source: str, force: bool = False) -> BatchResult:
+    def run(
+        self, documents: list[SourceDocument], source: str, force: bool = False, wait: bool = True
+    ) -> BatchResult:
+        """Index a batch. ``wait=False``: a store that applies writes behind (``WriteProcess``) may
+        still be writing it on return — the sync's batches, flushed at the end of the run."""
         # the same id twice in one batch: the last one wins
         unique = list({d.id: d for d in documents}.values())
         out: dict[str, Any] = self.pipeline.run(
@@ -116,6 +121,8 @@ class IndexingPipeline:
             include_outputs_from={"detect"},
         )
         write = out.get("write", {})
+        if wait and isinstance(self.store, WriteProcess):
+            self.store.flush()
         return BatchResult(
             received=len(documents),
             unchanged=int(out["detect"]["unchanged"]),

@@ -17,7 +17,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 
-from devkb.errors import DevkbError
+from devkb.errors import DevkbError, StoreError
 from devkb.indexing.pipeline import IndexingPipeline
 from devkb.indexing.run_status import RunStatus, utc_now
 from devkb.sources.base import (
@@ -32,6 +32,7 @@ from devkb.sources.base import (
 )
 from devkb.store.models import SyncState
 from devkb.store.protocol import GraphStore
+from devkb.store.sqlite.write_process import WriteProcess
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,29 @@ class SourceSync:
         self.history = history or HistoryPolicy()
         self.redact = redact or (lambda text: text)  # masks configured secrets in stored errors
 
+    def _flush(self, quiet: bool = False) -> None:
+        """Wait for the writes handed to a store that applies them behind the sync (WriteProcess)."""
+        if not isinstance(self.store, WriteProcess):
+            return
+        try:
+            self.store.flush()
+        except StoreError:
+            if not quiet:
+                raise
+            log.exception("writing the store failed while a failed run was recorded")
+
+    def _record_failure(self, source: str, message: str) -> None:
+        """Put the error on the source's checkpoint as stored — the last batch whose documents were
+        written (the run's own copy runs ahead of it when writes are applied behind the sync)."""
+        self._flush(quiet=True)
+        try:
+            state = self.store.get_sync_state(source) or SyncState(source=source)
+            state.last_error = message
+            self.store.save_sync_state(state)
+            self._flush()
+        except StoreError:
+            log.exception("recording the failure of %s on its checkpoint failed", source)
+
     def run(
         self,
         loader: SourceLoader,
@@ -170,7 +194,7 @@ class SourceSync:
                 status.update(
                     phase="indexing", total=batch.total if batch.total is not None else status.total
                 )
-                result = self.pipeline.run(batch.documents, loader.name, force=full)
+                result = self.pipeline.run(batch.documents, loader.name, force=full, wait=False)
                 status.update(
                     done=status.done + result.received,
                     documents_indexed=status.documents_indexed + result.documents_written,
@@ -234,14 +258,14 @@ class SourceSync:
             if recipe is not None:
                 state.extra[TEXT_VERSION_KEY] = recipe
             self.store.save_sync_state(state)
+            self._flush()  # the run is done when its writes are
             embedder.clear_ahead(loader.name)
             status.update(state="succeeded", phase="done", finished_at=utc_now())
         except Exception as e:  # recorded on the run and the source, then re-raised
             embedder.clear_ahead(loader.name)
             message = self.redact(f"{type(e).__name__}: {e}")[:1000]
             log.error("sync of %s failed: %s", loader.name, message)
-            state.last_error = message
-            self.store.save_sync_state(state)
+            self._record_failure(loader.name, message)
             status.update(
                 state="failed", phase="done", finished_at=utc_now(), errors=[*status.errors, message]
             )

@@ -40,6 +40,7 @@ from devkb.store.sqlite.schema import DDL, SCHEMA_VERSION
 from devkb.store.sqlite.term_pruning import TermPruner
 from devkb.store.sqlite.text_index import TextIndex
 from devkb.store.sqlite.vector_index import VectorIndex
+from devkb.store.sqlite.write_process import WriteProcess
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_VARS = 900  # stay below SQLite's host-parameter limit
@@ -73,6 +74,7 @@ class SQLiteGraphStore:
         self._local = threading.local()
         self._connections: dict[int, sqlite3.Connection] = {}  # by thread ident
         self._conn_lock = threading.Lock()
+        self._write_process: WriteProcess | None = None
         self._vectors = VectorIndex()
         self._term_pruner = TermPruner()
         self.text_index = (
@@ -143,7 +145,19 @@ class SQLiteGraphStore:
     def _generation(self, conn: sqlite3.Connection) -> int:
         return int(conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
 
+    def offloaded(self) -> WriteProcess:
+        """This store with its document writes and sync checkpoints applied by a process of their
+        own (write_process.py); one per store, stopped by ``close``."""
+        with self._conn_lock:
+            if self._write_process is None:
+                self._write_process = WriteProcess(self)
+            return self._write_process
+
     def close(self) -> None:
+        with self._conn_lock:
+            wp, self._write_process = self._write_process, None
+        if wp is not None:
+            wp.close()  # what was handed in is applied before the connections go
         with self._conn_lock:
             for conn in self._connections.values():
                 try:
