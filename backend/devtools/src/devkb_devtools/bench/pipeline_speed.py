@@ -16,7 +16,7 @@ Two embedders stand in for the model, each clearly labelled in the report:
 Both index the whole Fluid corpus into a fresh store with the emulators' vendor-description
 check off (a conformance check of the emulators that the test suite runs; a vendor's server does
 not pay it). The same run also measures the pass-through with the previous defaults (no
-read-ahead, one request at a time) as its baseline.
+read-ahead, one request at a time, store writes in the sync's own process) as its baseline.
 
     python -m devkb_devtools.bench.pipeline_speed [--repeats N] [--out artifacts/bench]
 """
@@ -285,7 +285,7 @@ def run(repeats: int, work: Path, whole: Corpus | None = None) -> dict[str, Any]
                 work,
                 "baseline",
                 PassThroughEmbedder(),
-                {"sync_prefetch": 0},
+                {"sync_prefetch": 0, "sync_write_process": False},
                 vendor_check=False,
             )
         )

@@ -225,7 +225,7 @@ def pipeline_section(d: dict[str, Any] | None) -> list[str]:
     if (s := status(d)) is not None or d is None:
         return [*lines, s or "_Not run._", ""]
     rows = {
-        "baseline": "pass-through embedder (no model), previous defaults: no read-ahead",
+        "baseline": "pass-through embedder (no model), previous defaults: no read-ahead, store writes in the sync's process",
         "pass_through": "**pass-through embedder (no model)**, current defaults",
         "remote": f"OpenAI-compatible server on loopback, one simulated GPU at {d['gpu_chunks_per_s']:,.0f} chunks/s",
     }
