@@ -3,14 +3,13 @@ document id, position and text) is already in the store."""
 
 from __future__ import annotations
 
-import numpy as np
-
 import threading
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
+import numpy as np
 from haystack import Document as HsDocument
 from haystack import component
 
