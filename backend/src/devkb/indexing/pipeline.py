@@ -31,10 +31,10 @@ from devkb.store.sqlite.write_process import WriteProcess
 
 
 def to_haystack(doc: SourceDocument, source: str) -> HsDocument:
-    return SharedDocument(
-        id=doc.id,
-        content=doc.content,
-        meta={
+    return SharedDocument.of(
+        doc.id,
+        doc.content,
+        {
             "type": doc.type,
             "kind": doc.kind,
             "title": doc.title,

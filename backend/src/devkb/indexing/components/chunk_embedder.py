@@ -14,7 +14,7 @@ from haystack import Document as HsDocument
 from haystack import component
 
 from devkb.indexing.embedders.base import TextEmbedder
-from devkb.indexing.shared_document import Batch
+from devkb.indexing.shared_document import Batch, SharedDocument
 from devkb.store.protocol import GraphStore
 
 
@@ -127,4 +127,10 @@ class ChunkEmbedder:
         self._count(source, len(todo))
         with self._count_lock:
             self.reused += len(chunks) - len(todo) - len(ahead)
-        return {"chunks": Batch(replace(c, embedding=vectors[c.id]) for c in chunks)}
+        return {"chunks": Batch(_with_vector(c, vectors[c.id]) for c in chunks)}
+
+
+def _with_vector(chunk: HsDocument, vector: Sequence[float]) -> HsDocument:
+    if isinstance(chunk, SharedDocument) and chunk.content is not None:
+        return SharedDocument.of(chunk.id, chunk.content, chunk.meta, vector)
+    return replace(chunk, embedding=[float(x) for x in vector])

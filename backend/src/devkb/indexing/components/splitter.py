@@ -50,10 +50,10 @@ class KindAwareSplitter:
                 )
                 text = piece.text if piece.text.startswith(title) else f"{header}\n{piece.text}"
                 out.append(
-                    SharedDocument(
-                        id=Chunk.make_id(doc.id, i, text),
-                        content=text,
-                        meta={"document_id": doc.id, "chunk_index": i, "section": piece.section},
+                    SharedDocument.of(
+                        Chunk.make_id(doc.id, i, text),
+                        text,
+                        {"document_id": doc.id, "chunk_index": i, "section": piece.section},
                     )
                 )
         return out
