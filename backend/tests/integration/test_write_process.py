@@ -1,12 +1,16 @@
 """The embedded store's writes in a process of their own (``store/sqlite/write_process.py``): a
 real spawned process writing a real SQLite file while the caller goes on. Held to the contract
 the sync relies on: order, reading one's own writes, a failed write stopping its thread's later
-checkpoints (never a checkpoint past documents that were not written), a dead process reported,
-and a sync that fails on a write resuming from the last batch that was written."""
+checkpoints (never a checkpoint past documents that were not written), a dead process's lost
+writes reported to their thread and the process replaced, and a sync that fails on a write
+resuming from the last batch that was written."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,17 +102,61 @@ def test_a_write_that_fails_its_own_check_is_reported_to_the_next_write(store):
     assert store.get_sync_state("t") is None
 
 
-def test_a_write_process_that_dies_is_an_error_for_the_caller(store):
+def test_a_write_process_that_died_while_idle_is_replaced_by_the_next_write(store):
+    """A long-lived store (``devkb serve``'s scheduled syncs) whose write process was killed between
+    syncs: nothing was lost, so the next write starts a new process and nobody gets an error."""
     wp = store.offloaded()
     wp.write_documents([doc("t:a")])
     wp.flush()
-    wp._process.kill()
-    wp._process.join()
+    first = wp._process
+    first.kill()
+    first.join()
+    time.sleep(1.2)  # the answer thread notices (it polls every 0.5 s)
+    wp.write_documents([doc("t:b")])
+    wp.save_sync_state(SyncState(source="t", cursor="b"))
+    wp.flush()
+    assert wp._process is not first and wp._process.is_alive()
+    assert wp.deaths == 1
+    assert store.document_ids() == {"t:a", "t:b"} and store.get_sync_state("t").cursor == "b"
+
+
+def test_writes_lost_with_their_process_are_an_error_for_their_thread_only(store):
+    """Killed with writes not yet applied (held back by stopping the process first): the thread
+    that handed them in gets an error naming the exit, its checkpoint never lands, another thread
+    goes on, and the next write of either starts a new process."""
+    wp = store.offloaded()
+    wp.write_documents([doc("t:a")])
+    wp.save_sync_state(SyncState(source="t", cursor="a"))
+    wp.flush()
+    first = wp._process
+    os.kill(first.pid, signal.SIGSTOP)
+    wp.write_documents([doc("t:b")])
+    wp.save_sync_state(SyncState(source="t", cursor="b"))  # claims t:b, which is never written
+    os.kill(first.pid, signal.SIGKILL)
+    first.join()
+
+    others: list[BaseException | None] = []
+
+    def other_thread() -> None:  # handed nothing in to the dead process
+        try:
+            wp.write_documents([doc("t:other")])
+            wp.flush()
+            others.append(None)
+        except BaseException as e:
+            others.append(e)
+
     with pytest.raises(StoreError, match="exited"):
-        wp.write_documents([doc("t:b")])
         wp.flush()
-    with pytest.raises(StoreError, match="exited"):
-        wp.get_sync_state("t")
+    t = threading.Thread(target=other_thread)
+    t.start()
+    t.join(60)
+    assert others == [None]
+    assert store.get_sync_state("t").cursor == "a"
+    assert store.document_ids() == {"t:a", "t:other"}
+    wp.write_documents([doc("t:b")])  # reported once; this thread writes again
+    wp.save_sync_state(SyncState(source="t", cursor="b"))
+    wp.flush()
+    assert store.get_sync_state("t").cursor == "b" and wp.deaths == 1
 
 
 def test_closing_the_store_applies_what_was_handed_in(tmp_path):
@@ -200,10 +248,8 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_a_killed_sync_process_leaves_no_write_process_behind(tmp_path):
-    import os
     import subprocess
     import sys
-    import time
 
     path = tmp_path / "graph.sqlite"
     done = subprocess.run(

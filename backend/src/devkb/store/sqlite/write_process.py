@@ -17,8 +17,12 @@ What stays the same for the sync (the contract the tests hold it to):
   on its way; they ask about the batch in hand, so they rarely do.
 - Failure: when a write fails, the process applies nothing more from that thread (its later
   checkpoints would claim documents that were never written) until that thread has been told:
-  its next ``flush`` or write raises ``StoreError`` with the cause. A process that dies is an
-  error for every caller.
+  its next ``flush`` or write raises ``StoreError`` with the cause.
+- A process that dies (killed, out of memory) loses only the writes it had not applied: each
+  thread that handed one in gets ``StoreError`` at its next call, as for a failed write (its run
+  fails and resumes from its last checkpoint written). The next write starts a new process, so a
+  long-lived store (``devkb serve``'s scheduled syncs) does not stay broken, and a process that
+  died while idle costs nothing.
 """
 
 from __future__ import annotations
@@ -99,10 +103,10 @@ class WriteProcess:
         self._answered: set[int] = set()
         self._pending_docs: Counter[str] = Counter()
         self._pending_chunks: Counter[str] = Counter()
-        self._keys: dict[int, tuple[list[str], list[str]]] = {}
+        self._keys: dict[int, tuple[list[str], list[str], int]] = {}  # seq -> docs, chunks, lane
         self._errors: dict[int, str] = {}  # lane (thread) -> the first failed write's cause
-        self._broken: str | None = None
         self._closed = False
+        self.deaths = 0  # processes that exited on their own (a new one starts on the next write)
 
     # -- the deferred writes ---------------------------------------------------------------
     def write_documents(
@@ -160,7 +164,7 @@ class WriteProcess:
         thread's writes since its last flush (``StoreError``)."""
         with self._lock:
             target = self._sent
-            while self._applied < target and self._broken is None:
+            while self._applied < target:
                 self._done.wait(_POLL_S)
             self._raise_for_lane()
 
@@ -170,24 +174,25 @@ class WriteProcess:
             if self._closed:
                 return
             self._closed = True
-            process = self._process
+            process, inbox, outbox = self._process, self._inbox, self._outbox
+            target = self._sent
+            while self._applied < target:
+                self._done.wait(_POLL_S)
+            ours = process is not None and self._process is process  # not died meanwhile
         if process is None:
             return
         try:
-            with self._lock:
-                target = self._sent
-                while self._applied < target and self._broken is None:
-                    self._done.wait(_POLL_S)
-            if self._broken is None:
-                self._inbox.put(pickle.dumps((0, 0, _STOP, None)))
-            process.join(timeout=30)
+            if ours and process.is_alive():
+                inbox.put(pickle.dumps((0, 0, _STOP, None)))
+                process.join(timeout=30)
         finally:
             if process.is_alive():
                 process.kill()
                 process.join()
-            for q in (self._inbox, self._outbox):
-                q.close()
-                q.join_thread()
+            if ours:
+                for q in (inbox, outbox):
+                    q.close()
+                    q.join_thread()
             if self._errors:
                 log.error("store writes failed and were not reported to their run: %s", self._errors)
 
@@ -202,29 +207,28 @@ class WriteProcess:
 
     def _raise_for_lane(self) -> None:
         """Under the lock: raise this thread's failed write (and let the process take its writes
-        again), or the process's death."""
+        again)."""
         lane = threading.get_ident()
         cause = self._errors.pop(lane, None)
         if cause is not None:
-            self._send(0, lane, _RESET, None)
+            if self._process is not None:
+                self._send(0, lane, _RESET, None)
             raise StoreError(f"writing to the store at {self.path} failed: {cause}")
-        if self._broken is not None:
-            raise StoreError(self._broken)
 
     def _submit(self, method: str, payload: object, docs: list[str], chunks: list[str]) -> None:
         with self._lock:
             if self._closed:
                 raise StoreError(f"the store at {self.path} is closed")
-            self._raise_for_lane()
-            if self._process is None:
-                self._start()
-            while self._sent - self._applied >= self.max_in_flight and self._broken is None:
+            while True:
+                self._raise_for_lane()
+                if self._process is None:
+                    self._start()
+                if self._sent - self._applied < self.max_in_flight:
+                    break
                 self._done.wait(_POLL_S)  # the process is behind: let it catch up (bounded memory)
-            if self._broken is not None:
-                raise StoreError(self._broken)
             self._sent += 1
             seq = self._sent
-            self._keys[seq] = (docs, chunks)
+            self._keys[seq] = (docs, chunks, threading.get_ident())
             self._pending_docs.update(docs)
             self._pending_chunks.update(chunks)
             self._send(seq, threading.get_ident(), method, payload)
@@ -233,6 +237,7 @@ class WriteProcess:
         self._inbox.put(pickle.dumps((seq, lane, method, payload), protocol=pickle.HIGHEST_PROTOCOL))
 
     def _start(self) -> None:
+        """Under the lock: a new process, and a thread taking its answers."""
         ctx = multiprocessing.get_context(
             "spawn"
         )  # no fork: the caller's threads and connections stay its own
@@ -245,31 +250,27 @@ class WriteProcess:
         )
         self._process.start()
         self._collector = threading.Thread(
-            target=self._collect, name="devkb-store-write-answers", daemon=True
+            target=self._collect,
+            args=(self._process, self._inbox, self._outbox),
+            name="devkb-store-write-answers",
+            daemon=True,
         )
         self._collector.start()
 
-    def _collect(self) -> None:
+    def _collect(self, process: Any, inbox: Any, outbox: Any) -> None:
         """Take the process's answers; notice when it dies."""
-        process, outbox = self._process, self._outbox
         while True:
             try:
                 seq, lane, error, skipped = outbox.get(timeout=_POLL_S)
             except queue.Empty:
                 if process.is_alive():
                     continue
-                with self._lock:
-                    if self._applied < self._sent:
-                        self._broken = (
-                            f"the process writing the store at {self.path} exited (code {process.exitcode}) "
-                            f"with {self._sent - self._applied} writes not applied; run the sync again"
-                        )
-                    self._done.notify_all()
+                self._died(process, inbox, outbox)
                 return
             except (EOFError, OSError, ValueError):  # closed
                 return
             with self._lock:
-                docs, chunks = self._keys.pop(seq, ([], []))
+                docs, chunks, _ = self._keys.pop(seq, ([], [], 0))
                 _forget(self._pending_docs, docs)
                 _forget(self._pending_chunks, chunks)
                 if error is not None:
@@ -282,6 +283,41 @@ class WriteProcess:
                     self._applied += 1
                     self._answered.discard(self._applied)
                 self._done.notify_all()
+
+    def _died(self, process: Any, inbox: Any, outbox: Any) -> None:
+        """The process exited on its own (killed, out of memory): every write it had not applied
+        is an error for the thread that handed it in; the next write starts a new process."""
+        with self._lock:
+            if self._process is not process:
+                return
+            lost = [
+                self._keys.pop(seq) for seq in range(self._applied + 1, self._sent + 1) if seq in self._keys
+            ]
+            if lost or not self._closed:
+                log.error(
+                    "the process writing the store at %s exited (code %s) with %d writes not applied",
+                    self.path,
+                    process.exitcode,
+                    len(lost),
+                )
+            cause = (
+                f"the process writing the store at {self.path} exited (code {process.exitcode}) "
+                f"before applying this run's writes; run the sync again"
+            )
+            for _, _, lane in lost:
+                self._errors.setdefault(lane, cause)
+            self._pending_docs.clear()
+            self._pending_chunks.clear()
+            self._keys.clear()
+            self._answered.clear()
+            self._applied = self._sent
+            self._process = None
+            if not self._closed:
+                self.deaths += 1
+            self._done.notify_all()
+        for q in (inbox, outbox):  # nobody reads them any more: do not wait for their buffers
+            q.cancel_join_thread()
+            q.close()
 
 
 def _forget(pending: Counter[str], keys: list[str]) -> None:
