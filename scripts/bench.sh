@@ -23,6 +23,7 @@ if [ "$quick" = 0 ]; then
     echo "load test not present yet (backend/devtools/src/devkb_devtools/bench/load_test.py or scripts/bench_load.sh): skipped"
   fi
   # /ask with 1 process and with one per core behind nginx (tests/integration/test_replicas.py's proxy)
+  bash scripts/ensure_nginx.sh
   nice -n "$NICE" "$PY" -m devkb_devtools.bench.replicas || status=$?
   # the whole run's wall time (the report's goal: make bench within 30 minutes)
   "$PY" -c 'import json, sys; from devkb_devtools.bench.measure import utc_now

@@ -8,13 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # Debian's nginx: the round-robin proxy of the multi-replica test (tests/integration/test_replicas.py)
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-  echo "==> installing nginx-light (Debian package)"
-  SUDO=""
-  if [ "$(id -u)" != "0" ]; then SUDO="sudo -n"; fi
-  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nginx-light >/dev/null; } \
-    || echo "WARNING: could not install nginx; the multi-replica test will skip" >&2
-fi
+bash scripts/ensure_nginx.sh
 # Debian's python3-doc: the Python HTML manual, the real documentation site the web source crawls
 # (tests/integration/test_web_python_manual.py)
 if [ ! -f /usr/share/doc/python3.11/html/index.html ] && [ ! -f /usr/share/doc/python3/html/index.html ]; then
