@@ -290,9 +290,7 @@ class WriteProcess:
         with self._lock:
             if self._process is not process:
                 return
-            lost = [
-                self._keys.pop(seq) for seq in range(self._applied + 1, self._sent + 1) if seq in self._keys
-            ]
+            lost = list(self._keys.values())  # every write not answered yet
             if lost or not self._closed:
                 log.error(
                     "the process writing the store at %s exited (code %s) with %d writes not applied",
