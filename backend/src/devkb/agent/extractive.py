@@ -142,6 +142,28 @@ def clean(text: str) -> str:
     return html.unescape(text)
 
 
+@functools.lru_cache(maxsize=4096)
+def passage_sentences(text: str) -> tuple[tuple[int, str, frozenset[str], bool, bool, bool], ...]:
+    """The sentences of a passage an answer may quote: (position, sentence, its terms, states a
+    cause, is dated, states a change) — metadata lines, headers, table rows, boilerplate and
+    sentences under 25 or over 600 characters left out. Passages are chunks of stored documents,
+    and the same documents come back question after question: the 4,096 most recently used are
+    remembered, so a question only scores the sentences."""
+    out = []
+    for j, raw in enumerate(_SENT.split(clean(text))):
+        stripped = raw.strip()
+        if _METADATA_LINE.search(stripped) or stripped.startswith("|"):
+            continue  # metadata lines, headers and table rows are not sentences
+        sentence = raw.strip(" #*-\t")
+        if len(sentence) < 25 or len(sentence) > 600 or BOILERPLATE.search(sentence):
+            continue
+        dated = _DATED.search(sentence) is not None
+        cause = _CAUSE.search(sentence) is not None
+        change = _CHANGE.search(sentence) is not None
+        out.append((j, sentence, sentence_terms(sentence), cause, dated, change))
+    return tuple(out)
+
+
 def compose_extractive(
     question: str, passages: Sequence[tuple[int, str]], max_sentences: int = 4, qtype: str = "fact"
 ) -> str:
@@ -151,25 +173,20 @@ def compose_extractive(
     when → a date, what changed → a dated change); metadata lines, headers and boilerplate are
     never chosen."""
     q = terms(question)
-    scored: list[tuple[float, int, int, str]] = []
+    scored: list[tuple[float, int, int, str, bool]] = []
     for order, (n, text) in enumerate(passages):
-        for j, raw in enumerate(_SENT.split(clean(text))):
-            if _METADATA_LINE.search(raw.strip()) or raw.strip().startswith("|"):
-                continue  # metadata lines, headers and table rows are not sentences
-            s = raw.strip(" #*-\t")
-            if len(s) < 25 or len(s) > 600 or BOILERPLATE.search(s):
-                continue
-            overlap = len(q & sentence_terms(s))
+        for j, s, words, cause, dated, change in passage_sentences(text):
+            overlap = len(q & words)
             bonus = 0.0
-            if qtype == "why" and _CAUSE.search(s):
+            if qtype == "why" and cause:
                 bonus = 3.0
-            elif qtype == "when" and _DATED.search(s):
+            elif qtype == "when" and dated:
                 bonus = 1.5
-            elif qtype == "changed" and _CHANGE.search(s):
-                bonus = 1.0 + (0.5 if _DATED.search(s) else 0.0)
+            elif qtype == "changed" and change:
+                bonus = 1.0 + (0.5 if dated else 0.0)
             if overlap == 0 and bonus == 0:
                 continue
-            scored.append((overlap + bonus - 0.15 * order - 0.01 * j, n, order, s))
+            scored.append((overlap + bonus - 0.15 * order - 0.01 * j, n, order, s, cause))
     if not scored:
         if passages:
             n, text = passages[0]
@@ -183,11 +200,11 @@ def compose_extractive(
         return NO_ANSWER
     best = sorted(scored, key=lambda t: -t[0])[:max_sentences]
     if qtype == "why":  # the causes first, best first
-        best.sort(key=lambda t: (not _CAUSE.search(t[3]), -t[0]))
+        best.sort(key=lambda t: (not t[4], -t[0]))
     else:
         best.sort(key=lambda t: (t[2], t[1]))
     out, seen = [], set()
-    for _, n, _, s in best:
+    for _, n, _, s, _ in best:
         if s in seen:
             continue
         seen.add(s)
@@ -195,14 +212,22 @@ def compose_extractive(
     return " ".join(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _snippet_candidates(text: str) -> tuple[str, tuple[tuple[str, frozenset[str]], ...]]:
+    """A passage's body (its first line, the title, left out) and its sentences over 20
+    characters with their terms — remembered per passage, as :func:`passage_sentences`."""
+    body = text.split("\n", 1)[1] if "\n" in text else text
+    return body, tuple((s.strip(), sentence_terms(s)) for s in _SENT.split(body) if len(s.strip()) > 20)
+
+
 def snippet(text: str, question: str, width: int = 240) -> str:
     q = terms(question)
-    body = text.split("\n", 1)[1] if "\n" in text else text
+    body, sentences = _snippet_candidates(text)
     best, best_score = body[:width], -1
-    for s in _SENT.split(body):
-        sc = len(q & sentence_terms(s))
-        if sc > best_score and len(s.strip()) > 20:
-            best, best_score = s.strip(), sc
+    for s, words in sentences:
+        sc = len(q & words)
+        if sc > best_score:
+            best, best_score = s, sc
     return best[:width] + ("…" if len(best) > width else "")
 
 

@@ -89,6 +89,8 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
         starters()()
     if start_background:  # permissions are mirrored on a schedule of their own
         container.permission_sync().start()
+    if start_background:  # built here, not by the first request's (async) dependencies on the loop
+        container.ask(), container.chat_memory(), container.knowledge_gaps(), container.reader_store()
     if start_background:  # the retrieval snapshot, so the first question does not build it
         warm_up = getattr(container.search(), "start_warm_up", None)
         if warm_up is not None:

@@ -1,4 +1,8 @@
-"""``Annotated`` dependency aliases: handlers ask for what they need by type."""
+"""``Annotated`` dependency aliases: handlers ask for what they need by type.
+
+The getters are ``async``: they only read the app's container (its singletons are built at start,
+``api/app.py``), so FastAPI calls them on the event loop — a sync dependency would cost every
+request a hop to the thread pool and back (docs/benchmarks.md, "Query")."""
 
 from __future__ import annotations
 
@@ -15,43 +19,47 @@ from devkb.conversations.memory import SessionMemory
 from devkb.indexing.run_manager import RunManager
 
 
-def get_container(request: Request) -> Container:
+def _container(request: Request) -> Container:
     container: Container = request.app.state.container
     return container
 
 
-def get_store(request: Request) -> ReaderStore:
+async def get_container(request: Request) -> Container:
+    return _container(request)
+
+
+async def get_store(request: Request) -> ReaderStore:
     """The store as the signed-in reader may see it (``access/scoped_store.py``)."""
-    value: ReaderStore = get_container(request).reader_store()
+    value: ReaderStore = _container(request).reader_store()
     return value
 
 
-def get_settings(request: Request) -> Settings:
-    value: Settings = get_container(request).settings()
+async def get_settings(request: Request) -> Settings:
+    value: Settings = _container(request).settings()
     return value
 
 
-def get_ask(request: Request) -> AskService:
-    value: AskService = get_container(request).ask()
+async def get_ask(request: Request) -> AskService:
+    value: AskService = _container(request).ask()
     return value
 
 
-def get_runs(request: Request) -> RunManager:
-    value: RunManager = get_container(request).runs()
+async def get_runs(request: Request) -> RunManager:
+    value: RunManager = _container(request).runs()
     return value
 
 
-def get_memory(request: Request) -> SessionMemory:
-    value: SessionMemory = get_container(request).chat_memory()
+async def get_memory(request: Request) -> SessionMemory:
+    value: SessionMemory = _container(request).chat_memory()
     return value
 
 
-def get_gaps(request: Request) -> KnowledgeGaps:
-    value: KnowledgeGaps = get_container(request).knowledge_gaps()
+async def get_gaps(request: Request) -> KnowledgeGaps:
+    value: KnowledgeGaps = _container(request).knowledge_gaps()
     return value
 
 
-def get_session_id(request: Request) -> str:
+async def get_session_id(request: Request) -> str:
     """The session the ``SessionMiddleware`` attached to this request."""
     return str(request.state.session_id)
 

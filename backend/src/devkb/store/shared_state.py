@@ -19,6 +19,7 @@ strings where people read them.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -31,7 +32,7 @@ class ConversationMessage:
     timestamp: str  # ISO 8601, UTC
     sources: tuple[dict[str, Any], ...] = ()  # citations of an assistant message
 
-    @property
+    @functools.cached_property  # read for every turn of the history at every question
     def document_ids(self) -> tuple[str, ...]:
         return tuple(str(s["document_id"]) for s in self.sources if s.get("document_id"))
 
