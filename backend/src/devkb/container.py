@@ -451,7 +451,13 @@ class Container(containers.DeclarativeContainer):
         toolbox,
         planner,
     )
-    ask = providers.Singleton(AskService, planner, agent_runner, llm)
+    ask = providers.Singleton(
+        lambda planner, runner, llm, s: AskService(planner, runner, llm, answer_slots=s.answer_slots or None),
+        planner,
+        agent_runner,
+        llm,
+        settings,
+    )
     chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
     # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
     # are this container's singletons, created on first use (devkb/mcp)

@@ -14,9 +14,11 @@ returned ``Answer`` is authoritative.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict
 from typing import Any
 
@@ -48,11 +50,25 @@ class AskService:
         runner: AgentRunner | None = None,
         llm: LlmProvider | None = None,
         max_sources: int = 8,
+        answer_slots: int | None = None,
     ) -> None:
+        """``answer_slots``: questions answered without an LLM at once (default one per core)."""
         self.planner = planner
         self.runner = runner
         self.llm = llm
         self.max_sources = max_sources
+        # The rules path is CPU work under the GIL: more threads in it than cores only trade the
+        # GIL back and forth (docs/deployment.md, "One machine"); the others wait here, in arrival
+        # order, without holding it.
+        self._slots = AnswerSlots(answer_slots or os.cpu_count() or 1)
+
+    def extractive_slot(self) -> AbstractContextManager[None]:
+        """A slot for a whole request (its session work and response too) when it will be answered
+        without an LLM; nothing to wait for when a model answers (it mostly waits on the model)."""
+        choice = self.llm.current() if self.llm is not None else None
+        if choice is None or choice.generator is None or self.runner is None:
+            return self._slots()
+        return nullcontext()
 
     def ask(
         self,
@@ -63,13 +79,14 @@ class AskService:
     ) -> Answer:
         events = _Events(on_event)
         events.status("retrieving")
-        carried = last_documents(history)  # what a follow-up can refer to, as the rules path sees it
-        if self.planner.kind(self.planner.parse(question, carried), carried).needs_no_model:
-            # composed from records (history), or a reference with nothing earlier to refer to
-            return self._ask_rules(question, sources, history, events)
         choice = self.llm.current() if self.llm is not None else None
         note = None
-        if choice is not None and choice.generator is not None and self.runner is not None:
+        if choice is None or choice.generator is None or self.runner is None:
+            pass  # no model to answer with: the rules path below
+        elif self._needs_no_model(question, history):
+            with self._slots():
+                return self._ask_rules(question, sources, history, events)
+        else:
             try:
                 return self._ask_llm(choice, question, sources, history, events)
             except DevkbError:
@@ -80,9 +97,15 @@ class AskService:
                 )
                 note = f"the LLM ({choice.provider}) failed: {type(e).__name__}; extractive answer"
                 events.status("retrieving")
-        answer = self._ask_rules(question, sources, history, events)
+        with self._slots():
+            answer = self._ask_rules(question, sources, history, events)
         answer.note = note or (choice.detail if choice is not None and not choice.ok else None)
         return answer
+
+    def _needs_no_model(self, question: str, history: Sequence[HistoryTurn]) -> bool:
+        """Composed from records (history), or a reference with nothing earlier to refer to."""
+        carried = last_documents(history)  # what a follow-up can refer to, as the rules path sees it
+        return self.planner.kind(self.planner.parse(question, carried), carried).needs_no_model
 
     # -- the two paths ----------------------------------------------------------------------
     def _ask_rules(
@@ -250,6 +273,32 @@ def _names(question: str, document_id: str) -> bool:
             len(w) >= 7 and tail.startswith(w.lower()) for w in re.findall(r"[0-9a-fA-F]{7,40}", question)
         )
     return False
+
+
+class AnswerSlots:
+    """At most ``n`` threads inside at once; re-entrant per thread (a request that holds a slot
+    and then answers through the rules path does not wait for a second one)."""
+
+    def __init__(self, n: int) -> None:
+        self._free = threading.BoundedSemaphore(n)
+        self._held = threading.local()
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        depth = getattr(self._held, "depth", 0)
+        if depth:
+            self._held.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._held.depth = depth
+            return
+        with self._free:
+            self._held.depth = 1
+            try:
+                yield
+            finally:
+                self._held.depth = 0
 
 
 class _Events:

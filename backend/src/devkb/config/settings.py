@@ -161,6 +161,15 @@ class Settings(BaseSettings):
         description="Requests one server process works on at once (its thread pool for synchronous "
         "endpoints, anyio's default 40); the others wait their turn, first come first served.",
     )
+    answer_slots: int = Field(
+        0,
+        ge=0,
+        le=1000,
+        description="Questions one server process answers without an LLM at once (retrieval, rules "
+        "planner, extractive answer: CPU work that holds Python's GIL); the others wait their turn "
+        "in arrival order without competing for it. 0 = one per core. Answers through an LLM, which "
+        "mostly wait on the model, are not limited by it.",
+    )
     access_log: bool = Field(
         True, description="A log line per request (uvicorn's access log); off behind a proxy that logs."
     )

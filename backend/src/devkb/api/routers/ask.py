@@ -115,10 +115,11 @@ def ask(
 ) -> AskResponse:
     """Answer a question from the knowledge base, citing its sources."""
     check_length(body.question, settings.max_question_chars)
-    answer = service.ask(body.question, body.source_types(), history=history_of(memory, session_id))
-    out = to_response(answer, session_id)
-    remember(memory, session_id, body.question, out)
-    note_gap(gaps, body.question, answer)
+    with service.extractive_slot():  # CPU work from here on, unless a model answers
+        answer = service.ask(body.question, body.source_types(), history=history_of(memory, session_id))
+        out = to_response(answer, session_id)
+        remember(memory, session_id, body.question, out)
+        note_gap(gaps, body.question, answer)
     return out
 
 
