@@ -18,7 +18,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
 
@@ -60,15 +60,13 @@ class AskService:
         # The rules path is CPU work under the GIL: more threads in it than cores only trade the
         # GIL back and forth (docs/deployment.md, "One machine"); the others wait here, in arrival
         # order, without holding it.
-        self._slots = AnswerSlots(answer_slots or os.cpu_count() or 1)
+        self.answer_slots = answer_slots or os.cpu_count() or 1
+        self._slots = AnswerSlots(self.answer_slots)
 
-    def extractive_slot(self) -> AbstractContextManager[None]:
-        """A slot for a whole request (its session work and response too) when it will be answered
-        without an LLM; nothing to wait for when a model answers (it mostly waits on the model)."""
+    def answers_extractively(self) -> bool:
+        """Whether a question asked now is answered without an LLM (none configured or reachable)."""
         choice = self.llm.current() if self.llm is not None else None
-        if choice is None or choice.generator is None or self.runner is None:
-            return self._slots()
-        return nullcontext()
+        return choice is None or choice.generator is None or self.runner is None
 
     def ask(
         self,

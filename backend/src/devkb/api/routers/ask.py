@@ -19,15 +19,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import weakref
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import StreamingResponse
 
 from devkb.access.readers import bound_to_current_reader
 from devkb.agent.answer import Answer, HistoryTurn
+from devkb.agent.ask_service import AskService
 from devkb.agent.knowledge_gaps import KnowledgeGaps
 from devkb.api.deps import AskDep, GapsDep, MemoryDep, SessionDep, SettingsDep
 from devkb.api.schemas import (
@@ -105,7 +108,7 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
 @router.post(
     "/ask", response_model=AskResponse, operation_id="ask", responses={422: {"model": ErrorResponse}}
 )
-def ask(
+async def ask(
     body: AskRequest,
     service: AskDep,
     settings: SettingsDep,
@@ -115,12 +118,34 @@ def ask(
 ) -> AskResponse:
     """Answer a question from the knowledge base, citing its sources."""
     check_length(body.question, settings.max_question_chars)
-    with service.extractive_slot():  # CPU work from here on, unless a model answers
+
+    def work() -> AskResponse:
         answer = service.ask(body.question, body.source_types(), history=history_of(memory, session_id))
         out = to_response(answer, session_id)
         remember(memory, session_id, body.question, out)
         note_gap(gaps, body.question, answer)
-    return out
+        return out
+
+    # Without an LLM the answer is CPU work under the GIL: a question waits here, as a coroutine
+    # rather than a thread, for one of the service's answer slots (docs/deployment.md, "One machine")
+    return await anyio.to_thread.run_sync(work, limiter=_answer_limiter(service))
+
+
+_LIMITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, anyio.CapacityLimiter]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _answer_limiter(service: AskService) -> anyio.CapacityLimiter | None:
+    """The service's answer slots as this event loop's limiter; None (the thread pool's own) when
+    an LLM answers — it mostly waits on the model."""
+    if not service.answers_extractively():
+        return None
+    per_loop = _LIMITERS.setdefault(asyncio.get_running_loop(), {})
+    limiter = per_loop.get(id(service))
+    if limiter is None:
+        limiter = per_loop[id(service)] = anyio.CapacityLimiter(service.answer_slots)
+    return limiter
 
 
 @router.post("/ask/stream", response_class=StreamingResponse, operation_id="askStream", responses=SSE_DOC)
