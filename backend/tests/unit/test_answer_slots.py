@@ -48,3 +48,30 @@ def test_a_thread_holding_a_slot_enters_again_without_waiting() -> None:
     assert done.is_set(), "a nested slot waited for itself"
     with slots():  # and another thread gets it afterwards
         pass
+
+
+class _Service:
+    def __init__(self, extractive: bool, slots: int) -> None:
+        self.extractive = extractive
+        self.answer_slots = slots
+
+    def answers_extractively(self) -> bool:
+        return self.extractive
+
+
+def test_ask_waits_for_a_slot_only_when_no_llm_answers() -> None:
+    import asyncio
+
+    from devkb.api.routers.ask import _answer_limiter
+
+    async def limiters() -> tuple[object, object, object]:
+        extractive = _Service(True, 3)
+        first = _answer_limiter(extractive)  # type: ignore[arg-type]
+        again = _answer_limiter(extractive)  # type: ignore[arg-type]
+        with_llm = _answer_limiter(_Service(False, 3))  # type: ignore[arg-type]
+        return first, again, with_llm
+
+    first, again, with_llm = asyncio.run(limiters())
+    assert first is not None and first is again  # one limiter per service and event loop
+    assert first.total_tokens == 3  # type: ignore[attr-defined]
+    assert with_llm is None  # the thread pool's own limiter: an LLM answer mostly waits on the model
