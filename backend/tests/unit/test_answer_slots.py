@@ -55,7 +55,8 @@ class _Service:
         self.extractive = extractive
         self.answer_slots = slots
 
-    def answers_extractively(self) -> bool:
+    def answers_extractively(self, probe: bool = True) -> bool:
+        assert not probe, "the event loop must not wait on a probe of the model's server"
         return self.extractive
 
 
@@ -75,3 +76,26 @@ def test_ask_waits_for_a_slot_only_when_no_llm_answers() -> None:
     assert first is not None and first is again  # one limiter per service and event loop
     assert first.total_tokens == 3  # type: ignore[attr-defined]
     assert with_llm is None  # the thread pool's own limiter: an LLM answer mostly waits on the model
+
+
+def test_the_event_loop_reads_the_last_llm_choice_without_probing() -> None:
+    from devkb.agent.ask_service import AskService
+    from devkb.agent.providers import LlmProvider
+    from devkb.config.settings import Settings
+
+    probes: list[str] = []
+
+    def probe(url: str, model: str) -> tuple[bool, str]:
+        probes.append(url)
+        return False, "unreachable"
+
+    llm = LlmProvider(Settings(llm_provider="auto"), probe=probe)
+    service = AskService(planner=None, runner=object(), llm=llm)  # type: ignore[arg-type]
+    assert service.answers_extractively(probe=False) is False  # not probed yet: not assumed extractive
+    assert probes == []
+    assert (
+        service.answers_extractively() is True
+    )  # the probe: Ollama unreachable, so auto answers extractively
+    assert len(probes) == 1
+    assert service.answers_extractively(probe=False) is True  # the last choice, no second probe
+    assert len(probes) == 1

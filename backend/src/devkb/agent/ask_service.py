@@ -63,10 +63,16 @@ class AskService:
         self.answer_slots = answer_slots or os.cpu_count() or 1
         self._slots = AnswerSlots(self.answer_slots)
 
-    def answers_extractively(self) -> bool:
-        """Whether a question asked now is answered without an LLM (none configured or reachable)."""
-        choice = self.llm.current() if self.llm is not None else None
-        return choice is None or choice.generator is None or self.runner is None
+    def answers_extractively(self, probe: bool = True) -> bool:
+        """Whether a question asked now is answered without an LLM (none configured or reachable).
+        ``probe=False``: from the last choice, never waiting on a probe of the model's server (the
+        event loop asks); before the first probe, only a configured ``none`` counts as extractive."""
+        if self.llm is None or self.runner is None:
+            return True
+        choice = self.llm.current() if probe else self.llm.last_choice()
+        if choice is None:
+            return self.llm.settings.llm_provider == "none"
+        return choice.generator is None
 
     def ask(
         self,

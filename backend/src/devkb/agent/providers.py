@@ -74,6 +74,12 @@ class LlmProvider:
             self._cached = (now, choice)
             return choice
 
+    def last_choice(self) -> LlmChoice | None:
+        """The choice made last, however old, without probing or waiting for a probe (None before
+        the first): for the event loop, which must not block on a network probe."""
+        cached = self._cached
+        return cached[1] if cached is not None else None
+
     def status(self) -> tuple[bool, str]:
         """For ``GET /health``: ``(ok, detail)``."""
         c = self.current()

@@ -139,7 +139,7 @@ _LIMITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, anyio.
 def _answer_limiter(service: AskService) -> anyio.CapacityLimiter | None:
     """The service's answer slots as this event loop's limiter; None (the thread pool's own) when
     an LLM answers — it mostly waits on the model."""
-    if not service.answers_extractively():
+    if not service.answers_extractively(probe=False):  # on the loop: never wait on a probe
         return None
     per_loop = _LIMITERS.setdefault(asyncio.get_running_loop(), {})
     limiter = per_loop.get(id(service))
