@@ -119,3 +119,47 @@ def test_injected_text_in_documents_does_not_change_the_tools(planner, tmp_path,
         ][:-1]
         assert a.tool_calls[-1].tool == b.tool_calls[-1].tool == "FilterDocs"
     clean_store.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("who is assigned to it?", "PAY-2: assignee Alan Turing [1]."),
+        ("Who reported it?", "PAY-2: reporter Grace Hopper [1]."),
+        ("who owns it", "PAY-2: assignee Alan Turing [1]."),  # the carried issue's people, not who-to-ask
+        ("Who can help with this issue?", "PAY-2: assignee Alan Turing; reporter Grace Hopper [1]."),
+    ],
+)
+def test_follow_ups_ask_the_fields_of_the_carried_document(planner, question, expected):
+    """The carried document is what the follow-up is about: FilterDocs keeps it although its text
+    shares no word with the question ("assigned"), and "who owns it?" is its field, not a topic."""
+    service = AskService(planner)
+    first = service.ask("What is the status of PAY-2?")
+    history = [
+        HistoryTurn("user", first.question),
+        HistoryTurn("assistant", first.answer, tuple(first.document_ids)),
+    ]
+    a = service.ask(question, history=history)
+    assert [t.tool for t in a.tool_calls] == ["GraphQuery", "FilterDocs"]
+    assert a.tool_calls[0].arguments["document_ids"] == ["jira:PAY-2"]
+    assert a.answer == expected and a.document_ids == ["jira:PAY-2"]
+
+
+def test_filter_docs_keeps_pinned_documents_within_its_limit(agent_toolbox, agent_store):
+    """A pinned document that shares no keyword stays; with more matches than ``keep`` it takes
+    the place of the weakest match, and the order stays by score."""
+    from devkb.agent.evidence import EvidenceDoc, Scope
+
+    docs = [agent_store.get_document(i) for i in ("jira:PAY-1", "jira:PAY-2", "jira:PAY-3")]
+
+    def kept(keep: int, pinned: set[str]) -> list[str]:
+        scope = Scope()
+        scope.replace_selection(
+            [EvidenceDoc(d.document, tuple(c.content for c in d.chunks)) for d in docs if d]
+        )
+        return [d.id for d in agent_toolbox.filter_docs.run(scope, "refund emails", keep=keep, pinned=pinned)]
+
+    assert kept(3, set()) == ["jira:PAY-3", "jira:PAY-1"]  # PAY-2 shares no word with the question
+    assert kept(3, {"jira:PAY-2"}) == ["jira:PAY-3", "jira:PAY-1", "jira:PAY-2"]
+    assert kept(2, {"jira:PAY-2"}) == ["jira:PAY-3", "jira:PAY-2"]
+    assert kept(1, {"jira:PAY-2"}) == ["jira:PAY-2"]

@@ -277,6 +277,8 @@ def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | 
         if value in (None, "", []):
             if key == "assignee" and doc.document.id.startswith("jira:"):
                 parts.append("unassigned")
+            elif key == "reporter" and key in parsed.fields and doc.document.id.startswith("jira:"):
+                parts.append("no reporter recorded")
             continue
         if key == "status" and meta.get("resolution") and "resolution" not in wanted:
             parts.append(f"status {value} (resolution {meta['resolution']})")

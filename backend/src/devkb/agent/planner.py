@@ -90,7 +90,7 @@ class Planner:
         kind.run(ctx)
         if not out.kind.filters or (out.not_found and not scope.selection):
             return out  # nothing to filter: the named identifiers do not exist
-        self.toolbox.filter_docs.run(scope, parsed.text)
+        self.toolbox.filter_docs.run(scope, parsed.text, pinned={a.id for a in out.anchors})
         ctx.took(FILTER)
         kind.filtered(ctx)
         return out

@@ -95,7 +95,7 @@ def _table(*rows: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
 
 _WANTED = _table(
     (r"\b(?:pull[\s-]*requests?|PRs?|merge requests?)\b", "pull"),
-    (r"\b(?:commits?|committed|changesets?|git log)\b", "commit"),
+    (r"\b(?:commits?|committed|changesets?|git log|code\s+changes?)\b", "commit"),
     (r"\b(?:pages?|wiki|handbook|confluence)\b", "page"),
     (r"\b(?:files?|docs? file|markdown)\b", "file"),
     (r"\b(?:who|whom|whose|person|people)\b", "person"),

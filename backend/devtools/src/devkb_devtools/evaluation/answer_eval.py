@@ -15,6 +15,10 @@ pull request JSON) — never from devkb's output:
   question); the page; fact = its title (the answer names the page it draws on).
 - ``resolved-in-month``: ``PROJECT:YYYY-MM``; the project's issues whose ``resolutiondate`` falls in
   that month; facts = their keys; list completeness.
+- ``follow-up-<intent>`` (``tests/eval/followup_questions_{tuning,heldout}.jsonl``, with a
+  ``previous`` question naming the anchor): the previous question is asked first, then the
+  question with that turn as history ("who is assigned to it?"); gold and scores as for
+  ``<intent>``.
 
     python -m devkb_devtools.evaluation.answer_eval --fluid-slice ../shared/data/fluid           # both splits
     python -m devkb_devtools.evaluation.answer_eval --fluid-slice ../shared/data/fluid --split tuning -v
@@ -36,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from devkb.agent.answer import HistoryTurn
 from devkb.agent.ask_service import AskService
 
 EVAL_DIR = Path(__file__).resolve().parents[4] / "tests" / "eval"
@@ -43,6 +48,11 @@ SPLITS = {
     "heldout": EVAL_DIR / "answer_questions_heldout.jsonl",
     "tuning": EVAL_DIR / "answer_questions_tuning.jsonl",
 }
+FOLLOW_UPS = {
+    "heldout": EVAL_DIR / "followup_questions_heldout.jsonl",
+    "tuning": EVAL_DIR / "followup_questions_tuning.jsonl",
+}
+FOLLOW_UP = "follow-up-"
 REPO = "fluid-project/infusion-docs"
 NOT_FOUND = re.compile(r"\bnot found\b|\bno (?:such|issue|document)\b|\bdoes not exist\b", re.IGNORECASE)
 _KEY = r"(?<![A-Za-z0-9-]){key}(?![0-9])"
@@ -71,6 +81,12 @@ class AnswerQuestion:
     anchor: str
     question: str
     split: str
+    previous: str = ""  # asked first, its answer the history of ``question`` (follow-ups)
+
+    @property
+    def base_intent(self) -> str:
+        """What is asked: a follow-up's intent without its ``follow-up-`` prefix."""
+        return self.intent.removeprefix(FOLLOW_UP)
 
 
 @dataclass
@@ -143,8 +159,13 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
 def load_questions(splits: Sequence[str] = ("tuning", "heldout")) -> list[AnswerQuestion]:
     out = []
     for split in splits:
-        for d in _jsonl(SPLITS[split]):
-            out.append(AnswerQuestion(d["id"], d["intent"], d["anchor"], d["question"], split))
+        for path in (SPLITS[split], FOLLOW_UPS[split]):
+            for d in _jsonl(path):
+                out.append(
+                    AnswerQuestion(
+                        d["id"], d["intent"], d["anchor"], d["question"], split, d.get("previous", "")
+                    )
+                )
     return out
 
 
@@ -168,6 +189,16 @@ class CorpusGold:
         return list(dict.fromkeys(out))
 
     def gold(self, q: AnswerQuestion) -> Gold:
+        if q.previous:
+            if not q.intent.startswith(FOLLOW_UP) or not re.search(
+                _KEY.format(key=re.escape(q.anchor)), q.previous, re.I
+            ):
+                raise ValueError(
+                    f"{q.id}: a follow-up's intent is follow-up-…, its previous question names the anchor"
+                )
+            q = AnswerQuestion(q.id, q.base_intent, q.anchor, q.question, q.split)
+        elif q.intent.startswith(FOLLOW_UP):
+            raise ValueError(f"{q.id}: a follow-up needs the previous question")
         if q.intent == "handbook":
             page = self.pages[q.anchor]
             return Gold((f"confluence:page:{page['id']}",), (page["title"],))
@@ -196,7 +227,8 @@ class CorpusGold:
             return Gold((me,), (f["status"]["name"],))
         if q.intent in ("assignee", "reporter"):
             person = f.get(q.intent)
-            return Gold((me,), (person["displayName"] if person else "unassigned",))
+            missing = "unassigned" if q.intent == "assignee" else "no reporter"
+            return Gold((me,), (person["displayName"] if person else missing,))
         if q.intent == "related":
             keys = self._links(key, "Related to", "outward") + self._links(key, "Related to", "inward")
             keys = [k for k in dict.fromkeys(keys) if k != key]
@@ -239,7 +271,7 @@ def score(
     need = min(len(gold.documents), max_sources)
     missing_docs = [g for g in gold.documents if g not in cited]
     facts = list(gold.facts)
-    if q.intent in RELATION_INTENTS and len(facts) > max_sources:
+    if q.base_intent in RELATION_INTENTS and len(facts) > max_sources:
         # a list longer than the sources shown: the answer must say how many and name those shown
         shown = [g.split(":", 1)[1] if g.startswith("jira:") else "" for g in found]
         facts = [str(len(gold.facts))] + [f for f in gold.facts if f in shown or not shown][:max_sources]
@@ -248,7 +280,7 @@ def score(
     if not gold.exists:
         not_found_ok = bool(NOT_FOUND.search(answer_text)) and not any(s.startswith("jira:") for s in cited)
     completeness = None
-    if q.intent in RELATION_INTENTS and gold.facts:
+    if q.base_intent in RELATION_INTENTS and gold.facts:
         listed = [f for f in gold.facts if has_fact(answer_text, f)]
         count_said = has_fact(answer_text, str(len(gold.facts)))
         completeness = (
@@ -279,7 +311,14 @@ def evaluate(
     report = Report()
     for mode, service in services.items():
         for q in questions:
-            a = service.ask(q.question)
+            history: list[HistoryTurn] = []
+            if q.previous:
+                before = service.ask(q.previous)
+                history = [
+                    HistoryTurn("user", q.previous),
+                    HistoryTurn("assistant", before.answer, tuple(before.document_ids)),
+                ]
+            a = service.ask(q.question, history=history)
             report.outcomes.append(score(q, golds[q.id], a.answer, a.document_ids, mode, service.max_sources))
     return report
 

@@ -46,6 +46,10 @@ HALF_LIFE_YEARS = 3.0
 COVERAGE_POWER = 2  # a document counts by the share of the topic's words it holds, to this power
 SHOWN = 5
 NAMED_DOCUMENTS = frozenset({"issue", "commit", "pull"})
+# words that name a document rather than a topic ("who owns this issue?"), as keywords() has them
+DOCUMENT_WORDS = frozenset(
+    "one issue ticket bug task page document doc file commit pr prs pull request change".split()
+)
 
 
 class WhoToAsk(QuestionKind):
@@ -55,6 +59,8 @@ class WhoToAsk(QuestionKind):
         # a named issue, commit or pull request is a document whose people are its fields (Lookup
         # answers "who owns PAY-12"); a quoted title or a file path is part of the topic
         named = parsed.lookups.kinds & NAMED_DOCUMENTS
+        if carried and refers_back_only(parsed):
+            return False  # "who owns it?" after a turn: the carried document's people (CarryOver)
         return not named and parsed.has(*PHRASES)
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
@@ -84,6 +90,11 @@ class WhoToAsk(QuestionKind):
 def topic(parsed: ParsedQuestion) -> str:
     """The question without the words that ask for a person: what the person should know about."""
     return " ".join(w for w in parsed.words if w not in ASKING_WORDS)
+
+
+def refers_back_only(parsed: ParsedQuestion) -> bool:
+    """Whether the topic is only a reference to the previous turn ("it", "this one", "that issue")."""
+    return parsed.reference is not None and not (keywords(topic(parsed)) - DOCUMENT_WORDS)
 
 
 def rank_people(

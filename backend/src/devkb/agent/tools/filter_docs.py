@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 from typing import Annotated, Any
 
 from haystack.tools.from_function import create_tool_from_function
@@ -130,12 +131,30 @@ class FilterDocs:
         body = document_keywords(" ".join(doc.passages)) | document_keywords(_metadata_text(d.metadata))
         return len(q & (strong | body)) + 0.5 * len(q & strong)
 
-    def run(self, scope: Scope, question: str, keep: int | None = None) -> list[EvidenceDoc]:
+    def run(
+        self, scope: Scope, question: str, keep: int | None = None, pinned: Collection[str] = ()
+    ) -> list[EvidenceDoc]:
+        """Keep the ``keep`` documents of the selection that share most keywords with ``question``;
+        ``pinned``: ids of documents the question is about (named by identifier, or carried over
+        from the previous turn), kept even when they share no keyword with it — "who is assigned
+        to it?" asks about the carried issue, whose text need not say "assigned"."""
         k = max(1, min(int(keep or self.keep), MAX_KEEP))
         before = scope.selection
         q = keywords(question)
         scored = [(self.score(question, doc, q), i, doc) for i, doc in enumerate(before)]
-        kept = [doc for s, _, doc in sorted(scored, key=lambda t: (-t[0], t[1])) if s > 0][:k]
+        ranked = [
+            doc for s, _, doc in sorted(scored, key=lambda t: (-t[0], t[1])) if s > 0 or doc.id in pinned
+        ]
+        kept = ranked[:k]
+        missing = [doc for doc in ranked[k:] if doc.id in pinned]
+        if missing:  # pinned documents first, then the best of the rest, in rank order
+            chosen = {
+                id(d)
+                for d in ([d for d in ranked if d.id in pinned] + [d for d in ranked if d.id not in pinned])[
+                    :k
+                ]
+            }
+            kept = [d for d in ranked if id(d) in chosen]
         scope.replace_selection(kept)
         scope.record(ToolCall(NAME, {"question": question, "keep": k, "before": len(before)}, len(kept)))
         return kept
