@@ -1,53 +1,39 @@
-"""``AnswerSlots``: at most n threads inside at once, re-entrant within a thread."""
+"""Answer slots: at most ``answer_slots`` questions in the rules path at once, and ``POST /ask``'s
+limiter of the same count when no LLM answers."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from devkb.agent.ask_service import AnswerSlots
+from devkb.agent.answer import Answer
+from devkb.agent.ask_service import AskService
 
 
-def test_at_most_n_threads_are_inside_at_once() -> None:
-    slots = AnswerSlots(2)
+def test_at_most_n_questions_are_answered_by_the_rules_at_once() -> None:
+    """``AskService`` lets ``answer_slots`` threads into the rules path at once; the rest wait."""
+    service = AskService(planner=None, answer_slots=2)  # type: ignore[arg-type]  # the rules path is replaced
     inside, most = 0, 0
     lock = threading.Lock()
 
-    def work() -> None:
+    def rules(*_args: object) -> Answer:
         nonlocal inside, most
-        with slots():
-            with lock:
-                inside += 1
-                most = max(most, inside)
-            time.sleep(0.02)
-            with lock:
-                inside -= 1
+        with lock:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.02)
+        with lock:
+            inside -= 1
+        return Answer(answer="a", sources=[], question="q")
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
+    service._ask_rules = rules  # type: ignore[method-assign,assignment]
+    threads = [threading.Thread(target=service.ask, args=("q",)) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(10)
     assert most == 2
     assert inside == 0
-
-
-def test_a_thread_holding_a_slot_enters_again_without_waiting() -> None:
-    slots = AnswerSlots(1)
-    done = threading.Event()
-
-    def nested() -> None:
-        with slots(), slots(), slots():
-            pass
-        with slots():  # released fully: the one slot is free again
-            done.set()
-
-    t = threading.Thread(target=nested)
-    t.start()
-    t.join(5)
-    assert done.is_set(), "a nested slot waited for itself"
-    with slots():  # and another thread gets it afterwards
-        pass
 
 
 class _Service:

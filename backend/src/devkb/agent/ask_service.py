@@ -17,8 +17,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -61,7 +60,7 @@ class AskService:
         # GIL back and forth (docs/deployment.md, "One machine"); the others wait here, in arrival
         # order, without holding it.
         self.answer_slots = answer_slots or os.cpu_count() or 1
-        self._slots = AnswerSlots(self.answer_slots)
+        self._slots = threading.BoundedSemaphore(self.answer_slots)
 
     def answers_extractively(self, probe: bool = True) -> bool:
         """Whether a question asked now is answered without an LLM (none configured or reachable).
@@ -88,7 +87,7 @@ class AskService:
         if choice is None or choice.generator is None or self.runner is None:
             pass  # no model to answer with: the rules path below
         elif self._needs_no_model(question, history):
-            with self._slots():
+            with self._slots:
                 return self._ask_rules(question, sources, history, events)
         else:
             try:
@@ -101,7 +100,7 @@ class AskService:
                 )
                 note = f"the LLM ({choice.provider}) failed: {type(e).__name__}; extractive answer"
                 events.status("retrieving")
-        with self._slots():
+        with self._slots:
             answer = self._ask_rules(question, sources, history, events)
         answer.note = note or (choice.detail if choice is not None and not choice.ok else None)
         return answer
@@ -277,32 +276,6 @@ def _names(question: str, document_id: str) -> bool:
             len(w) >= 7 and tail.startswith(w.lower()) for w in re.findall(r"[0-9a-fA-F]{7,40}", question)
         )
     return False
-
-
-class AnswerSlots:
-    """At most ``n`` threads inside at once; re-entrant per thread (a request that holds a slot
-    and then answers through the rules path does not wait for a second one)."""
-
-    def __init__(self, n: int) -> None:
-        self._free = threading.BoundedSemaphore(n)
-        self._held = threading.local()
-
-    @contextmanager
-    def __call__(self) -> Iterator[None]:
-        depth = getattr(self._held, "depth", 0)
-        if depth:
-            self._held.depth = depth + 1
-            try:
-                yield
-            finally:
-                self._held.depth = depth
-            return
-        with self._free:
-            self._held.depth = 1
-            try:
-                yield
-            finally:
-                self._held.depth = 0
 
 
 class _Events:
