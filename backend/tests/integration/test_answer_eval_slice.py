@@ -24,7 +24,7 @@ pytestmark = pytest.mark.corpus
 def test_question_sets_are_well_formed(fluid_dir):
     gold = CorpusGold(fluid_dir)
     for split in ("tuning", "heldout"):
-        qs = load_questions([split])
+        qs = load_questions([split], follow_ups=True)
         by_intent: dict[str, int] = defaultdict(int)
         for q in qs:
             by_intent[q.intent] += 1
@@ -37,7 +37,7 @@ def test_question_sets_are_well_formed(fluid_dir):
 def test_extractive_answers_on_a_fluid_slice(fluid_dir, embedder, tmp_path):
     seen: dict[str, int] = defaultdict(int)
     questions = []
-    for q in load_questions(["tuning"]):
+    for q in load_questions(["tuning"], follow_ups=True):
         if seen[q.intent] < 2:
             seen[q.intent] += 1
             questions.append(q)

@@ -156,10 +156,14 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
-def load_questions(splits: Sequence[str] = ("tuning", "heldout")) -> list[AnswerQuestion]:
+def load_questions(
+    splits: Sequence[str] = ("tuning", "heldout"), follow_ups: bool = False
+) -> list[AnswerQuestion]:
+    """The questions of ``splits``; ``follow_ups``: with the follow-up questions (they need the
+    previous turn asked first, as :func:`evaluate` does)."""
     out = []
     for split in splits:
-        for path in (SPLITS[split], FOLLOW_UPS[split]):
+        for path in (SPLITS[split], *([FOLLOW_UPS[split]] if follow_ups else [])):
             for d in _jsonl(path):
                 out.append(
                     AnswerQuestion(
@@ -368,7 +372,7 @@ def _run(args: argparse.Namespace, llm_settings: dict[str, Any]) -> int:
     from devkb_devtools.evaluation.fluid_slice import build_slice, fluid_project_keys
 
     splits = args.split or ["tuning", "heldout"]
-    questions = load_questions(splits)
+    questions = load_questions(splits, follow_ups=True)
     gold_source = CorpusGold(args.fluid_slice)
     golds = {q.id: gold_source.gold(q) for q in questions}
     container = Container()
@@ -387,8 +391,8 @@ def _run(args: argparse.Namespace, llm_settings: dict[str, Any]) -> int:
             stats = build_slice(
                 args.fluid_slice,
                 slice_questions(
-                    load_questions(list(SPLITS)),
-                    {q.id: gold_source.gold(q) for q in load_questions(list(SPLITS))},
+                    load_questions(list(SPLITS), follow_ups=True),
+                    {q.id: gold_source.gold(q) for q in load_questions(list(SPLITS), follow_ups=True)},
                 ),
                 store,
                 container.embedder(),
