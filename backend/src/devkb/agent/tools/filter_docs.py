@@ -145,16 +145,9 @@ class FilterDocs:
         ranked = [
             doc for s, _, doc in sorted(scored, key=lambda t: (-t[0], t[1])) if s > 0 or doc.id in pinned
         ]
-        kept = ranked[:k]
-        missing = [doc for doc in ranked[k:] if doc.id in pinned]
-        if missing:  # pinned documents first, then the best of the rest, in rank order
-            chosen = {
-                id(d)
-                for d in ([d for d in ranked if d.id in pinned] + [d for d in ranked if d.id not in pinned])[
-                    :k
-                ]
-            }
-            kept = [d for d in ranked if id(d) in chosen]
+        # the pinned documents and the best of the rest, up to k, in rank order
+        chosen = {id(d) for d in sorted(ranked, key=lambda d: d.id not in pinned)[:k]}
+        kept = [d for d in ranked if id(d) in chosen]
         scope.replace_selection(kept)
         scope.record(ToolCall(NAME, {"question": question, "keep": k, "before": len(before)}, len(kept)))
         return kept
