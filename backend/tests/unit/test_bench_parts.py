@@ -118,3 +118,36 @@ def test_a_session_id_taken_from_another_client_is_a_leak_a_fresh_one_an_evictio
     assert session_change(owners, 0, "s-new") == "evictions"  # a fresh session, now client 0's
     assert owners["s-new"] == 0
     assert session_change(owners, 1, "s-new") == "leaks"
+
+
+def test_replicas_without_nginx_are_reported_as_skipped_not_failed(tmp_path, monkeypatch):
+    from devkb_devtools.bench import replicas
+
+    monkeypatch.setattr(replicas, "nginx_path", lambda: None)
+    out = tmp_path / "replicas.json"
+    assert replicas.main(["--replicas", "1,2", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert "nginx is not installed" in data["skipped"]
+    doc = render({"replicas": data})
+    assert "## Replicas" in doc and "_Skipped: nginx is not installed" in doc
+
+
+def test_a_sampled_embedder_alone_pass_says_so_in_the_report():
+    from devkb_devtools.bench.report import ingest_table
+
+    figure = {"median": 40.0, "min": 40.0, "max": 40.0, "runs": 1, "unit": "chunks/s"}
+    summary = dict.fromkeys(
+        (
+            "pipeline_chunks_per_s",
+            "embedder_alone_chunks_per_s",
+            "ratio",
+            "embed_share_of_pipeline",
+            "seconds",
+            "peak_rss_bytes",
+        ),
+        figure,
+    )
+    assert "(every 3rd batch), chunks/s" in "\n".join(
+        ingest_table({"summary": summary, "embedder_alone_sample": 3})
+    )
+    assert "on the same chunks, chunks/s" in "\n".join(ingest_table({"summary": summary}))

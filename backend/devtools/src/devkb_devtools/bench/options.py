@@ -50,7 +50,8 @@ class BenchOptions:
     change_shares: tuple[float, ...] = (0.01, 0.05)
     # queries
     client_levels: tuple[int, ...] = (1, 8, 32)
-    query_seconds: float = 4.0  # per level and system, per repeat
+    query_seconds: float = 4.0  # POST /ask: per level and deployment, per repeat
+    retrieval_seconds: float = 2.0  # retrieval alone, in process: per level and system, per repeat
     query_repeats: int = 3
     query_count: int = 40  # distinct questions
     # scale
@@ -76,6 +77,7 @@ def options_for(mode: Mode, out_dir: Path, doc_path: Path, work_dir: Path) -> Be
             resync_repeats=1,
             whole_corpus_pass=False,
             query_seconds=0.5,
+            retrieval_seconds=0.5,
             query_repeats=1,
             query_count=8,
             scale_chunks=3_000,

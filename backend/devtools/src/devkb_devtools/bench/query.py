@@ -244,7 +244,7 @@ def retrieval_side_by_side(
             rep: dict[str, dict[str, dict[str, float]]] = {name: {} for name in systems}
             for level in opts.client_levels:
                 for name, fn in systems.items():
-                    rep[name][str(level)] = thread_closed_loop(fn, qs, level, opts.query_seconds)
+                    rep[name][str(level)] = thread_closed_loop(fn, qs, level, opts.retrieval_seconds)
             for name in systems:
                 per_system[name].append(rep[name])
         ratios: dict[str, Any] = {}
@@ -348,6 +348,7 @@ def run(opts: BenchOptions, ws: Workspace, embedder: TextEmbedder) -> dict[str, 
         "questions": len(qs),
         "question_examples": qs[:5],
         "seconds_per_level": opts.query_seconds,
+        "retrieval_seconds_per_level": opts.retrieval_seconds,
         "ask_http": http,
         "retrieval": side,
         "goals": [

@@ -163,13 +163,20 @@ def ingest_goals(d: dict[str, Any]) -> list[dict[str, Any]]:
     return goals
 
 
+def _every(n: int) -> str:
+    """How much of the batches a rate was taken on: '' for all, ' (every 3rd batch)' for a sample."""
+    suffix = {2: "nd", 3: "rd"}.get(n, "th")
+    return f" (every {n}{suffix} batch)" if n > 1 else ""
+
+
 def ingest_table(d: dict[str, Any]) -> list[str]:
     sm = d["summary"]
     return [
         "| figure | value |",
         "| --- | ---: |",
         f"| end-to-end chunks/s (loaders → pipeline → store) | {fmt(sm['pipeline_chunks_per_s'])} |",
-        f"| embedder alone on the same chunks, chunks/s | {fmt(sm['embedder_alone_chunks_per_s'])} |",
+        f"| embedder alone on the same chunks{_every(d.get('embedder_alone_sample', 1))}, chunks/s | "
+        f"{fmt(sm['embedder_alone_chunks_per_s'])} |",
         f"| **ratio** end-to-end ÷ embedder alone | **{fmt(sm['ratio'], 3)}** |",
         (
             f"| share of the end-to-end time spent in the embedder (within the pass: immune to load drift "
@@ -209,7 +216,8 @@ def ingest_section(d: dict[str, Any] | None) -> list[str]:
             (
                 f"**The whole corpus**: {whole['corpus_description']} — {whole['documents']:,} documents, "
                 f"{whole['chunks']:,} chunks, through the emulators and the production container, one pass into a "
-                f"fresh store, then the embedder alone on the same batches. Embedder: `{whole['embedder']}` "
+                f"fresh store, then the embedder alone on the same batches"
+                f"{_every(whole.get('embedder_alone_sample', 1))}. Embedder: `{whole['embedder']}` "
                 f"({whole['embedder_class']}; model load not counted). The resync and query benchmarks below run "
                 "on this store."
             ),
@@ -452,7 +460,12 @@ def query_section(d: dict[str, Any] | None) -> list[str]:
         (
             f"Store: {d['corpus']} ({d['documents']:,} documents, {d['chunks']:,} chunks), embedder `{d['embedder']}`. "
             f'{d["questions"]} questions (e.g. "{d["question_examples"][0]}"), closed-loop clients, '
-            f"{d['seconds_per_level']:g} s per level and system per repeat."
+            f"{d['seconds_per_level']:g} s per level and deployment per repeat over HTTP"
+            + (
+                f", {d['retrieval_seconds_per_level']:g} s per level and system for retrieval alone."
+                if "retrieval_seconds_per_level" in d
+                else "."
+            )
         ),
         "",
         (
@@ -543,7 +556,8 @@ def scale_section(d: dict[str, Any] | None) -> list[str]:
             f"{fmt(q['vector_search_filtered']['p95_ms'])} |"
         ),
         (
-            f"| full text (FTS5 BM25), a document title | {fmt(q['full_text']['p50_ms'])} | "
+            f"| full text (FTS5 BM25, as before the impact index; one repeat), a document title | "
+            f"{fmt(q['full_text']['p50_ms'])} | "
             f"{fmt(q['full_text']['p95_ms'])} |"
         ),
         (
@@ -881,6 +895,8 @@ def load_section(d: dict[str, Any] | None) -> list[str]:
 
 
 def replicas_section(d: dict[str, Any] | None) -> list[str]:
+    if d and "skipped" in d:
+        return ["## Replicas: one process vs several behind nginx", "", f"_Skipped: {d['skipped']}_", ""]
     if not d or "runs" not in d:
         return []
     lines = [
