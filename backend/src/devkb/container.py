@@ -66,7 +66,11 @@ log = logging.getLogger(__name__)
 def build_sqlite_store(settings: Settings) -> GraphStore:
     from devkb.store.sqlite import SQLiteGraphStore
 
-    return SQLiteGraphStore(settings.sqlite_path, text_index_min_chunks=settings.text_index_min_chunks)
+    return SQLiteGraphStore(
+        settings.sqlite_path,
+        text_index_min_chunks=settings.text_index_min_chunks,
+        vector_approx_min_chunks=settings.vector_approx_min_chunks,
+    )
 
 
 def build_embedder(settings: Settings) -> TextEmbedder:

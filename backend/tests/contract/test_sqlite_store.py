@@ -30,6 +30,17 @@ class TestSQLiteGraphStore(GraphStoreContract, HistoryContract, ScopedReadsContr
     pass
 
 
+class TestSQLiteGraphStoreApproximateVectors(GraphStoreContract, ScopedReadsContract):
+    """The same contract with the inverted file on from the first chunk (it is built in the
+    background, so a search runs on whichever path is ready: both must answer the same)."""
+
+    @pytest.fixture
+    def store(self, tmp_path):
+        s = SQLiteGraphStore(tmp_path / "graph.sqlite", vector_approx_min_chunks=1)
+        yield s
+        s.close()
+
+
 def test_reopen_persists(tmp_path):
     s = SQLiteGraphStore(tmp_path / "g.sqlite")
     seed(s)

@@ -95,6 +95,14 @@ class Settings(BaseSettings):
         "index beside the database (built in the background when missing or stale) instead of "
         "FTS5's bm25(); unset (null) = always FTS5.",
     )
+    vector_approx_min_chunks: int | None = Field(
+        500_000,
+        ge=1,
+        description="Embedded store: from this many chunks on, vector search scans only the nearest "
+        "partitions of an inverted file over the in-memory matrix (built in the background; exact "
+        "until it is ready, and for filters keeping under half of the documents) instead of every "
+        "vector; unset (null) = always exact.",
+    )
     related_search_max_documents: int | None = Field(
         100_000,
         ge=0,

@@ -65,17 +65,24 @@ def _marks(n: int) -> str:
 class SQLiteGraphStore:
     """The embedded graph store. ``path`` is the database file (its directory is created)."""
 
-    def __init__(self, path: str | Path, text_index_min_chunks: int | None = 100_000) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        text_index_min_chunks: int | None = 100_000,
+        vector_approx_min_chunks: int | None = None,
+    ) -> None:
         """``text_index_min_chunks``: from this many chunks on, full text is answered by the BM25
         impact index beside the database (``text_index.py``, built in the background when
-        missing or stale); ``None``: always FTS5."""
+        missing or stale); ``None``: always FTS5. ``vector_approx_min_chunks``: from this many
+        chunks on, vector search is approximate through an inverted file over the in-memory
+        matrix (``vector_index.py``, built in the background); ``None``: always exact."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._connections: dict[int, sqlite3.Connection] = {}  # by thread ident
         self._conn_lock = threading.Lock()
         self._write_process: WriteProcess | None = None
-        self._vectors = VectorIndex()
+        self._vectors = VectorIndex(approx_min_rows=vector_approx_min_chunks)
         self._term_pruner = TermPruner()
         self.text_index = (
             TextIndex(self.path, min_rows=text_index_min_chunks)
