@@ -86,6 +86,15 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
     assert 0 <= search["full_text"]["top10_overlap_with_exact"]["impact_index"] <= 1
     assert is_summary(search["full_text"]["impact_index"]["question"]["p95_ms"])
     assert is_summary(search["learnt_ranking"]["queries"]["related_candidates"]["p95_ms"])
+    # the inverted file is built and searched (at the store's size here: its figures say nothing)
+    approx = scale["approximate"]
+    assert (
+        approx["lists"] >= 1
+        and 0 <= approx["recall_at_50"] <= 1
+        and is_summary(approx["vector_search"]["p95_ms"])
+    )
+    assert search["learnt_ranking"]["vector_stage"] == "inverted file"
+    assert is_summary(search["learnt_ranking"]["queries"]["related_candidates_exact_vectors"]["p95_ms"])
     assert len(scale["goals"]) == 3  # vector search, full text, the learnt ranking
 
     for name in ("ingest", "resync", "query", "scale"):

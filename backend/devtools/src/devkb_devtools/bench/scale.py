@@ -357,6 +357,7 @@ def measure(
             ),
         }
         variants = matrix_variants(store, qvecs[:5]) if opts.mode != "quick" else {}
+        approximate = approximate_search(db_path, store, qvecs, opts.scale_repeats)
         memory = {
             "rss_before_load_bytes": rss_before,
             "rss_after_load_bytes": rss_after,
@@ -368,6 +369,7 @@ def measure(
         store.close()
     return {
         "cold_first_vector_search_seconds": cold_s,
+        "approximate": approximate,
         "queries": figures,
         "memory": memory,
         "matrix_variants": variants,
@@ -440,6 +442,58 @@ def search_at_scale(db_path: Path, titles: list[str], embedder: TextEmbedder, re
         log.exception("scale: search at scale failed")
         return {"error": f"{type(e).__name__}: {e}"[:2000]}
     return {"full_text": text, "learnt_ranking": learnt, "seconds": time.perf_counter() - started}
+
+
+def approx_min_chunks(db_path: Path) -> int | None:
+    """The product's ``vector_approx_min_chunks``, lowered to the store's size when it is smaller
+    (quick runs: the path is exercised, its figures say nothing); None when it is switched off."""
+    from devkb.config.settings import Settings
+
+    setting = Settings().vector_approx_min_chunks
+    if setting is None:
+        return None
+    with sqlite3.connect(db_path) as conn:
+        chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    return max(1, min(setting, chunks))
+
+
+def approximate_search(
+    db_path: Path, exact: SQLiteGraphStore, qvecs: list[list[float]], repeats: int
+) -> dict[str, Any]:
+    """Vector search through the inverted file (``vector_index.py``) on a fresh store object:
+    the partition's build time, p95, and recall@50 against the exact search of ``exact``."""
+    minimum = approx_min_chunks(db_path)
+    if minimum is None:
+        return {"skipped": "DEVKB_VECTOR_APPROX_MIN_CHUNKS is unset (always exact)"}
+    store = SQLiteGraphStore(db_path, text_index_min_chunks=None, vector_approx_min_chunks=minimum)
+    try:
+        store.vector_search(qvecs[0], TOP_K)  # loads the matrix and starts the partition
+        t = time.perf_counter()
+        if not store._vectors.wait_partition(1800):  # a benchmark reads the index's state
+            return {"error": "the partition was not built"}
+        build_s = time.perf_counter() - t
+        latency = p95_of(lambda v: store.vector_search(v, TOP_K), qvecs, repeats)
+        recall = [
+            len(
+                {h.chunk.id for h in store.vector_search(v, TOP_K)}
+                & {h.chunk.id for h in exact.vector_search(v, TOP_K)}
+            )
+            / TOP_K
+            for v in qvecs
+        ]
+        part = store._vectors._partition
+        assert part is not None
+        return {
+            "min_chunks": minimum,
+            "lists": int(part.offsets.size - 1),
+            "probe": store._vectors.probe,
+            "partition_seconds_after_first_search": build_s,
+            "vector_search": latency,
+            "recall_at_50": float(np.mean(recall)),
+            "recall_at_50_min": float(np.min(recall)),
+        }
+    finally:
+        store.close()
 
 
 def matrix_variants(store: SQLiteGraphStore, queries: list[list[float]]) -> dict[str, Any]:
