@@ -116,3 +116,24 @@ def test_a_compaction_drops_the_partition_and_search_stays_right(pair):
     assert approx._vectors.wait_partition(60)  # rebuilt over the compacted rows
     assert approx._vectors._partition is not None and approx._vectors._partition.built == 1_400
     assert ids(approx.vector_search(v[1_500].tolist(), 1)) == ["jira:V-1500"]
+
+
+def test_a_failed_build_leaves_search_exact_and_is_not_retried_at_once(tmp_path, monkeypatch):
+    from devkb.store.sqlite import vector_index
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("test: no room for the partition")
+
+    monkeypatch.setattr(vector_index, "build_partition", no_memory)
+    v = clustered(1_200)
+    store = store_with(tmp_path, v, approx_min=1_000)
+    try:
+        assert ids(store.vector_search(v[3].tolist(), 1)) == ["jira:V-3"]
+        assert not store._vectors.wait_partition(30)
+        assert store._vectors._failed_at == 1_200
+        store.delete_documents(["jira:V-5"])  # a refresh: no new attempt below twice the rows
+        assert ids(store.vector_search(v[3].tolist(), 1)) == ["jira:V-3"]
+        assert store._vectors._building is not None and not store._vectors._building.is_alive()
+        assert store._vectors._partition is None
+    finally:
+        store.close()

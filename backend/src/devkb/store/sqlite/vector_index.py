@@ -15,9 +15,10 @@ normalised into a copy, then copied into place) — measured by ``make bench`` (
 
 **Approximate search at scale** (``approx_min_rows``; off by default in this class, on from
 500k chunks in the store's settings): once the matrix holds that many rows, a background thread
-clusters it (spherical k-means on a sample, ~√n lists) and files every row under its nearest
-centroid — an inverted file (IVF), 8 bytes per row beside the matrix, no second copy of the
-vectors. A query then scores the centroids, takes the ``probe`` nearest lists plus every row
+clusters it (spherical k-means on a sample, ~√n lists), files every row under its nearest
+centroid and puts the matrix's rows in list order — an inverted file (IVF) that keeps only the
+centroids and one offset per list beside the matrix (the reordering needs a transient copy of
+it). A query then scores the centroids, takes the ``probe`` nearest lists plus every row
 appended since the partition was built, and scans only those rows exactly. Until the partition
 is ready, after a compaction (rows move; it is rebuilt) and for a filter that keeps less than
 half of the documents, search stays exact. Recall against exact search is measured by
@@ -158,6 +159,7 @@ class VectorIndex:
         self._count = 0
         self._dead = 0  # rows masked out since the last compaction
         self._documents = 0  # distinct documents when the partition build started
+        self._failed_at = 0  # rows of a build that failed (not retried before the matrix doubles)
 
     def search(
         self,
@@ -278,13 +280,21 @@ class VectorIndex:
         part = self._partition
         if part is not None and part.epoch == self._epoch and n < 2 * part.built:
             return  # rows appended since are scanned exactly; re-cluster once the matrix doubled
+        if n < 2 * self._failed_at:
+            return
         vectors, epoch = self._vectors, self._epoch
         self._documents = int(np.unique(self._doc_rowids[:n]).size)
 
         def build() -> None:
             started = time.perf_counter()
-            built, order = build_partition(vectors, n, epoch)
-            in_order = vectors[order]  # outside the lock: rows [0, n) change only by compaction
+            try:
+                built, order = build_partition(vectors, n, epoch)
+                in_order = vectors[order]  # outside the lock: rows [0, n) change only by compaction
+            except (MemoryError, ValueError) as e:  # exact search goes on; retried once the matrix doubled
+                log.warning("vector index: no inverted file over %d rows (%s); search stays exact", n, e)
+                with self._lock:
+                    self._failed_at = n
+                return
             with self._lock:  # rows [0, n) into list order; appended rows and masks stay in step
                 if epoch == self._epoch:
                     self._vectors[:n] = in_order
