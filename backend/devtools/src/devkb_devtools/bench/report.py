@@ -829,7 +829,7 @@ def _ten_million_inverted_file(a: dict[str, Any], r: dict[str, Any], k: float, m
     ranked = r["queries"]["related_candidates"]["p95_ms"]["median"]
     root = k**0.5
     return (
-        f"the learnt ranking on candidates ~{ranked + approx * (root - 1):,.0f} ms p95 (its vector stage "
+        f"ranking on candidates ~{ranked + approx * (root - 1):,.0f} ms p95 (its vector stage "
         f"through the inverted file scans {a['probe']} of ~√n lists, so it grows with √n: {approx:,.0f} → "
         f"~{approx * root:,.0f} ms). Building the partition grows faster than linearly (every row is compared with "
         f"~√n centroids): ~{a['partition_seconds_after_first_search'] * k * root / 60:,.0f} min in the background "
