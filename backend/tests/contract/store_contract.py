@@ -7,6 +7,7 @@ import pytest
 
 from devkb.errors import InvalidQueryError, SchemaMismatchError
 from devkb.store.models import Chunk, Document, Reference, SourceType, SyncState, Version
+from devkb.store.protocol import BulkReadingStore
 
 DIM = 4
 
@@ -122,6 +123,18 @@ class GraphStoreContract:
         emb = store.chunk_embeddings([cid, "missing"])
         assert list(emb) == [cid]
         assert emb[cid] == pytest.approx([0, 1, 0, 0])
+
+    def test_documents_with_vectors_match_reads_one_by_one(self, store):
+        if not isinstance(store, BulkReadingStore):
+            pytest.skip("this backend reads documents one by one")
+        seed(store)
+        got = store.documents_with_vectors(["jira:PAY-1", "missing", "confluence:page:10", "jira:PAY-1"])
+        assert [d.document.id for d, _ in got] == ["jira:PAY-1", "confluence:page:10"]  # once each, in order
+        for d, vectors in got:
+            single = store.get_document(d.document.id)
+            assert d.document == single.document and d.chunks == single.chunks  # chunks in chunk order
+            stored = store.chunk_embeddings([c.id for c in single.chunks])
+            assert [v.tolist() for v in vectors] == [pytest.approx(stored[c.id]) for c in single.chunks]
 
     def test_vector_search_order_and_filters(self, store):
         seed(store)

@@ -9,6 +9,7 @@ from devkb.agent.evidence import Scope
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.retrieval.fields import document_fields
 from devkb.agent.retrieval.lexical import BM25Index, Tokenizer
+from devkb.agent.retrieval.snapshot import SnapshotLoader
 from devkb.agent.tools.rag_search import RAGSearch
 from devkb.store.models import Chunk, Document, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
@@ -142,6 +143,40 @@ def test_over_max_documents_it_ranks_candidates_from_the_store_indexes(agent_sto
     subset = capped.search("refund webhooks", top_k=10, document_ids=[COMMIT_ID, PAGE_ID])
     assert {h.document.id for h in subset} <= {COMMIT_ID, PAGE_ID}
     assert capped._snapshot is None
+
+
+class _OneByOne:
+    """The store seen through the protocol's single reads only (as a backend without
+    ``documents_with_vectors``)."""
+
+    def __init__(self, store):
+        self._store = store
+
+    def get_document(self, document_id):
+        return self._store.get_document(document_id)
+
+    def chunk_embeddings(self, chunk_ids):
+        return self._store.chunk_embeddings(chunk_ids)
+
+
+def test_candidates_read_in_bulk_equal_those_read_one_by_one(agent_store, embedder):
+    known = sorted(agent_store.document_ids())
+    ids = [*known[1:], "jira:NOPE-1", known[0]]
+    bulk = SnapshotLoader(agent_store, embedder.dimension)._read(ids)
+    single = SnapshotLoader(_OneByOne(agent_store), embedder.dimension)._read(ids)  # type: ignore[arg-type]
+    assert list(bulk) == list(single) == [*known[1:], known[0]]
+    for i in known:
+        a, b = bulk[i], single[i]
+        assert (a.document, a.chunks, a.text_tokens, a.summary_tokens) == (
+            b.document,
+            b.chunks,
+            b.text_tokens,
+            b.summary_tokens,
+        )
+        np.testing.assert_allclose(a.vectors, b.vectors, atol=1e-6)
+        assert a.vectors.shape == (len(a.chunks), embedder.dimension)
+        norms = np.linalg.norm(a.vectors, axis=1)
+        assert np.all((np.abs(norms - 1) < 1e-5) | (norms == 0))
 
 
 def test_background_warm_up_builds_the_snapshot(agent_store, embedder):

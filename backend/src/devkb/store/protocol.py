@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
+import numpy as np
+
 from devkb.store.models import (
     Chunk,
     ChunkHit,
@@ -177,6 +179,17 @@ class CountingStore(Protocol):
     """A store that counts its documents cheaply (the embedded store)."""
 
     def document_count(self) -> int: ...
+
+
+@runtime_checkable
+class BulkReadingStore(Protocol):
+    """A store that reads many documents with their chunks and chunk vectors in a few queries
+    (the embedded store; ranking's candidates). Chunks in ``chunk_index`` order, one vector or
+    ``None`` per chunk; unknown ids left out."""
+
+    def documents_with_vectors(
+        self, document_ids: Sequence[str]
+    ) -> list[tuple[DocumentWithChunks, list[np.ndarray | None]]]: ...
 
 
 @runtime_checkable

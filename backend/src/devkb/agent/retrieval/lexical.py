@@ -176,15 +176,16 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         words = _TOKEN.findall(text.lower())
         cache = self._cache
-        new = [w for w in set(words) if w not in cache]
+        new = set(words).difference(cache)  # set operations and map/filter run in C
         if new:
-            kept = [w for w in new if 1 < len(w) <= self.max_len and w not in STOPWORDS]
-            stems = list(self.stem(kept)) if self.stem is not None else kept
             if len(cache) > 1_000_000:
                 cache = self._cache = {}
+                new = set(words)
+            kept = [w for w in new if 1 < len(w) <= self.max_len and w not in STOPWORDS]
+            stems = list(self.stem(kept)) if self.stem is not None else kept
             cache.update(dict.fromkeys(new, ""))
             cache.update(zip(kept, stems, strict=True))
-        return [t for w in words if (t := cache.get(w, ""))]
+        return list(filter(None, map(cache.__getitem__, words)))
 
 
 class FieldIndex:

@@ -4,9 +4,9 @@ indexes over the text and the titles, and metadata as arrays (project, people, c
 components, versions).
 
 ``SnapshotLoader`` builds it through the store protocol only (``document_ids``,
-``content_hashes``, ``get_document``, ``chunk_embeddings``), so it works on every backend. A
-reload re-reads only documents whose content hash changed and re-uses the tokens and vectors
-of the others.
+``content_hashes``, ``get_document``, ``chunk_embeddings``; ``documents_with_vectors`` where the
+store has it), so it works on every backend. A reload re-reads only documents whose content
+hash changed and re-uses the tokens and vectors of the others.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from scipy import sparse
 from devkb.agent.retrieval.fields import document_fields
 from devkb.agent.retrieval.lexical import BM25Index, Tokenizer
 from devkb.store.models import Chunk, Document
-from devkb.store.protocol import GraphStore
+from devkb.store.protocol import BulkReadingStore, GraphStore
 
 log = logging.getLogger(__name__)
 _BATCH = 500
@@ -251,25 +251,43 @@ class SnapshotLoader:
         return read
 
     def _read(self, ids: Sequence[str]) -> dict[str, DocEntry]:
-        loaded = [d for d in (self.store.get_document(i) for i in ids) if d is not None]
-        vectors = self.store.chunk_embeddings([c.id for d in loaded for c in d.chunks])
+        store = self.store
+        if isinstance(store, BulkReadingStore):  # a few queries, vectors as arrays
+            read = store.documents_with_vectors(ids)
+        else:
+            loaded = [d for d in (store.get_document(i) for i in ids) if d is not None]
+            stored = store.chunk_embeddings([c.id for d in loaded for c in d.chunks])
+            read = [(d, [_array(stored.get(c.id)) for c in d.chunks]) for d in loaded]
+        rows: list[np.ndarray] = []
+        spans: list[tuple[Document, tuple[Chunk, ...], int]] = []
+        zero = np.zeros(self.dimension, dtype=np.float32)
+        for d, vectors in read:
+            order = sorted(range(len(d.chunks)), key=lambda j: d.chunks[j].chunk_index)
+            spans.append((d.document, tuple(d.chunks[j] for j in order), len(rows)))
+            for j in order:
+                v = vectors[j] if j < len(vectors) else None
+                rows.append(v if v is not None and v.shape[0] == self.dimension else zero)
+        # one matrix for the batch, normalised at once; each document's rows are a view into it
+        mat = (
+            np.vstack(rows).astype(np.float32, copy=False)
+            if rows
+            else np.zeros((0, self.dimension), np.float32)
+        )
+        norms = np.linalg.norm(mat, axis=1, keepdims=True)
+        mat = (mat / np.where(norms == 0, 1, norms)).astype(np.float32, copy=False)
         out = {}
-        for d in loaded:
-            chunks = tuple(sorted(d.chunks, key=lambda c: c.chunk_index))
-            mat = np.zeros((len(chunks), self.dimension), dtype=np.float32)
-            for j, c in enumerate(chunks):
-                v = vectors.get(c.id)
-                if v is not None and len(v) == self.dimension:
-                    mat[j] = v
-            norms = np.linalg.norm(mat, axis=1, keepdims=True)
-            mat = (mat / np.where(norms == 0, 1, norms)).astype(np.float32)
-            fields = document_fields(d.document, chunks)
+        for document, chunks, start in spans:
+            fields = document_fields(document, chunks)
             text = "\n".join(fields.values())
-            out[d.document.id] = DocEntry(
-                document=d.document,
+            out[document.id] = DocEntry(
+                document=document,
                 chunks=chunks,
-                vectors=mat,
+                vectors=mat[start : start + len(chunks)],
                 text_tokens=tuple(self.tokenizer(text)),
                 summary_tokens=tuple(self.tokenizer(fields.get("summary", ""))),
             )
         return out
+
+
+def _array(vector: Sequence[float] | None) -> np.ndarray | None:
+    return None if vector is None else np.asarray(vector, dtype=np.float32)

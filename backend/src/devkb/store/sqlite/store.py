@@ -335,6 +335,36 @@ class SQLiteGraphStore:
         ]
         return DocumentWithChunks(self._doc(row), chunks)
 
+    def documents_with_vectors(
+        self, document_ids: Sequence[str]
+    ) -> list[tuple[DocumentWithChunks, list[np.ndarray | None]]]:
+        """``BulkReadingStore``: two queries per 900 ids instead of three per document, and the
+        vectors as arrays over the stored bytes (no lists of floats)."""
+        conn = self._conn()
+        docs: dict[str, Document] = {}
+        chunks: dict[str, list[Chunk]] = {}
+        vectors: dict[str, list[np.ndarray | None]] = {}
+        for part in _chunks_of(list(dict.fromkeys(document_ids))):
+            m = _marks(len(part))
+            for row in conn.execute(f"SELECT {self._DOC_COLS} FROM documents d WHERE d.id IN ({m})", part):
+                docs[row[0]] = self._doc(row)
+            for doc_id, cid, index, content, section, blob in conn.execute(
+                "SELECT document_id, id, chunk_index, content, section, embedding FROM chunks "
+                f"WHERE document_id IN ({m}) ORDER BY document_id, chunk_index",
+                part,
+            ):
+                chunks.setdefault(doc_id, []).append(
+                    Chunk(id=cid, document_id=doc_id, chunk_index=index, content=content, section=section)
+                )
+                vectors.setdefault(doc_id, []).append(
+                    None if blob is None else np.frombuffer(blob, dtype=np.float32)
+                )
+        return [
+            (DocumentWithChunks(docs[i], chunks.get(i, [])), vectors.get(i, []))
+            for i in dict.fromkeys(document_ids)
+            if i in docs
+        ]
+
     def get_documents(self, document_ids: Sequence[str]) -> list[Document]:
         conn = self._conn()
         found: dict[str, Document] = {}
