@@ -8,7 +8,7 @@ import pytest
 from devkb.agent.evidence import Scope
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.retrieval.fields import document_fields
-from devkb.agent.retrieval.lexical import BM25Index, Tokenizer
+from devkb.agent.retrieval.lexical import _TOKEN, BM25Index, Tokenizer, split_words
 from devkb.agent.retrieval.snapshot import SnapshotLoader
 from devkb.agent.tools.rag_search import RAGSearch
 from devkb.store.models import Chunk, Document, SourceType
@@ -28,6 +28,20 @@ def test_bm25_prefers_rare_shared_terms_and_stems():
     assert scores[1] == 0
     assert scores[2] > scores[0] > 0  # both match both after stemming; doc 0 is longer
     assert Tokenizer()("The Webhooks were RETRIED") == ["webhook", "retri"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Plain ASCII: retry_policy, HTTP-500s; v2.3.1 (fix #42) e-mail\tTAB",
+        "naïve café — “quoted” straße İstanbul x_y __init__ ½ ² ١٢٣ 𝟘 ﬁ\nnext line, ascii only",
+        "\u00a0a\u2003b\u200bc\r\nΣίσυφος ΣΑΣ ẞ ﬀoo",
+        "",
+        "\n\n___\n",
+    ],
+)
+def test_split_words_equals_the_regular_expression(text):
+    assert split_words(text) == _TOKEN.findall(text.lower())
 
 
 def test_fields_of_a_jira_document():

@@ -18,6 +18,22 @@ import numpy as np
 from scipy import sparse
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# every ASCII character that is not a letter or digit separates words, as in ``_TOKEN``
+_ASCII_SEPARATORS = str.maketrans({chr(i): " " for i in range(128) if not chr(i).isalnum()})
+
+
+def split_words(text: str) -> list[str]:
+    """``_TOKEN.findall(text.lower())``, about twice as fast: an ASCII line is split by
+    ``str.translate`` and ``str.split`` (in C); only a line with other characters goes through the
+    regular expression. Exact: a line break separates words, so lines tokenize independently."""
+    low = text.lower()
+    if low.isascii():
+        return low.translate(_ASCII_SEPARATORS).split()
+    out: list[str] = []
+    for line in low.split("\n"):
+        out += line.translate(_ASCII_SEPARATORS).split() if line.isascii() else _TOKEN.findall(line)
+    return out
+
 
 # A short English stop list (function words only): the remaining frequent words get a low idf anyway.
 STOPWORDS = frozenset(
@@ -174,7 +190,7 @@ class Tokenizer:
         self._cache: dict[str, str] = {}
 
     def __call__(self, text: str) -> list[str]:
-        words = _TOKEN.findall(text.lower())
+        words = split_words(text)
         cache = self._cache
         new = set(words).difference(cache)  # set operations and map/filter run in C
         if new:
