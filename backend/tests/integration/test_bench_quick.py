@@ -94,6 +94,7 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
         and is_summary(approx["vector_search"]["p95_ms"])
     )
     assert search["learnt_ranking"]["vector_stage"] == "inverted file"
+    assert search["learnt_ranking"]["blas_threads"] == 1  # as the server runs
     assert is_summary(search["learnt_ranking"]["queries"]["related_candidates_exact_vectors"]["p95_ms"])
     assert len(scale["goals"]) == 3  # vector search, full text, the learnt ranking
 

@@ -739,6 +739,11 @@ def search_at_scale(d: dict[str, Any]) -> list[str]:
             f"{_snapshot_estimate(d, n)} for the whole-store snapshot it replaces. Its quality on the real corpus "
             "(same model, candidates instead of the snapshot): docs/evaluation.md."
             + (
+                f" Timed with {r['blas_threads']} BLAS thread(s), as the server runs (`DEVKB_BLAS_THREADS`)."
+                if "blas_threads" in r
+                else ""
+            )
+            + (
                 f" Its vector stage goes through the inverted file (from {r['vector_approx_min_chunks']:,} chunks on), "
                 f"built in the background — ready {r['partition_seconds_after_first_answer']:.0f} s after the first "
                 "answer, which was exact; the top 8 documents agree with the ranking over exact vectors at "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
 
 import numpy as np
 from scipy import sparse
@@ -210,20 +211,21 @@ class FieldIndex:
     def __init__(
         self, docs_tokens: Sequence[Sequence[str]], vocab: dict[str, int], k1: float, b: float
     ) -> None:
-        rows, cols, tfs = [], [], []
-        lengths = np.zeros(len(docs_tokens), dtype=np.float32)
-        for i, tokens in enumerate(docs_tokens):
-            lengths[i] = len(tokens)
-            for term, tf in Counter(tokens).items():
-                j = vocab.setdefault(term, len(vocab))
-                rows.append(i)
-                cols.append(j)
-                tfs.append(tf)
+        # all at once in numpy: term ids through one dict lookup per token (new terms numbered in
+        # order of first appearance), then (document, term) pairs counted by one sort
+        counts = np.fromiter(map(len, docs_tokens), dtype=np.int64, count=len(docs_tokens))
+        lengths = counts.astype(np.float32)
+        new = [t for t in dict.fromkeys(chain.from_iterable(docs_tokens)) if t not in vocab]
+        vocab.update(zip(new, range(len(vocab), len(vocab) + len(new)), strict=True))
+        term_of = np.fromiter(
+            map(vocab.__getitem__, chain.from_iterable(docs_tokens)), dtype=np.int64, count=int(counts.sum())
+        )
+        doc_of = np.repeat(np.arange(len(docs_tokens), dtype=np.int64), counts)
+        pairs, tf = np.unique(doc_of * max(1, len(vocab)) + term_of, return_counts=True)
+        rows, cols, tfs = pairs // max(1, len(vocab)), pairs % max(1, len(vocab)), tf
         self.n_docs = len(docs_tokens)
         avgdl = float(lengths.mean()) if self.n_docs and lengths.mean() > 0 else 1.0
-        rows_a = np.asarray(rows, dtype=np.int64)
-        cols_a = np.asarray(cols, dtype=np.int64)
-        tf_a = np.asarray(tfs, dtype=np.float32)
+        rows_a, cols_a, tf_a = rows, cols, tfs.astype(np.float32)
         df = np.bincount(cols_a, minlength=len(vocab)).astype(np.float32)
         idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         norm = k1 * (1 - b + b * lengths[rows_a] / avgdl)
