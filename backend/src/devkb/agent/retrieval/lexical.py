@@ -221,11 +221,11 @@ class FieldIndex:
             map(vocab.__getitem__, chain.from_iterable(docs_tokens)), dtype=np.int64, count=int(counts.sum())
         )
         doc_of = np.repeat(np.arange(len(docs_tokens), dtype=np.int64), counts)
-        pairs, tf = np.unique(doc_of * max(1, len(vocab)) + term_of, return_counts=True)
-        rows, cols, tfs = pairs // max(1, len(vocab)), pairs % max(1, len(vocab)), tf
+        width = max(1, len(vocab))
+        pairs, tf = np.unique(doc_of * width + term_of, return_counts=True)
+        rows_a, cols_a, tf_a = pairs // width, pairs % width, tf.astype(np.float32)
         self.n_docs = len(docs_tokens)
         avgdl = float(lengths.mean()) if self.n_docs and lengths.mean() > 0 else 1.0
-        rows_a, cols_a, tf_a = rows, cols, tfs.astype(np.float32)
         df = np.bincount(cols_a, minlength=len(vocab)).astype(np.float32)
         idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         norm = k1 * (1 - b + b * lengths[rows_a] / avgdl)
