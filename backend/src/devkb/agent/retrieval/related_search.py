@@ -301,9 +301,7 @@ class RelatedSearch(HybridSearch):
             vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
         scan = self.dense_scan if self.dense_scan is not None else (0 if a is not None else 100)
         if scan and vector is not None and snapshot.vectors.size:
-            best, _, _ = snapshot.similarities(pool, vector)
-            k = min(scan, pool.size)
-            chosen = np.union1d(chosen, pool[np.argpartition(-best, k - 1)[:k]])
+            chosen = np.union1d(chosen, pool[snapshot.top_dense(pool, vector, scan)])
         cand = {name: values[chosen] for name, values in feats.items()}
         dense, sims = dense_features(snapshot, chosen, vector)
         cand.update(dense)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from devkb.agent.retrieval import int8_scan
 from devkb.agent.retrieval.fields import document_fields
 from devkb.agent.retrieval.lexical import BM25Index, Tokenizer
 from devkb.store.models import Chunk, Document
@@ -30,6 +31,7 @@ from devkb.store.protocol import BulkReadingStore, GraphStore
 
 log = logging.getLogger(__name__)
 _BATCH = 500
+INT8_SCAN_MIN_CHUNKS = 8192  # below this the float32 product is ~1 ms: not worth a second copy
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,10 @@ class CorpusSnapshot:
             else np.zeros((0, dimension), dtype=np.float32)
         )
         self.has_chunks = counts > 0
+        self._int8: int8_scan.Int8Scan | None = None
+        self._int8_tried = False
+        self._int8_lock = threading.Lock()
+        self._doc_norm = self._doc_residual = np.zeros(0, dtype=np.float32)
         self.text_index = BM25Index.from_tokens({"text": [e.text_tokens for e in self.entries]}, tokenizer)
         self.summary_index = BM25Index.from_tokens(
             {"summary": [e.summary_tokens for e in self.entries]}, tokenizer
@@ -152,6 +158,64 @@ class CorpusSnapshot:
             best[has] = np.maximum.reduceat(sims, offsets[has])
             first[has] = sims[offsets[has]]
         return best, first, sims
+
+    def int8_scan(self) -> int8_scan.Int8Scan | None:
+        """The 8-bit copy of ``vectors`` for whole-corpus scans (built once, on first use; ``None``
+        below ``INT8_SCAN_MIN_CHUNKS`` or where it cannot be exact: ``int8_scan.build``)."""
+        if not self._int8_tried:
+            with self._int8_lock:
+                if not self._int8_tried:
+                    if len(self.vectors) >= INT8_SCAN_MIN_CHUNKS:
+                        started = time.perf_counter()
+                        scan = int8_scan.build(self.vectors)
+                        if scan is not None:  # each document's largest row terms of the bound
+                            starts = self.chunk_start[self.has_chunks]
+                            self._doc_norm = np.zeros(self.n, dtype=np.float32)
+                            self._doc_residual = np.zeros(self.n, dtype=np.float32)
+                            self._doc_norm[self.has_chunks] = np.maximum.reduceat(scan.norm, starts)
+                            self._doc_residual[self.has_chunks] = np.maximum.reduceat(scan.residual, starts)
+                            log.info(
+                                "8-bit dense scan: %d chunks in %.2f s",
+                                len(self.vectors),
+                                time.perf_counter() - started,
+                            )
+                        self._int8 = scan
+                    self._int8_tried = True
+        return self._int8
+
+    def top_dense(self, docs: np.ndarray, query_vector: np.ndarray, k: int) -> np.ndarray:
+        """Indices into ``docs`` (distinct positions, ascending) of the ``k`` documents whose best
+        chunk is nearest ``query_vector`` — the same documents as the top ``k`` of
+        ``similarities(docs, …)[0]`` (a document without chunks scores 0), up to ties. Over most of
+        the corpus the 8-bit scan bounds every document's best cosine, and only the documents
+        whose upper bound reaches the k-th best lower bound are scored in float32."""
+        k = min(k, len(docs))
+        if k <= 0:
+            return np.zeros(0, dtype=np.int64)
+        has = self.chunk_count[docs] > 0
+        rows = int(self.chunk_count[docs].sum())
+        scan = self.int8_scan() if rows * 4 > len(self.vectors) else None
+        if scan is None:
+            best, _, _ = self.similarities(docs, query_vector)
+            return np.argpartition(-best, k - 1)[:k]
+        estimate, q_error, q_norm = scan.scores(query_vector)
+        nearest = np.zeros(len(docs), dtype=np.float32)  # each document's best estimate
+        if len(docs) == self.n:  # the whole corpus: no gathered copy
+            nearest[has] = np.maximum.reduceat(estimate, self.chunk_start[has])
+        elif rows:
+            chunk_rows, offsets = self.chunk_rows(docs)
+            nearest[has] = np.maximum.reduceat(estimate[chunk_rows], offsets[has])
+        margin = (
+            np.float32(q_error) * self._doc_norm[docs]
+            + np.float32(q_norm) * self._doc_residual[docs]
+            + np.float32(int8_scan.ROUNDING)
+        )
+        margin[~has] = 0.0  # no chunks: exactly 0, as in similarities
+        low, high = nearest - margin, nearest + margin
+        threshold = np.partition(low, len(low) - k)[len(low) - k]  # the k-th best lower bound
+        rescored = np.flatnonzero(high >= threshold)  # every document that can be in the top k
+        exact, _, _ = self.similarities(docs[rescored], query_vector)
+        return rescored[np.argpartition(-exact, k - 1)[:k]]
 
     def best_chunks(self, i: int, sims: np.ndarray, k: int) -> list[tuple[Chunk, float]]:
         """The ``k`` chunks of document ``i`` with the highest ``sims`` (its chunks' cosines,
@@ -213,6 +277,7 @@ class SnapshotLoader:
             len(snapshot.vectors),
             time.perf_counter() - started,
         )
+        snapshot.int8_scan()  # built here, not on the first question
         return snapshot
 
     def snapshot_of(
