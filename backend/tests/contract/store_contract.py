@@ -225,6 +225,9 @@ class GraphStoreContract:
         }
         assert [d.id for d in store.find_documents(types=[SourceType.CONFLUENCE])] == ["confluence:page:10"]
         assert [d.id for d in store.find_documents(title_contains="retry")] == ["confluence:page:10"]
+        assert [d.id for d in store.find_documents(title_contains="Y POL")] == ["confluence:page:10"]
+        both = store.find_documents({"status": ["Open", "Closed"]}, title_contains="DRIFT")
+        assert [d.id for d in both] == ["jira:PAY-1"]  # with a field filter: the other plan
         assert [d.id for d in store.find_documents({"id": "JIRA:PAY-2"})] == ["jira:PAY-2"]
         newest = store.find_documents(types=[SourceType.JIRA])
         assert newest[0].id == "jira:PAY-2"

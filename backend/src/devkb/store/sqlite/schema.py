@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE INDEX IF NOT EXISTS documents_type ON documents(type);
 CREATE INDEX IF NOT EXISTS documents_source ON documents(source);
 CREATE INDEX IF NOT EXISTS documents_updated ON documents(updated_at);
+CREATE INDEX IF NOT EXISTS documents_title ON documents(title);
 
 CREATE TABLE IF NOT EXISTS chunks (
     rowid        INTEGER PRIMARY KEY AUTOINCREMENT,
