@@ -152,6 +152,10 @@ class SQLiteGraphStore:
     def _generation(self, conn: sqlite3.Connection) -> int:
         return int(conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
 
+    def generation(self) -> int:
+        """The store's write generation: bumped by every committed write, from any process."""
+        return self._generation(self._conn())
+
     def offloaded(self) -> WriteProcess:
         """This store with its document writes and sync checkpoints applied by a process of their
         own (write_process.py); one per store, stopped by ``close``."""
