@@ -41,6 +41,7 @@ B_LIMIT = 63  # matrix values: |b| ≤ 63, so 2 × 255 × 63 < 2^15 (no 16-bit s
 A_ZERO = 128  # question values 1..255 around this zero point
 ROUNDING = 1e-4  # float rounding of the estimate and of the float32 products, with room to spare
 _UINT8, _INT8, _INT32 = 2, 3, 6  # ONNX TensorProto data types
+_BLOCK = 8192  # rows per step when quantising
 
 
 # -- a minimal ONNX model, encoded by hand ----------------------------------------------------
@@ -99,9 +100,12 @@ class Int8Scan:
         self, vectors: np.ndarray, codes: np.ndarray, scale: np.ndarray, session: ort.InferenceSession
     ) -> None:
         self.scale = scale
-        self.norm = np.linalg.norm(vectors.astype(np.float64), axis=1)
-        approx = codes.astype(np.float64) * self.scale[:, None].astype(np.float64)
-        self.residual = np.linalg.norm(vectors.astype(np.float64) - approx, axis=1)
+        self.norm = np.zeros(len(vectors), dtype=np.float32)
+        self.residual = np.zeros(len(vectors), dtype=np.float32)
+        for start in range(0, len(vectors), _BLOCK):  # in blocks: no full-size temporaries
+            block = slice(start, start + _BLOCK)
+            self.norm[block] = np.linalg.norm(vectors[block], axis=1)
+            self.residual[block] = np.linalg.norm(vectors[block] - codes[block] * scale[block, None], axis=1)
         self.session = session
         self.rows, self.dimension = vectors.shape
 
@@ -139,7 +143,10 @@ def build(vectors: np.ndarray) -> Int8Scan | None:
         return None
     vectors = np.asarray(vectors, dtype=np.float32)
     scale = _scales(np.abs(vectors).max(axis=1))
-    codes = np.clip(np.rint(vectors / scale[:, None]), -B_LIMIT, B_LIMIT).astype(np.int8)
+    codes = np.empty(vectors.shape, dtype=np.int8)
+    for start in range(0, len(vectors), _BLOCK):
+        block = slice(start, start + _BLOCK)
+        codes[block] = np.clip(np.rint(vectors[block] / scale[block, None]), -B_LIMIT, B_LIMIT)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1  # the server runs one question per thread
     options.inter_op_num_threads = 1
@@ -163,11 +170,18 @@ def _exact(scan: Int8Scan, codes: np.ndarray) -> bool:
     """The session's products equal numpy's for extreme questions, on the rows where 16-bit
     saturation would show first (largest adjacent pairs) and on a sample of the others."""
     k = codes.shape[1]
-    wide = codes.astype(np.int64)
-    pairs = np.abs(wide[:, : k - k % 2 : 2]) + np.abs(wide[:, 1 : k - k % 2 : 2])
-    worst = np.argsort(-pairs.max(axis=1) if pairs.size else np.zeros(len(codes)))[:64]
+    even = k - k % 2
+    pair_peak = np.zeros(len(codes), dtype=np.int16)  # each row's largest |b_2j| + |b_2j+1|
+    for start in range(0, len(codes), _BLOCK):
+        block = codes[start : start + _BLOCK].astype(np.int16)
+        if even:
+            pair_peak[start : start + _BLOCK] = (np.abs(block[:, :even:2]) + np.abs(block[:, 1:even:2])).max(
+                axis=1
+            )
+    worst = np.argsort(-pair_peak, kind="stable")[:64]
     sample = np.random.default_rng(0).choice(len(codes), size=min(len(codes), 448), replace=False)
     rows = np.union1d(worst, sample)
+    wide = codes[rows].astype(np.int64)
     probes: list[np.ndarray] = [
         np.full(k, 255, np.uint8),
         np.full(k, 1, np.uint8),
@@ -176,7 +190,7 @@ def _exact(scan: Int8Scan, codes: np.ndarray) -> bool:
     ]
     for a in probes:
         got = scan.products(a[None, :])[rows]
-        want = wide[rows] @ (a.astype(np.int64) - A_ZERO)
+        want = wide @ (a.astype(np.int64) - A_ZERO)
         if not np.array_equal(got, want):
             return False
     return True
