@@ -5,6 +5,7 @@ structure only — never a timing."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -115,3 +116,16 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
     ):
         assert heading in report
     assert "**Machine**" in report and "**Command**" in report and "**Date**" in report
+
+
+def test_a_benchmark_that_needs_an_index_indexes_without_timing_the_ingest(tmp_path, embedder):
+    out, work = tmp_path / "out", tmp_path / "work"
+    opts = options_for("quick", out, out / "benchmarks.md", work)
+    opts = replace(opts, only=("resync",))
+
+    code = run_all(opts, "pytest: quick bench, resync only", embedder=embedder)
+
+    found = {p.stem for p in out.glob("*.json")}
+    assert code == 0 and "resync" in found and "ingest" not in found  # indexed, not measured
+    resync = json.loads((out / "resync.json").read_text())["workspaces"][0]
+    assert resync["runs"][0]["1%"]["documents_indexed"] >= 1

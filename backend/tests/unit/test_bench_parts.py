@@ -151,3 +151,19 @@ def test_a_sampled_embedder_alone_pass_says_so_in_the_report():
         ingest_table({"summary": summary, "embedder_alone_sample": 3})
     )
     assert "on the same chunks, chunks/s" in "\n".join(ingest_table({"summary": summary}))
+
+
+def test_the_previous_default_is_timed_again_only_when_it_differs(tmp_path):
+    from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
+    from devkb_devtools.bench.ingest import baseline_embedder, same_configuration
+
+    current = OnnxMiniLMEmbedder(tmp_path, precision="int8", workers=2)
+    assert same_configuration(baseline_embedder(current), current)
+
+    class Wrapper:  # the bench's and the cache's wrappers are looked through
+        inner = current
+
+    assert same_configuration(baseline_embedder(current), Wrapper())  # type: ignore[arg-type]
+    shorter = OnnxMiniLMEmbedder(tmp_path, precision="int8", max_seq_length=128, workers=2)
+    assert not same_configuration(baseline_embedder(shorter), shorter)
+    assert not same_configuration(None, current)

@@ -125,7 +125,10 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
             whole = corpus("fluid-full") if main.name == "fluid-slice" and opts.whole_corpus_pass else None
             if whole is not None and not opts.wants("ingest"):  # only a prerequisite: index what is used
                 main, whole = whole, None
-            _, ws = rec.run("ingest", ingest.run_with_whole_corpus, ingest_opts, main, whole, embedder)
+            if opts.wants("ingest"):
+                _, ws = rec.run("ingest", ingest.run_with_whole_corpus, ingest_opts, main, whole, embedder)
+            else:  # a prerequisite only: index, time nothing (no embedder-alone passes)
+                _, ws = rec.run("ingest", ingest.index_only, ingest_opts, main, embedder)
             if ws is None:  # ingest failed: nothing indexed to resync, query or imitate
                 for name in ("resync", "query", "scale"):
                     if opts.wants(name):
