@@ -107,7 +107,6 @@ class Int8Scan:
             self.norm[block] = np.linalg.norm(vectors[block], axis=1)
             self.residual[block] = np.linalg.norm(vectors[block] - codes[block] * scale[block, None], axis=1)
         self.session = session
-        self.rows, self.dimension = vectors.shape
 
     def _quantise(self, query: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
         q = np.asarray(query, dtype=np.float64)
