@@ -125,3 +125,61 @@ def test_an_index_of_another_database_is_ignored(tmp_path, store):
     other.text_index.auto_build = False
     assert indexed(other, "broken slider", 50) == fts5(other, "broken slider", 50)
     other.close()
+
+
+MIXED = (
+    "Café",
+    "naïve",
+    "RÉSUMÉ",
+    "straße",
+    "Ærø",
+    "snake_case",
+    "CamelCase",
+    "v2.3.1",
+    "x86_64",
+    "running",
+    "runs",
+    "runner",
+    "Ünïcödé",
+    "日本語",
+    "emoji🙂smile",
+    "tab\tseparated",
+    "ﬁle",
+    "İstanbul",
+)
+
+
+def test_built_from_any_text_in_several_batches_scores_match_fts5(tmp_path, monkeypatch):
+    """Every word's stem and term id is worked out once per build (not per token), and ASCII
+    text is split without the regular expression: scores still match FTS5's over non-ASCII words,
+    underscores, stems shared by several words, and words first met in a later batch."""
+    from devkb.store.sqlite import text_index
+
+    monkeypatch.setattr(text_index, "_BATCH", 7)
+    rng = random.Random(3)
+    s = SQLiteGraphStore(tmp_path / "g.sqlite", text_index_min_chunks=10)
+    try:
+        items = []
+        for i in range(40):
+            doc = Document(id=f"m{i}", type=SourceType.JIRA, title=f"doc {i}", content_hash=f"h{i}")
+            words = [rng.choice(MIXED + tuple(WORDS)) for _ in range(rng.randint(2, 14))]
+            if rng.random() < 0.5:
+                words.insert(rng.randint(0, len(words)), "\n")
+            items.append(
+                (doc, [Chunk(id=f"m{i}-0", document_id=doc.id, chunk_index=0, content=" ".join(words))])
+            )
+        s.write_documents(items)
+        assert s.text_index is not None
+        s.text_index.build_now()
+        for q in (
+            "café resume",
+            "straße ærø",
+            "snake case",
+            "running",
+            "x86 64 v2",
+            "ünïcödé file",
+            "istanbul",
+        ):
+            same(indexed(s, q, 20), fts5(s, q, 20))
+    finally:
+        s.close()

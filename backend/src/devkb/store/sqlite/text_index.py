@@ -32,13 +32,13 @@ import json
 import logging
 import math
 import os
-import re
 import shutil
 import sqlite3
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -51,20 +51,66 @@ log = logging.getLogger(__name__)
 K1 = 1.2
 B = 0.75
 FORMAT = 1
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)  # unicode61: letters and digits; '_' separates
 _BATCH = 20_000
 
 
+# ASCII as unicode61 sees it: letters lower-cased, every other non-alphanumeric character separates
+_ASCII = {i: (chr(i).lower() if chr(i).isalnum() else " ") for i in range(128)}
+
+
+class Unicode61Words:
+    """A text's words as FTS5's ``unicode61`` tokenizer (its defaults: case folded, diacritics
+    removed) makes them. ASCII is a fixed table; every other character is looked up once in SQLite's
+    own tokenizer (an in-memory FTS5 table) — whether it separates words, is dropped (a combining
+    mark) or what it folds to (``É`` → ``e``, ``İ`` → ``i``) — so the index's terms are FTS5's."""
+
+    def __init__(self) -> None:
+        self._table: dict[int, str] = dict(_ASCII)
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> list[str]:
+        if not text.isascii():
+            new = {c for c in text if ord(c) >= 128 and ord(c) not in self._table}
+            if new:
+                self._learn(sorted(new))
+        return text.translate(self._table).split()
+
+    def _learn(self, chars: list[str]) -> None:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61')")
+            conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+            conn.executemany(
+                "INSERT INTO t(rowid, x) VALUES (?, ?)", [(i, f"q{c}q") for i, c in enumerate(chars)]
+            )
+            found: dict[int, list[str]] = {}
+            for term, doc in conn.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
+                found.setdefault(int(doc), []).append(str(term))
+        finally:
+            conn.close()
+        learnt = {}
+        for i, c in enumerate(chars):
+            terms = found.get(i, [])
+            one = (
+                len(terms) == 1 and terms[0].startswith("q") and terms[0].endswith("q") and len(terms[0]) >= 2
+            )
+            folded = terms[0][1:-1] if one else " "
+            learnt[ord(c)] = folded if not folded.isspace() else " "
+        with self._lock:
+            self._table.update(learnt)
+
+
 class TextTokenizer:
-    """Lower-cased alphanumeric tokens, Porter-stemmed (FTS5's ``porter unicode61``)."""
+    """Tokens as FTS5's ``porter unicode61`` makes them: ``unicode61`` words, Porter-stemmed."""
 
     def __init__(self) -> None:
         self._stemmer = Stemmer.Stemmer("porter")
         self._cache: dict[str, str] = {}
         self._lock = threading.Lock()
+        self.words = Unicode61Words()
 
     def __call__(self, text: str) -> list[str]:
-        words = _TOKEN.findall(text.lower())
+        words = self.words(text)
         cache = self._cache
         todo = [w for w in set(words) if w not in cache]
         if todo:
@@ -74,6 +120,10 @@ class TextTokenizer:
                     cache.clear()
                 cache.update(zip(todo, stems, strict=True))
         return [cache.get(w) or self._stemmer.stemWord(w) for w in words]
+
+    def stems(self, words: list[str]) -> list[str]:
+        """Each word's stem (as ``__call__`` gives it)."""
+        return self._stemmer.stemWords(words)
 
 
 def idf(rows: int, df: np.ndarray) -> np.ndarray:
@@ -107,7 +157,8 @@ def build(conn: sqlite3.Connection, target: Path, tokenizer: TextTokenizer | Non
     started = time.perf_counter()
     tok = tokenizer or TextTokenizer()
     watermark = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0])
-    vocab: dict[str, int] = {}
+    vocab: dict[str, int] = {}  # stem → term id
+    word_ids: dict[str, int] = {}  # word → its stem's term id
     rowids: list[np.ndarray] = []
     doc_rowids: list[np.ndarray] = []
     terms: list[np.ndarray] = []
@@ -126,11 +177,18 @@ def build(conn: sqlite3.Connection, target: Path, tokenizer: TextTokenizer | Non
         last = int(batch[-1][0])
         rowids.append(np.fromiter((r[0] for r in batch), np.int64, len(batch)))
         doc_rowids.append(np.fromiter((r[1] for r in batch), np.int64, len(batch)))
-        tokens = [tok(r[2]) for r in batch]
-        lens = np.fromiter((len(t) for t in tokens), np.int64, len(batch))
-        flat = [vocab.setdefault(t, len(vocab)) for ts in tokens for t in ts]
+        words = [tok.words(r[2]) for r in batch]
+        lens = np.fromiter(map(len, words), np.int64, len(batch))
+        # each distinct word is stemmed and given its term id once; every token is then one C-level
+        # dict lookup (no Python loop per token)
+        new = [
+            w for w in dict.fromkeys(chain.from_iterable(words)) if w not in word_ids
+        ]  # in first-use order
+        for word, stem in zip(new, tok.stems(new), strict=True):
+            word_ids[word] = vocab.setdefault(stem, len(vocab))
+        flat = np.fromiter(map(word_ids.__getitem__, chain.from_iterable(words)), np.int64, int(lens.sum()))
         # one sort per batch: (row, term) keys → each row's distinct terms and their counts
-        keys = (np.repeat(np.arange(len(batch), dtype=np.int64), lens) << 32) | np.asarray(flat, np.int64)
+        keys = (np.repeat(np.arange(len(batch), dtype=np.int64), lens) << 32) | flat
         uniq, cnt = np.unique(keys, return_counts=True)
         terms.append((uniq & 0xFFFFFFFF).astype(np.int32))
         counts.append(cnt.astype(np.float32))
@@ -352,7 +410,7 @@ class TextIndex:
         found = found[scores[found] > 0]
         out = [(int(index.rowids[i]), float(scores[i])) for i in found]
         if delta_rows:
-            raw = list(dict.fromkeys(_TOKEN.findall(query.lower())))[:64]  # FTS5 stems them itself
+            raw = list(dict.fromkeys(self.tokenizer.words(query)))[:64]  # FTS5 stems them itself
             out += self._delta(conn, index, words, raw, top_k, allowed_docs)
         out.sort(key=lambda x: (-x[1], x[0]))
         return out[:top_k]
