@@ -123,7 +123,7 @@ class TextTokenizer:
 
     def stems(self, words: list[str]) -> list[str]:
         """Each word's stem (as ``__call__`` gives it)."""
-        return self._stemmer.stemWords(words)
+        return [str(s) for s in self._stemmer.stemWords(words)]
 
 
 def idf(rows: int, df: np.ndarray) -> np.ndarray:
