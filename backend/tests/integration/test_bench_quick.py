@@ -72,20 +72,14 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
 
     scale = found["scale"]
     assert scale["load"]["chunks"] == opts.scale_chunks
-    assert {
-        "vector_search",
-        "vector_search_filtered",
-        "full_text",
-        "full_text_question",
-        "full_text_no_common_words",
-        "neighbours",
-    } == set(scale["queries"])
+    assert {"vector_search", "vector_search_filtered", "neighbours"} == set(scale["queries"])
     assert scale["memory"]["matrix_bytes"] > 0
     assert scale["related_search_snapshot"]["chunks"] > 0
     search = scale["search"]
     assert search["full_text"]["build"]["chunks"] == opts.scale_chunks
     assert 0 <= search["full_text"]["top10_overlap_with_exact"]["impact_index"] <= 1
     assert is_summary(search["full_text"]["impact_index"]["question"]["p95_ms"])
+    assert is_summary(search["full_text"]["fts5"]["question"]["p95_ms"])  # FTS5 timed here only
     assert is_summary(search["learnt_ranking"]["queries"]["related_candidates"]["p95_ms"])
     # the inverted file is built and searched (at the store's size here: its figures say nothing)
     approx = scale["approximate"]

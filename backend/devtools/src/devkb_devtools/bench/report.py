@@ -115,7 +115,11 @@ def goals(all_: dict[str, dict[str, Any]]) -> list[str]:
     for name in KNOWN[1:]:
         for g in (all_.get(name) or {}).get("goals", []):
             measured = g["measured"]
-            value = f"{measured:,.3g}" if isinstance(measured, float) else str(measured)
+            value = (  # 3 significant digits, never in exponent form (1,233 rather than 1.23e+03)
+                (f"{measured:,.0f}" if abs(measured) >= 100 else f"{measured:,.3g}")
+                if isinstance(measured, float)
+                else str(measured)
+            )
             met = {True: "yes", False: "**no**", None: "see text"}[g.get("met")]
             lines.append(f"| {g['goal']} | {g['target']} | {value} | {met} |")
     if (g := duration_goal(all_)) is not None:
@@ -194,8 +198,8 @@ def ingest_table(d: dict[str, Any]) -> list[str]:
         *(
             [
                 (
-                    f"| previous default embedder alone (`{d.get('baseline_embedder')}`, every "
-                    f"3rd batch{_SAME_AS_EMBEDDER if d.get('baseline_is_embedder') else ''}), chunks/s | "
+                    f"| previous default embedder alone (`{d.get('baseline_embedder')}`, "
+                    f"{_every(d.get('baseline_sample', 3)).strip(' ()')}{_SAME_AS_EMBEDDER if d.get('baseline_is_embedder') else ''}), chunks/s | "
                     f"{fmt(sm['baseline_alone_chunks_per_s'])} |"
                 ),
                 f"| **first index: end-to-end ÷ previous default embedder alone** | "
@@ -578,19 +582,7 @@ def scale_section(d: dict[str, Any] | None) -> list[str]:
             f"{fmt(q['vector_search_filtered']['p95_ms'])} |"
         ),
         *approximate_row(d.get("approximate")),
-        (
-            f"| full text (FTS5 BM25, as before the impact index; one repeat), a document title | "
-            f"{fmt(q['full_text']['p50_ms'])} | "
-            f"{fmt(q['full_text']['p95_ms'])} |"
-        ),
-        (
-            f"| full text, the title as a question (what `HybridSearch` sends) | "
-            f"{fmt(q['full_text_question']['p50_ms'])} | {fmt(q['full_text_question']['p95_ms'])} |"
-        ),
-        (
-            f"| full text, that question without common English words | "
-            f"{fmt(q['full_text_no_common_words']['p50_ms'])} | {fmt(q['full_text_no_common_words']['p95_ms'])} |"
-        ),
+        *fts5_rows(d),
         (
             f"| neighbour expansion (8 documents, both directions) | {fmt(q['neighbours']['p50_ms'])} | "
             f"{fmt(q['neighbours']['p95_ms'])} |"
@@ -902,6 +894,34 @@ def at_ten_million(d: dict[str, Any]) -> list[str]:
     ]
 
 
+def fts5_rows(d: dict[str, Any]) -> list[str]:
+    """FTS5 as the store answered full text before its impact index: timed by ``scale_search``
+    (one repeat), or — in reports of older runs — by the scale benchmark itself."""
+    fts5 = ((d.get("search") or {}).get("full_text") or {}).get("fts5")
+    q = d["queries"]
+    rows = (
+        [
+            ("a document title", fts5["title"]),
+            ("the title as a question (what `HybridSearch` sends)", fts5["question"]),
+        ]
+        if fts5
+        else [
+            (label, q[key])
+            for label, key in (
+                ("a document title", "full_text"),
+                ("the title as a question (what `HybridSearch` sends)", "full_text_question"),
+                ("that question without common English words", "full_text_no_common_words"),
+            )
+            if key in q
+        ]
+    )
+    return [
+        f"| full text (FTS5 BM25, as before the impact index), {label} | "
+        f"{fmt(r['p50_ms'])} | {fmt(r['p95_ms'])} |"
+        for label, r in rows
+    ]
+
+
 def full_text_limit(d: dict[str, Any]) -> list[str]:
     q = d["queries"]
     search = d.get("search") or {}
@@ -919,6 +939,8 @@ def full_text_limit(d: dict[str, Any]) -> list[str]:
                 "with writes: `docs/store.md`."
             )
         ]
+    if "full_text_question" not in q or "full_text_no_common_words" not in q:
+        return []
     question = q["full_text_question"]["p95_ms"]["median"]
     filtered = q["full_text_no_common_words"]["p95_ms"]["median"]
     n = d["load"]["chunks"]

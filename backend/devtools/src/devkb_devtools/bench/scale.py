@@ -14,10 +14,8 @@ What makes the synthetic chunks realistic:
 
 Vector search is also measured while the store fills (at 10%, 25%, 50% and 100%), which shows
 how exact search grows with the number of chunks. Queries: vectors made like the data; for full
-text, titles of real documents — as they are, phrased as a question the way ``HybridSearch``
-passes it, and with common English words dropped by a stopword list on top of the store's own
-pruning of the commonest terms (``store/sqlite/term_pruning.py``, on above 100k chunks); 8 random
-documents for neighbour expansion (like FetchNeighbors).
+text (``scale_search``), titles of real documents — as they are and phrased as a question the way
+``HybridSearch`` passes it; 8 random documents for neighbour expansion (like FetchNeighbors).
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-import re
 import shutil
 import sqlite3
 import time
@@ -71,62 +68,6 @@ DOC_MIX = (
 CHECKPOINTS = (0.1, 0.25, 0.5)
 FIRST_ASK_TIMEOUT = 180.0
 TEXT_QUERIES = 12  # full-text queries per repeat (each may rank a large share of the table)
-# FTS5 as the store answered before its impact index: ~1 s a query at 1M chunks, a reference
-# figure only (scale_search times it again, repeated, beside the impact index) — one repeat
-FTS5_REPEATS = 1
-COMMON_WORDS = frozenset(
-    {
-        "a",
-        "about",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "should",
-        "so",
-        "that",
-        "the",
-        "their",
-        "there",
-        "these",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-    }
-)
-_WORD = re.compile(r"\w+")
 
 
 def fluid_text(fluid_dir: Path) -> str:
@@ -138,10 +79,6 @@ def fluid_text(fluid_dir: Path) -> str:
             parts += [fields.get("summary") or "", fields.get("description") or ""]
             parts += [c.get("body") or "" for c in ((fields.get("comment") or {}).get("comments") or [])]
     return " ".join(p for p in parts if p)
-
-
-def without_common_words(text: str) -> str:
-    return " ".join(w for w in _WORD.findall(text) if w.lower() not in COMMON_WORDS)
 
 
 @dataclass
@@ -318,12 +255,11 @@ def measure(
     db_path: Path,
     opts: BenchOptions,
     qvecs: list[list[float]],
-    titles: list[str],
     neighbour_args: list[list[str]],
 ) -> dict[str, Any]:
     """A fresh store (its first vector search loads the whole matrix, as a server start does),
-    then the query latencies and this process's memory. Full text here is FTS5, as the store
-    answered it before its impact index (the baseline of ``scale_search``)."""
+    then the query latencies and this process's memory. Full text is timed once, by
+    ``scale_search`` (the impact index and FTS5 as before it, same queries)."""
     store = SQLiteGraphStore(db_path, text_index_min_chunks=None)
     try:
         rss_before = rss_bytes() or 0
@@ -338,19 +274,6 @@ def measure(
                 lambda v: store.vector_search(v, TOP_K, types=[SourceType.CONFLUENCE]),
                 qvecs,
                 opts.scale_repeats,
-            ),
-            "full_text": p95_of(
-                lambda q: store.keyword_search(q, TOP_K), titles[:TEXT_QUERIES], FTS5_REPEATS
-            ),
-            "full_text_question": p95_of(
-                lambda q: store.keyword_search(f"What do we know about {q}?", TOP_K),
-                titles[:TEXT_QUERIES],
-                FTS5_REPEATS,
-            ),
-            "full_text_no_common_words": p95_of(
-                lambda q: store.keyword_search(without_common_words(f"What do we know about {q}?"), TOP_K),
-                titles[:TEXT_QUERIES],
-                FTS5_REPEATS,
             ),
             "neighbours": p95_of(
                 lambda ids: store.neighbors(ids, "both", limit=50), neighbour_args, opts.scale_repeats
@@ -393,7 +316,7 @@ def run(
     titles = [template.titles[int(i)] for i in rng.integers(0, len(template.titles), opts.scale_queries)]
     try:
         load, growth, snapshot = fill(db_path, model_name, corpus, qvecs, opts.scale_chunks)
-        measured = measure(db_path, opts, qvecs, titles, neighbour_args)
+        measured = measure(db_path, opts, qvecs, neighbour_args)
         search = search_at_scale(db_path, titles[:TEXT_QUERIES], embedder, opts.scale_repeats)
         server: dict[str, Any] | None = None
         if opts.scale_server:
