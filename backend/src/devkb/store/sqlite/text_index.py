@@ -71,11 +71,15 @@ class Unicode61Words:
     def __call__(self, text: str) -> list[str]:
         if not text.isascii():
             new = {c for c in text if ord(c) >= 128 and ord(c) not in self._table}
-            if new:
-                self._learn(sorted(new))
+            if new:  # a lone surrogate (only a question can hold one) cannot reach SQLite: it separates
+                self._learn(sorted(c for c in new if not 0xD800 <= ord(c) <= 0xDFFF))
+                with self._lock:
+                    self._table.update((ord(c), " ") for c in new if 0xD800 <= ord(c) <= 0xDFFF)
         return text.translate(self._table).split()
 
     def _learn(self, chars: list[str]) -> None:
+        if not chars:
+            return
         conn = sqlite3.connect(":memory:")
         try:
             conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61')")
