@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
 import numpy as np
 from haystack import Document as HsDocument
 
@@ -108,8 +109,13 @@ class OpenAICompatibleEmbedder(HaystackDocumentEmbedder):
         return out
 
     def _request(self, texts: list[str]) -> np.ndarray:
-        raw = self._client.embeddings.with_raw_response.create(
-            model=self._model, input=texts, encoding_format="base64"
+        # the client's documented way to post a body as it is (its retries, timeouts and auth):
+        # ``embeddings.create`` first walks every input text through its type-driven parameter
+        # transform, ~40 % of the client's CPU per request of 32 texts
+        raw = self._client.post(
+            "/embeddings",
+            cast_to=httpx.Response,
+            body={"model": self._model, "input": texts, "encoding_format": "base64"},
         )
         try:
             items = sorted(json.loads(raw.content)["data"], key=lambda d: int(d.get("index", 0)))
