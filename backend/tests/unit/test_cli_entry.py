@@ -1,0 +1,34 @@
+"""The ``devkb`` console script imports the CLI only when it runs: ``multiprocessing`` re-imports
+the script a process was started from in every process it spawns (the store's write process
+during a sync), and that import must not bring the whole product with it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+
+def test_the_console_script_points_at_the_light_entry() -> None:
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "devkb"]
+    assert script.value == "devkb.cli.entry:main"
+
+
+def test_importing_the_entry_loads_neither_the_product_nor_torch() -> None:
+    code = (
+        "import sys, devkb.cli.entry\n"
+        "heavy = sorted(m for m in ('torch', 'haystack', 'devkb.container', 'devkb.cli.main') if m in sys.modules)\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_the_installed_script_runs_the_cli() -> None:
+    script = Path(sys.executable).parent / "devkb"
+    out = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "serve" in out.stdout and "index" in out.stdout
