@@ -144,3 +144,11 @@ def test_two_sources_sending_ahead_count_and_clear_only_their_own() -> None:
     assert chunker.embedded_by["wiki"] == sum(t.startswith("page") for t in inner.texts)
     assert chunker.embedded_by["jira"] == 5 == sum(t.startswith("issue") for t in inner.texts)
     assert chunker.embedded == sum(chunker.embedded_by.values()) and not chunker._ahead
+
+
+def test_request_cpu_reports_the_client_and_the_simulator() -> None:
+    from devkb_devtools.bench.pipeline_speed import request_cpu
+
+    out = request_cpu(requests=5, batch=4)
+    assert out["requests"] == 5 and out["batch"] == 4
+    assert out["wall_ms"] > 0 and out["client_cpu_ms"] > 0 and out["simulator_cpu_ms"] >= 0

@@ -23,6 +23,7 @@ not pay it). The same run also measures the pass-through with the previous defau
 read-ahead, one request at a time, store writes in the sync's own process) as its baseline.
 
     python -m devkb_devtools.bench.pipeline_speed [--repeats N] [--out artifacts/bench]
+    python -m devkb_devtools.bench.pipeline_speed --request-cpu   # CPU per request, client and simulator
 """
 
 from __future__ import annotations
@@ -359,6 +360,35 @@ def run(repeats: int, work: Path, whole: Corpus | None = None) -> dict[str, Any]
     }
 
 
+def request_cpu(requests: int = 300, batch: int = 32) -> dict[str, float]:
+    """CPU per embeddings request of ``batch`` Fluid-sized texts (~900 characters), one request at
+    a time against the simulated GPU with no hold: devkb's client (this process) and the
+    simulator's process, in milliseconds. What each request costs besides the GPU's own time."""
+    from devkb_devtools.bench.ask_cpu import cpu_seconds
+
+    def own_cpu() -> float:
+        t = os.times()
+        return t.user + t.system
+
+    texts = [f"chunk {i} " + "text of a typical Fluid chunk " * 30 for i in range(requests * batch)]
+    with SimulatedEmbeddingServer(rate=1e9) as server:
+        assert server._process is not None and server._process.pid is not None
+        embedder = remote_embedder(server, concurrency=1)
+        embedder.embed(texts[:batch])  # connection and first-use costs out of the figure
+        server_before, client_before, start = cpu_seconds(server._process.pid), own_cpu(), time.perf_counter()
+        for i in range(0, len(texts), batch):
+            embedder.embed(texts[i : i + batch])
+        wall = time.perf_counter() - start
+        client, server_cpu = own_cpu() - client_before, cpu_seconds(server._process.pid) - server_before
+    return {
+        "requests": requests,
+        "batch": batch,
+        "wall_ms": wall / requests * 1000,
+        "client_cpu_ms": client / requests * 1000,
+        "simulator_cpu_ms": server_cpu / requests * 1000,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m devkb_devtools.bench.pipeline_speed", description=__doc__.split("\n\n")[0]
@@ -366,7 +396,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "artifacts" / "bench")
     parser.add_argument("--doc", type=Path, default=None, help="re-render this report afterwards")
+    parser.add_argument(
+        "--request-cpu",
+        action="store_true",
+        help="only print the CPU per embeddings request of the client and of the simulator",
+    )
     args = parser.parse_args(argv)
+    if args.request_cpu:
+        print(json.dumps({k: round(v, 3) for k, v in request_cpu().items()}))
+        return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", datefmt="%H:%M:%S")
     for noisy in (
         "httpx",
