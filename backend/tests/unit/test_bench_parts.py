@@ -4,6 +4,7 @@ speed script's output, and the report's handling of skipped and failed benchmark
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from devkb_devtools.bench.embedding import parse
 from devkb_devtools.bench.measure import Summary, percentile
@@ -167,3 +168,16 @@ def test_the_previous_default_is_timed_again_only_when_it_differs(tmp_path):
     shorter = OnnxMiniLMEmbedder(tmp_path, precision="int8", max_seq_length=128, workers=2)
     assert not same_configuration(baseline_embedder(shorter), shorter)
     assert not same_configuration(None, current)
+
+
+def test_the_report_names_no_machine_directories() -> None:
+    from devkb_devtools.bench.embedding import shown
+    from devkb_devtools.bench.report import public_command
+
+    cmd = "python -m devkb_devtools.bench.onnx_speed speed --data /srv/corpora/fluid --n 200 --runs 3"
+    assert public_command(cmd) == (
+        "python -m devkb_devtools.bench.onnx_speed speed --data $DEVKB_FLUID_DATA --n 200 --runs 3"
+    )
+    relative = "python -m devkb_devtools.bench.onnx_speed speed --data ../shared/data/fluid --n 200"
+    assert public_command(relative) == relative
+    assert shown(Path("/nonexistent-elsewhere/fluid")) == "$DEVKB_FLUID_DATA"

@@ -23,11 +23,12 @@ from devkb_devtools.bench.workspace import REPO_ROOT
 
 def shown(path: Path) -> str:
     """``path`` as the report prints it: relative to the checkout (``../shared/data/fluid``) when it
-    lies beside it, so the report names no machine's directories."""
+    lies beside it, else as ``$DEVKB_FLUID_DATA`` (where such a corpus is given), so the report
+    names no machine's directories."""
     try:
         return str(Path("..") / path.resolve().relative_to(REPO_ROOT.parent))
     except ValueError:
-        return str(path)
+        return "$DEVKB_FLUID_DATA"
 
 
 RUN_LINE = re.compile(r"^\s*run (\d+):(.*)$")

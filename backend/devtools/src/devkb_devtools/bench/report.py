@@ -307,6 +307,16 @@ def pipeline_section(d: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def public_command(command: str) -> str:
+    """``command`` without this machine's directories: an absolute ``--data`` path (the corpus
+    outside the checkout, given by ``DEVKB_FLUID_DATA``) is shown as that variable."""
+    words = command.split(" ")
+    return " ".join(
+        "$DEVKB_FLUID_DATA" if i > 0 and words[i - 1] == "--data" and w.startswith("/") else w
+        for i, w in enumerate(words)
+    )
+
+
 def embedding_section(d: dict[str, Any] | None) -> list[str]:
     lines = ["## 2. Embedding speed", ""]
     if (s := status(d)) is not None:
@@ -314,7 +324,7 @@ def embedding_section(d: dict[str, Any] | None) -> list[str]:
     assert d is not None
     lines += [
         (
-            f"From the ONNX embedder's own measurement, run in the same bench: `{d['command']}` — "
+            f"From the ONNX embedder's own measurement, run in the same bench: `{public_command(d['command'])}` — "
             f"{d['setup'].removeprefix('speed: ')}."
         ),
         "",
