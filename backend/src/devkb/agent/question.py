@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -272,7 +273,7 @@ def _own_words(question: str, anchor: str) -> str:
     relation, the fields, the question type, the wanted document type and an opening "and"/"what
     about" (the same tables the parse reads them with)."""
     text = _DUMMY_IT.sub(" ", question)
-    asking = [re.compile(pattern.replace("{A}", anchor), re.IGNORECASE) for pattern, _, _ in _RELATIONS]
+    asking = [*_relation_patterns(anchor)]
     asking += [*(p for p, _ in _FIELDS), *(p for p, _ in _QTYPE), *(p for p, _ in _WANTED), _REFERS_BACK]
     for pattern in asking:
         text = pattern.sub(" ", text)
@@ -312,9 +313,23 @@ def _anchor_pattern(lookups: QuestionLookups) -> str:
     return "(?:" + "|".join(names) + ")"
 
 
+# _RELATIONS compiled: the patterns without an anchor once, those with one per anchor (the
+# identifiers a question names), remembered for the most recent anchors. Compiling them on every
+# question overflowed `re`'s own cache of 512 patterns on a stream of new identifiers, and then
+# every pattern was compiled again (~1 ms per question).
+_FIXED_RELATIONS = {p: re.compile(p, re.IGNORECASE) for p, _, _ in _RELATIONS if "{A}" not in p}
+
+
+@functools.lru_cache(maxsize=256)
+def _relation_patterns(anchor: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(
+        _FIXED_RELATIONS.get(p) or re.compile(p.replace("{A}", anchor), re.IGNORECASE)
+        for p, _, _ in _RELATIONS
+    )
+
+
 def _relation(question: str, anchor: str) -> Relation | None:
-    for pattern, name, direction in _RELATIONS:
-        compiled = re.compile(pattern.replace("{A}", anchor), re.IGNORECASE)
+    for compiled, (_, name, direction) in zip(_relation_patterns(anchor), _RELATIONS, strict=True):
         if compiled.search(question):
             return Relation(name, direction, _PHRASES.get((name, direction), ()))
     return None
