@@ -60,6 +60,7 @@ class GitRepository:
         self.repo = repo
         self._commits: dict[str, dict[str, Any]] = {c["sha"]: c for c in commits}
         self._rank: dict[str, int] = {c["sha"]: i for i, c in enumerate(commits)}
+        self._ancestors: dict[str, frozenset[str]] = {}  # sha -> ancestors, until a commit is added
         self._pulls: dict[int, dict[str, Any]] = {int(p["number"]): p for p in pulls}
         self._issues: dict[int, dict[str, Any]] = {int(i["number"]): i for i in issues}
         self._blobs = blobs
@@ -116,6 +117,7 @@ class GitRepository:
         twin.repo = self.repo
         twin._commits = dict(self._commits)
         twin._rank = dict(self._rank)
+        twin._ancestors = {}
         twin._pulls = dict(self._pulls)
         twin._issues = dict(self._issues)
         twin._blobs = dict(self._blobs)
@@ -182,9 +184,13 @@ class GitRepository:
         with self._lock:
             return self._commits.get(sha)
 
-    def ancestors(self, sha: str) -> set[str]:
-        """``sha`` and every commit reachable from it through parents."""
+    def ancestors(self, sha: str) -> frozenset[str]:
+        """``sha`` and every commit reachable from it through parents (remembered until a commit
+        is added: a pull request's commits are two of these per request)."""
         with self._lock:
+            known = self._ancestors.get(sha)
+            if known is not None:
+                return known
             seen: set[str] = set()
             stack = [sha]
             while stack:
@@ -193,7 +199,8 @@ class GitRepository:
                     continue
                 seen.add(current)
                 stack.extend(p["sha"] for p in self._commits[current]["parents"])
-            return seen
+            found = self._ancestors[sha] = frozenset(seen)
+            return found
 
     def log(self, sha: str) -> list[dict[str, Any]]:
         """Commits reachable from ``sha``, newest first (recorded topological order)."""
@@ -337,6 +344,7 @@ class GitRepository:
             deletions = sum(c.deletions for c in file_changes)
             record["stats"] = {"total": additions + deletions, "additions": additions, "deletions": deletions}
             self._commits[sha] = record
+            self._ancestors.clear()
             self._rank[sha] = min(self._rank.values(), default=0) - 1
             self._branches[self.default_branch] = sha
             self._add_snapshot(sha, snapshot)

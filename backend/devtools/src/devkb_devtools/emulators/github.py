@@ -150,7 +150,7 @@ class GitHubEmulator(EmulatorApp):
         schema = shapes.schema(request.method, request.path, 200) if shapes is not None else None
         if schema is None:
             return response
-        body = complete(json.loads(response.body), schema)
+        body = complete(response.json_value(), schema)
         response.body = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return response
 

@@ -75,6 +75,15 @@ class Response:
     status: int
     body: bytes = b""
     headers: list[tuple[str, str]] = field(default_factory=list)
+    # the value ``json_response`` encoded as ``body``: read back without decoding while the body
+    # is still those bytes (a step that completes a response's shape reads every JSON body)
+    encoded: tuple[bytes, Any] | None = field(default=None, repr=False, compare=False)
+
+    def json_value(self) -> Any:
+        """The body's JSON value."""
+        if self.encoded is not None and self.encoded[0] is self.body:
+            return self.encoded[1]
+        return json.loads(self.body)
 
     def header(self, name: str) -> str | None:
         """Value of the first header called ``name`` (case-insensitive)."""
@@ -91,7 +100,9 @@ class Response:
 def json_response(data: Any, status: int = 200, headers: Iterable[tuple[str, str]] = ()) -> Response:
     """A JSON response (UTF-8, compact separators)."""
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return Response(status, body, [("Content-Type", "application/json;charset=UTF-8"), *headers])
+    return Response(
+        status, body, [("Content-Type", "application/json;charset=UTF-8"), *headers], (body, data)
+    )
 
 
 class HttpError(Exception):

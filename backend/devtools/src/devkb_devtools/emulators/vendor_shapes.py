@@ -22,31 +22,93 @@ PLACEHOLDER_URI = "https://example.invalid/"
 PLACEHOLDER_TIME = "1970-01-01T00:00:00Z"
 
 
+_PARAM = re.compile(r"\{[^}]+\}")
+
+
+class _Node:
+    """One path segment of the description's templates: literal children, a ``{param}`` child,
+    children whose segment mixes text and parameters (``{name}.{ext}``), and the operations of the
+    templates that end here."""
+
+    __slots__ = ("ends", "literal", "mixed", "param")
+
+    def __init__(self) -> None:
+        self.literal: dict[str, _Node] = {}
+        self.param: _Node | None = None
+        self.mixed: list[tuple[re.Pattern[str], _Node]] = []
+        self.ends: list[tuple[int, int, str]] = []  # (-literal length, order, template)
+
+
 class VendorShapes:
-    """Response schemas of a dereferenced OpenAPI description, found by method and path."""
+    """Response schemas of a dereferenced OpenAPI description, found by method and path.
+
+    The templates are kept as a tree of path segments, so a lookup walks the path's few segments
+    instead of trying each of GitHub's ~1,000 templates in turn (most of an emulator's time per
+    request once the corpus grew). Among the templates a path matches, the most literal wins:
+    ``/repos/{o}/{r}/pulls/comments`` before ``…/pulls/{number}``."""
 
     def __init__(self, deref_path: Path, prefix: str = "") -> None:
         spec = json.loads(deref_path.read_text(encoding="utf-8"))
         self.prefix = prefix
-        self._routes: list[tuple[re.Pattern[str], dict[str, Any]]] = []
-        for template, item in spec["paths"].items():
-            pattern = re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$")
-            literal = len(re.sub(r"\{[^}]+\}", "", template))
-            self._routes.append((pattern, {"item": item, "literal": literal}))
-        # the most literal template first: /repos/{o}/{r}/pulls/comments before …/pulls/{number}
-        self._routes.sort(key=lambda r: -int(r[1]["literal"]))
+        self._root = _Node()
+        self._items: dict[str, dict[str, Any]] = spec["paths"]
+        for order, template in enumerate(spec["paths"]):
+            literal = len(_PARAM.sub("", template))
+            node = self._root
+            for segment in template.split("/"):
+                if not _PARAM.search(segment):
+                    node = node.literal.setdefault(segment, _Node())
+                elif _PARAM.fullmatch(segment):
+                    node.param = node.param or _Node()
+                    node = node.param
+                else:
+                    pattern = re.compile(
+                        "".join("[^/]+" if _PARAM.fullmatch(p) else re.escape(p) for p in _split(segment))
+                    )
+                    child = next((n for pat, n in node.mixed if pat.pattern == pattern.pattern), None)
+                    if child is None:
+                        child = _Node()
+                        node.mixed.append((pattern, child))
+                    node = child
+            node.ends.append((-literal, order, template))
+
+    def template(self, path: str) -> str | None:
+        """The description's path template that ``path`` is an instance of (the most literal)."""
+        ends = _matches(self._root, path.split("/"), 0)
+        return min(ends)[2] if ends else None
 
     def schema(self, method: str, path: str, status: int) -> dict[str, Any] | None:
-        for pattern, route in self._routes:
-            if pattern.match(path):
-                operation = route["item"].get(method.lower())
-                if not isinstance(operation, dict):
-                    return None
-                response = operation.get("responses", {}).get(str(status)) or {}
-                content = (response.get("content") or {}).get("application/json") or {}
-                found = content.get("schema")
-                return found if isinstance(found, dict) else None
-        return None
+        template = self.template(path)
+        if template is None:
+            return None
+        operation = self._items[template].get(method.lower())
+        if not isinstance(operation, dict):
+            return None
+        response = operation.get("responses", {}).get(str(status)) or {}
+        content = (response.get("content") or {}).get("application/json") or {}
+        found = content.get("schema")
+        return found if isinstance(found, dict) else None
+
+
+def _split(segment: str) -> list[str]:
+    """``{name}.{ext}`` → ``["{name}", ".", "{ext}"]``."""
+    return [p for p in re.split(r"(\{[^}]+\})", segment) if p]
+
+
+def _matches(node: _Node, segments: list[str], at: int) -> list[tuple[int, int, str]]:
+    if at == len(segments):
+        return node.ends
+    segment = segments[at]
+    found: list[tuple[int, int, str]] = []
+    child = node.literal.get(segment)
+    if child is not None:
+        found += _matches(child, segments, at + 1)
+    if node.param is not None and segment:
+        found += _matches(node.param, segments, at + 1)
+    for pattern, mixed in node.mixed:
+        if pattern.fullmatch(segment):
+            found += _matches(mixed, segments, at + 1)
+    return found
 
 
 @lru_cache(maxsize=4)
