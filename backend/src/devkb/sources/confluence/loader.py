@@ -13,6 +13,7 @@ import functools
 import json
 import logging
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -31,7 +32,7 @@ from devkb.sources.confluence.convert import (
     read_restriction,
     restriction_gate,
 )
-from devkb.sources.confluence.history import attach_versions
+from devkb.sources.confluence.history import VERSION_FETCHES, attach_versions
 from devkb.sources.confluence.storage_format import PageLink
 from devkb.sources.http_retry import atlassian_client
 from devkb.sources.retry import call_with_retry
@@ -477,29 +478,36 @@ class ConfluenceLoader:
         restricted: Restricted | None = None,
     ) -> LoadBatch:
         docs = []
-        for p in results:
-            base = self.config.browse_url or (p.get("_links") or {}).get("base") or self.config.url
-            applying = [
-                (str(a["id"]), (restricted or {})[str(a["id"])])
-                for a in p.get("ancestors") or []
-                if a.get("id") and str(a["id"]) in (restricted or {})
-            ]
-            doc = page_to_document(
-                p,
-                base,
-                resolve,
-                self._aliases_for(p.get("title") or ""),
-                [(aid, shown) for aid, (shown, _gate) in applying],
-                source=self.name,
-                inherited_gates=[gate for _aid, (_shown, gate) in applying],
-            )
-            attach_versions(
-                doc, p, self._history, self._version_at, self._cloud_messages if self.cloud else None
-            )
-            docs.append(doc)
-            seen[str(p["id"])] = (p.get("version") or {}).get("number")
-            if doc.updated_at and doc.updated_at > cursor.get(space, ""):
-                cursor[space] = doc.updated_at
+        # older versions requested side by side; the pool's threads end with the batch
+        with ThreadPoolExecutor(VERSION_FETCHES, thread_name_prefix="devkb-confluence-versions") as pool:
+            for p in results:
+                base = self.config.browse_url or (p.get("_links") or {}).get("base") or self.config.url
+                applying = [
+                    (str(a["id"]), (restricted or {})[str(a["id"])])
+                    for a in p.get("ancestors") or []
+                    if a.get("id") and str(a["id"]) in (restricted or {})
+                ]
+                doc = page_to_document(
+                    p,
+                    base,
+                    resolve,
+                    self._aliases_for(p.get("title") or ""),
+                    [(aid, shown) for aid, (shown, _gate) in applying],
+                    source=self.name,
+                    inherited_gates=[gate for _aid, (_shown, gate) in applying],
+                )
+                attach_versions(
+                    doc,
+                    p,
+                    self._history,
+                    self._version_at,
+                    self._cloud_messages if self.cloud else None,
+                    pool,
+                )
+                docs.append(doc)
+                seen[str(p["id"])] = (p.get("version") or {}).get("number")
+                if doc.updated_at and doc.updated_at > cursor.get(space, ""):
+                    cursor[space] = doc.updated_at
         return LoadBatch(documents=docs, cursor=json.dumps(cursor, sort_keys=True), total=total)
 
     def list_ids(self) -> set[str]:
