@@ -235,6 +235,9 @@ def test_a_comparison_cites_each_point_to_its_side(planner):
     assert answer.status == "answered"
     one = AskService(planner).ask("compare PAY-1 and PAY-99999")
     assert "PAY-99999 was not found" in one.answer and "nothing to compare" in one.answer
+    assert "Only one of the two was found" in one.answer
+    neither = AskService(planner).ask("compare PAY-88888 and PAY-99999")
+    assert "Neither was found, so there is nothing to compare." in neither.answer
     assert kind_of(parse_question("what depends on PAY-1?", KEYS), False).name == "relation"
 
 

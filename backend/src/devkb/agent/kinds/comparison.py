@@ -65,7 +65,8 @@ class Comparison(QuestionKind):
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         missing = not_found_lines(dict.fromkeys(out.not_found, ()), out.filtered_out, out.reads_all)
         if len(out.anchors) < 2:
-            return " ".join([*missing, "Only one of the two was found, so there is nothing to compare."])
+            found = "Only one of the two was found" if out.anchors else "Neither was found"
+            return " ".join([*missing, f"{found}, so there is nothing to compare."])
         return " ".join([*missing, compare(docs[0], docs[1])])
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
