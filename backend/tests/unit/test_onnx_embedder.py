@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -155,9 +157,9 @@ def test_check_reports_unusable_cache_dir(tmp_path):
     assert message is not None and "ONNX" in message
 
 
-def test_parallel_sessions_give_the_single_session_vectors(cache_dir):
-    """Micro-batches spread over several sessions land in their own rows: the same vectors as
-    one session running the same micro-batches in order (fp32: no batch-dependent quantisation)."""
+def test_parallel_workers_give_the_single_worker_vectors(cache_dir):
+    """Micro-batches spread over several worker threads land in their own rows: the same vectors
+    as one thread running the same micro-batches in order (fp32: no batch-dependent quantisation)."""
     texts = [f"{i}: " + SENTENCES[i % len(SENTENCES)] * (1 + i % 4) for i in range(41)]
     one = OnnxMiniLMEmbedder(cache_dir=cache_dir, precision="fp32", batch_size=3, workers=1)
     many = OnnxMiniLMEmbedder(cache_dir=cache_dir, precision="fp32", batch_size=3, workers=3)
@@ -176,13 +178,41 @@ def test_a_failing_run_raises_in_the_caller(cache_dir):
         def run(self, *args, **kwargs):
             raise RuntimeError("session died")
 
-    assert embedder._sessions is not None
-    sessions = [embedder._sessions.get() for _ in range(2)]
-    for _ in sessions:
-        embedder._sessions.put(Broken())
+    embedder._session = Broken()  # type: ignore[assignment]
     with pytest.raises(RuntimeError, match="session died"):
         embedder.embed(SENTENCES)
     embedder.close()
+
+
+def test_workers_run_one_session_at_the_same_time(cache_dir):
+    """One copy of the weights for every worker: the workers call the one session's ``run``
+    concurrently (ONNX Runtime allows it) rather than each holding a session of its own."""
+    embedder = OnnxMiniLMEmbedder(cache_dir=cache_dir, batch_size=1, workers=2)
+    embedder.warm_up()
+    real = embedder._session
+    assert real is not None
+    lock, in_flight, most, threads = threading.Lock(), [0], [0], set()
+
+    class Watched:
+        def run(self, *args, **kwargs):
+            with lock:
+                in_flight[0] += 1
+                most[0] = max(most[0], in_flight[0])
+                threads.add(threading.get_ident())
+            try:
+                time.sleep(0.02)  # long enough for the other worker to arrive
+                return real.run(*args, **kwargs)
+            finally:
+                with lock:
+                    in_flight[0] -= 1
+
+    embedder._session = Watched()  # type: ignore[assignment]
+    try:
+        vectors = embedder.embed(SENTENCES * 2)
+    finally:
+        embedder.close()
+    assert most[0] == 2 and len(threads) == 2
+    assert vectors.shape == (len(SENTENCES) * 2, embedder.dimension)
 
 
 def test_rejects_nonsense_sizes(cache_dir):

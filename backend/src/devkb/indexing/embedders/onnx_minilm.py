@@ -4,13 +4,19 @@ when devkb is set up (or on first use where torch is installed). Running it need
 ``onnxruntime`` and ``tokenizers``.
 
 Throughput on a small CPU comes from many small runs, not one wide one: texts are sorted by
-token count into micro-batches of ``batch_size`` (default 2) and spread over ``workers``
-sessions (default: one per core) with one intra-op thread each, run from a thread pool (ONNX
-Runtime releases the GIL). With 1,000-character chunks a batch of 32 builds 12 × 240 × 240
+token count into micro-batches of ``batch_size`` (default 2) and run by ``workers`` threads
+(default: one per core) on one session with one intra-op thread (ONNX Runtime releases the GIL,
+and a session's ``run`` may be called from several threads at once). With 1,000-character chunks a batch of 32 builds 12 × 240 × 240
 attention scores per text — ~88 MB per layer — which spill out of the caches; a batch of 2 stays
-inside them, and single-threaded sessions skip the per-operator thread hand-offs. Measured on
+inside them, and single-threaded runs skip the per-operator thread hand-offs. Measured on
 2 cores: 95 chunks/s against 61 for one two-thread session with batches of 32
 (docs/embedding-speed.md).
+
+One session, not one per worker: each session holds its own copy of the weights (~23 MB int8),
+and two copies do not fit a 32 MB L3 cache together. Long chunks are bound by arithmetic either
+way, but a question's ~20 tokens are bound by reading the weights: on the 2-core bench machine a
+question ran in 1.46 ms on one session and 1.87 ms when two sessions took turns, as
+``devkb serve``'s answer threads made them do (docs/embedding-speed.md).
 
 ``precision="fp32"`` gives the torch vectors (cosine 1.0000) and keeps the torch model name, so
 the two engines can be swapped without a re-embed. ``precision="int8"`` (dynamic quantisation,
@@ -22,7 +28,6 @@ mixing engines. Numbers: docs/embedding-speed.md.
 from __future__ import annotations
 
 import os
-import queue
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -88,7 +93,7 @@ class OnnxMiniLMEmbedder:
         self.spin = spin
         self.model_dir = model_dir
         self.export_dir: Path | None = None
-        self._sessions: queue.SimpleQueue[ort.InferenceSession] | None = None
+        self._session: ort.InferenceSession | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
@@ -96,7 +101,7 @@ class OnnxMiniLMEmbedder:
     def warm_up(self) -> None:
         """Export the model into ``cache_dir`` if missing or stale, then load it."""
         with self._lock:
-            if self._sessions is not None:
+            if self._session is not None:
                 return
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -121,21 +126,19 @@ class OnnxMiniLMEmbedder:
             if not self.spin:
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             model_file = export_dir / (INT8_FILE if self.precision == "int8" else FP32_FILE)
-            sessions: queue.SimpleQueue[ort.InferenceSession] = queue.SimpleQueue()
-            for _ in range(self.workers):
-                sessions.put(
-                    ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
-                )
+            # one session for every worker thread: ONNX Runtime's run is safe to call concurrently
+            session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
             if self.workers > 1:
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="onnx-embed")
-            self._tokenizer, self.export_dir, self._sessions = tokenizer, export_dir, sessions
+            self._tokenizer, self.export_dir, self._session = tokenizer, export_dir, session
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         self.warm_up()
-        assert self._sessions is not None and self._tokenizer is not None
-        encodings = self._tokenizer.encode_batch([str(t) for t in texts])
+        session, tokenizer = self._session, self._tokenizer
+        assert session is not None and tokenizer is not None
+        encodings = tokenizer.encode_batch([str(t) for t in texts])
         ids_list = [e.ids for e in encodings]
         lengths = np.fromiter((len(ids) for ids in ids_list), dtype=np.int64, count=len(ids_list))
         order = np.argsort(-lengths, kind="stable")  # similar lengths together: less padding
@@ -148,14 +151,7 @@ class OnnxMiniLMEmbedder:
             for row, i in enumerate(batch):
                 input_ids[row, : lengths[i]] = ids_list[i]
                 mask[row, : lengths[i]] = 1
-            assert self._sessions is not None, "warm_up() first"
-            session = self._sessions.get()
-            try:
-                (hidden,) = session.run(
-                    ["last_hidden_state"], {"input_ids": input_ids, "attention_mask": mask}
-                )
-            finally:
-                self._sessions.put(session)
+            (hidden,) = session.run(["last_hidden_state"], {"input_ids": input_ids, "attention_mask": mask})
             out[batch] = _mean_pool_normalise(hidden, mask)  # distinct rows per batch: no lock needed
 
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
