@@ -281,3 +281,42 @@ def test_who_to_ask_adds_up_one_persons_roles_and_decays_slowly():
     ranked = rank_people(docs, "scrub bar style")
     assert ranked[0][0] == "Ann" and [r for r, _, _ in ranked[0][2]] == ["assignee", "reporter"]
     assert HALF_LIFE_YEARS >= 3
+
+
+def test_who_to_ask_counts_a_github_login_as_the_person_it_abbreviates():
+    """GitHub names a pull request's author by login, Jira and commits by full name: "mchen" is
+    Marcus Chen, once, with the roles of both; a login that fits two names stays on its own."""
+    from devkb.agent.kinds.who_to_ask import handles, logins_of, rank_people
+
+    def doc(doc_id: str, source: SourceType, meta: dict[str, object]) -> EvidenceDoc:
+        return EvidenceDoc(
+            Document(
+                doc_id, source, f"{doc_id}: webhook retries", "u", "2026-05-01T00:00:00Z", metadata=meta
+            ),
+            ("webhook retries",),
+        )
+
+    docs = [
+        doc("jira:PAY-7", SourceType.JIRA, {"assignee": "Marcus Chen", "reporter": "Priya Raman"}),
+        doc(
+            "github:acme/payments:pull:12", SourceType.GITHUB, {"author": "mchen", "people": ["mchen", "pr"]}
+        ),
+        doc("github:acme/payments:commit:abc", SourceType.GITHUB, {"author": "Priya Raman"}),
+    ]
+    ranked = rank_people(docs, "webhook retries")
+    names = [p for p, _, _ in ranked]
+    assert names[0] == "Marcus Chen (mchen)" and "mchen" not in names and "Marcus Chen" not in names
+    assert [(role, n) for role, _, n in ranked[0][2]] == [("assignee", 1), ("author", 2)]
+    assert "pr" in names  # two letters: no full name's handle, so not merged into Priya Raman
+    assert {"mchen", "marcus.chen", "marcuschen", "chenm"} <= handles("Marcus Chen")
+    assert handles("Marcus") == set() and handles("Zoë Ödegaard") >= {"zodegaard"}
+    # ambiguous: Marcus Chen and Mei Chen both abbreviate to mchen
+    assert logins_of(["mchen", "Marcus Chen", "Mei Chen"]) == {}
+    assert logins_of(["mchen", "marcus.chen", "Marcus Chen"]) == {
+        "mchen": "Marcus Chen",
+        "marcus.chen": "Marcus Chen",
+    }
+    both = rank_people(
+        [*docs, doc("github:acme/payments:pull:13", SourceType.GITHUB, {"author": "marcus.chen"})]
+    )
+    assert [p for p, _, _ in both].count("Marcus Chen (mchen, marcus.chen)") == 1

@@ -105,6 +105,13 @@ def named_people(answer: str) -> list[str]:
     return [m.group(1).strip() for m in _PERSON.finditer(answer)]
 
 
+def identities(person: str) -> set[str]:
+    """The names one entry of an answer stands for: "Marcus Chen (mchen)" is Marcus Chen and the
+    login mchen (who-to-ask shows a login it counts as a named person that way)."""
+    name, _, logins = person.partition(" (")
+    return {name.strip(), *(login.strip() for login in logins.rstrip(")").split(",") if login.strip())}
+
+
 def evaluate(service: Any, rows: Sequence[tuple[dict[str, Any], tuple[str, ...]]]) -> list[WhoResult]:
     out = []
     for row, gold in rows:
@@ -119,7 +126,7 @@ def evaluate(service: Any, rows: Sequence[tuple[dict[str, Any], tuple[str, ...]]
                 gold,
                 named,
                 cited,
-                cited and bool(set(named[:3]) & set(gold)),
+                cited and any(identities(p) & set(gold) for p in named[:3]),
             )
         )
     return out

@@ -4,10 +4,17 @@ what they did there (assignee and author 3, reporter 2 — added up when one per
 commenter or editor 1), by how recent the document is (half the weight per ``HALF_LIFE_YEARS``
 older than the newest), by its rank and by how much of X it holds; each person with the
 documents that name them, cited. Only the documents the reader may see are searched, so nobody is
-named from a document the reader cannot open."""
+named from a document the reader cannot open.
+
+One person, one entry: GitHub names a pull request's or an issue's people by login ("mchen"), while
+Jira, Confluence and commits name them in full ("Marcus Chen"). A login that is a usual handle of
+exactly one full name among the people found (``handles``) is counted as that person and shown
+as "Marcus Chen (mchen)"; a login that fits two names, or none, stays on its own."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
@@ -125,7 +132,54 @@ def rank_people(
                 seen.add(person)
                 weight[person] += 1.0 * recency * rank
                 roles[person].append(("commented on or changed", identifier(doc), n))
+    merged: dict[str, list[str]] = defaultdict(list)  # full name -> its logins, in order met
+    for login, name in logins_of(list(weight)).items():
+        merged[name].append(login)
+    for name, logins in merged.items():
+        shown = f"{name} ({', '.join(logins)})"
+        weight[shown] = weight.pop(name) + sum(weight.pop(login) for login in logins)
+        roles[shown] = sorted(
+            [*roles.pop(name), *(r for login in logins for r in roles.pop(login))], key=lambda r: r[2]
+        )
     return sorted(((p, w, roles[p]) for p, w in weight.items()), key=lambda t: (-t[1], t[0]))
+
+
+_LOGIN = re.compile(r"[a-z0-9][a-z0-9._-]*")
+
+
+def handles(name: str) -> set[str]:
+    """The handles a person called ``name`` usually has (GitHub logins, user names): for "Marcus
+    Chen" mchen, marcusc, marcuschen, marcus.chen, marcus-chen, marcus_chen, chenm, chen.marcus.
+    Empty for a name of one word (it would match too much)."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    words = re.findall(r"[a-z0-9]+", plain)
+    if len(words) < 2:
+        return set()
+    first, last = words[0], words[-1]
+    return {
+        first[0] + last,
+        first + last[0],
+        first + last,
+        f"{first}.{last}",
+        f"{first}-{last}",
+        f"{first}_{last}",
+        last + first[0],
+        f"{last}.{first}",
+    }
+
+
+def logins_of(people: Sequence[str]) -> dict[str, str]:
+    """login → the one full name among ``people`` it is a handle of (a login fitting two names is
+    left out: "mchen" beside Marcus Chen and Mei Chen could be either)."""
+    names = [p for p in people if " " in p.strip()]
+    out: dict[str, str] = {}
+    for login in people:
+        if not _LOGIN.fullmatch(login.lower()):
+            continue
+        fits = [n for n in names if login.lower() in handles(n)]
+        if len(fits) == 1:
+            out[login] = fits[0]
+    return out
 
 
 def _text(doc: EvidenceDoc) -> str:
