@@ -220,6 +220,7 @@ def test_who_to_ask_names_people_from_the_documents_with_citations(planner):
     if ranked:
         assert answer.answer.startswith("People who worked on this"), answer.answer
         assert ranked[0][0] in answer.answer and "[" in answer.answer
+        assert " changed of " not in answer.answer  # "commented on or changed PAY-1": a verb, no "of"
     assert (
         kind_of(parse_question("who owns PAY-1?", KEYS), False).name == "lookup"
     )  # a named issue: its field
@@ -286,7 +287,10 @@ def test_who_to_ask_adds_up_one_persons_roles_and_decays_slowly():
 def test_who_to_ask_counts_a_github_login_as_the_person_it_abbreviates():
     """GitHub names a pull request's author by login, Jira and commits by full name: "mchen" is
     Marcus Chen, once, with the roles of both; a login that fits two names stays on its own."""
-    from devkb.agent.kinds.who_to_ask import handles, logins_of, rank_people
+    from devkb.agent.kinds.who_to_ask import OTHER_ROLE, _did, handles, logins_of, rank_people
+
+    assert _did(OTHER_ROLE, "PAY-1") == "commented on or changed PAY-1"
+    assert _did("assignee", "PAY-5") == "assignee of PAY-5"
 
     def doc(doc_id: str, source: SourceType, meta: dict[str, object]) -> EvidenceDoc:
         return EvidenceDoc(

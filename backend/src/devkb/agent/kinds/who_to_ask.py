@@ -83,7 +83,7 @@ class WhoToAsk(QuestionKind):
             return "No person is named on the documents found about this."
         items = []
         for person, _, roles in ranked[:SHOWN]:
-            did = ", ".join(f"{role} of {name} [{n}]" for role, name, n in roles[:3])
+            did = ", ".join(f"{_did(role, name)} [{n}]" for role, name, n in roles[:3])
             items.append(f"{person} — {did}")
         return "People who worked on this, most involved first: " + "; ".join(items) + "."
 
@@ -92,6 +92,14 @@ class WhoToAsk(QuestionKind):
         if status != "not_found" and not rank_people(docs, topic(out.parsed)):
             return "partial", confidence
         return status, confidence
+
+
+OTHER_ROLE = "commented on or changed"
+
+
+def _did(role: str, document: str) -> str:
+    """ "assignee of PAY-5", "commented on or changed PAY-1" (a verb takes no "of")."""
+    return f"{role} {document}" if role == OTHER_ROLE else f"{role} of {document}"
 
 
 def topic(parsed: ParsedQuestion) -> str:
@@ -131,7 +139,7 @@ def rank_people(
             if isinstance(person, str) and person and person != "unknown" and person not in seen:
                 seen.add(person)
                 weight[person] += 1.0 * recency * rank
-                roles[person].append(("commented on or changed", identifier(doc), n))
+                roles[person].append((OTHER_ROLE, identifier(doc), n))
     merged: dict[str, list[str]] = defaultdict(list)  # full name -> its logins, in order met
     for login, name in logins_of(list(weight)).items():
         merged[name].append(login)
