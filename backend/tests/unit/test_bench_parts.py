@@ -91,6 +91,77 @@ def test_report_shows_the_pipeline_passes_and_goals():
     assert "| **pass-through embedder (no model)**, current defaults | 10.0 (9.0–11.0) |" in doc
     assert "| pipeline: x | ≥ 3,000 | 900 | **no** |" in doc
     assert "1.40 (1.30–1.50)×" in doc
+    assert "Where the pass-through's time goes" not in doc  # a run before the CPU split: no line
+
+
+def test_report_shows_where_the_pass_through_time_goes():
+    def s(median: float) -> dict[str, float]:
+        return {"median": median, "min": median, "max": median, "runs": 1}
+
+    timing = {"seconds": s(10.0), "chunks_per_s": s(2300.0)}
+    doc = render(
+        {
+            "pipeline": {
+                "corpus": "the whole Fluid corpus",
+                "documents": 11899,
+                "chunks": 23000,
+                "machine": {"cores": 2},
+                "gpu_chunks_per_s": 2500.0,
+                "gpu_floor_seconds": 9.2,
+                "summary": dict.fromkeys(("baseline", "pass_through", "remote"), timing),
+                "speedup_vs_baseline": s(1.3),
+                "pass_through_cpu_seconds": {
+                    "sync_process": s(8.0),
+                    "emulators": s(3.0),
+                    "other_processes": s(4.0),
+                },
+                "target_chunks_per_s": 3000.0,
+                "goals": [],
+            }
+        }
+    )
+    assert "the sync's process 8.0, the store's write process 4.0, the emulators" in doc
+    assert "15.0 core-seconds in 10.0 s on 2 cores (75% of them busy)" in doc
+    assert "3,000 chunks/s would need the sync done in 7.7 s, i.e. at most 15.3 core-seconds" in doc
+
+
+def test_cpu_split_counts_each_process_from_its_first_reading():
+    import os
+
+    from devkb_devtools.bench.pipeline_speed import cpu_split
+
+    me = os.getpid()
+    split = cpu_split({me: 1.0, 7: 2.0}, {me: 3.5, 7: 2.5, 9: 0.7, 11: 0.3}, emulators=7)
+    assert split == {"sync_process": 2.5, "emulators": 0.5, "other_processes": 1.0}
+    assert cpu_split({me: 1.0}, {me: 1.0}, emulators=None)["emulators"] == 0.0
+
+
+def test_cpu_by_process_sees_a_busy_child():
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from devkb_devtools.bench.measure import cpu_by_process
+
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\ntime.sleep(30)",
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 20
+        seen = 0.0
+        while time.monotonic() < deadline and seen < 0.25:
+            time.sleep(0.1)
+            seen = cpu_by_process(os.getpid()).get(child.pid, 0.0)
+        assert seen >= 0.25  # its own 0.3 s of CPU, read from /proc
+        assert os.getpid() in cpu_by_process(os.getpid())
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_the_goal_of_make_bench_within_30_minutes_uses_the_whole_runs_wall_time_when_it_is_this_runs():

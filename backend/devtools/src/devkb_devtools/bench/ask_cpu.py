@@ -18,7 +18,8 @@ import tempfile
 from pathlib import Path
 
 from devkb_devtools.bench.baseline_code import REPO_ROOT, extract_backend_src
-from devkb_devtools.bench.clients import ServerProcess, http_closed_loop, process_tree
+from devkb_devtools.bench.clients import ServerProcess, http_closed_loop
+from devkb_devtools.bench.measure import process_tree
 from devkb_devtools.bench.query import questions
 from devkb_devtools.bench.workspace import BenchError
 

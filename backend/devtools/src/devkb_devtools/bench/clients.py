@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from devkb_devtools.bench.measure import hwm_bytes, latency_figures, rss_bytes
+from devkb_devtools.bench.measure import hwm_bytes, latency_figures, process_tree, rss_bytes
 from devkb_devtools.bench.server_process import DevkbServer
 from devkb_devtools.bench.workspace import BenchError
 
@@ -85,19 +85,6 @@ class ServerProcess(DevkbServer):
         if response.status_code != 200:
             raise BenchError(f"POST /ask answered {response.status_code}: {response.text[:300]}")
         return time.perf_counter() - start
-
-
-def process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (Linux ``/proc``; just ``pid`` elsewhere)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
-        except OSError:
-            pass
-    return out
 
 
 async def _http_loop(

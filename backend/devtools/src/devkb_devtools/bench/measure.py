@@ -106,6 +106,33 @@ def hwm_bytes(pid: int) -> int | None:
     return None
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (Linux ``/proc``; just ``pid`` elsewhere)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+def cpu_by_process(pid: int) -> dict[int, float]:
+    """User + system CPU seconds so far of ``pid`` and of each of its descendants, each its own
+    (``/proc/<pid>/stat``; a process that has exited is missing)."""
+    out: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for p in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        out[p] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 class RssSampler:
     """Samples this process's RSS every ``interval`` seconds while active; ``peak`` is the
     largest sample (``ru_maxrss`` only ever grows, so it cannot give a per-run peak)."""

@@ -51,7 +51,14 @@ import numpy as np
 from pydantic import SecretStr
 
 from devkb.indexing.embedders.base import TextEmbedder
-from devkb_devtools.bench.measure import RssSampler, Summary, load_average, machine, utc_now
+from devkb_devtools.bench.measure import (
+    RssSampler,
+    Summary,
+    cpu_by_process,
+    load_average,
+    machine,
+    utc_now,
+)
 from devkb_devtools.bench.workspace import REPO_ROOT, Corpus, Workspace, corpus
 
 log = logging.getLogger(__name__)
@@ -255,6 +262,20 @@ def remote_embedder(server: SimulatedEmbeddingServer, concurrency: int) -> TextE
     )
 
 
+def cpu_split(before: dict[int, float], after: dict[int, float], emulators: int | None) -> dict[str, float]:
+    """CPU seconds spent during a sync by this process (the sync: loaders, conversion, splitting,
+    references, the embedder's client), by the emulators' process and by the other processes it
+    started (the store's write process; the simulated GPU in the remote pass), from two
+    :func:`cpu_by_process` readings. A process started during the sync counts from zero."""
+    spent = {pid: cpu - before.get(pid, 0.0) for pid, cpu in after.items()}
+    me = os.getpid()
+    return {
+        "sync_process": spent.pop(me, 0.0),
+        "emulators": spent.pop(emulators, 0.0) if emulators is not None else 0.0,
+        "other_processes": sum(spent.values()),
+    }
+
+
 def index_once(
     whole: Corpus,
     work: Path,
@@ -268,8 +289,10 @@ def index_once(
     with Workspace(
         whole, data_dir, embedder, settings=settings, vendor_check=vendor_check, emulator_process=True
     ) as ws:
+        before = cpu_by_process(os.getpid())
         with RssSampler() as rss:
             figures = ws.sync_all()
+        cpu = cpu_split(before, cpu_by_process(os.getpid()), ws.emulator_pid)
         stats = ws.store.stats()
     shutil.rmtree(data_dir, ignore_errors=True)
     out = {
@@ -282,6 +305,7 @@ def index_once(
         "chunks_per_s": stats.chunks / figures.seconds,
         "per_source_seconds": figures.per_source_seconds,
         "peak_rss_bytes": rss.peak,
+        "cpu_seconds": cpu,
         "load_average_after": load_average(),
     }
     log.info(
@@ -333,6 +357,10 @@ def run(repeats: int, work: Path, whole: Corpus | None = None) -> dict[str, Any]
             for a, b in zip(passes["pass_through"], passes["baseline"], strict=True)
         ]
     )
+    cpu = {  # where the pass-through's time goes: core-seconds by process, median over repeats
+        part: Summary.of([p["cpu_seconds"][part] for p in passes["pass_through"]], "s").to_json()
+        for part in ("sync_process", "emulators", "other_processes")
+    }
     through = summary["pass_through"]["chunks_per_s"]["median"]
     remote_s = summary["remote"]["seconds"]["median"]
     chunks = passes["pass_through"][-1]["chunks"]
@@ -344,6 +372,8 @@ def run(repeats: int, work: Path, whole: Corpus | None = None) -> dict[str, Any]
         "gpu_floor_seconds": chunks / GPU_CHUNKS_PER_S,
         "summary": summary,
         "speedup_vs_baseline": speedup.to_json(),
+        "pass_through_cpu_seconds": cpu,
+        "target_chunks_per_s": PIPELINE_TARGET,
         "remote_server": remote,
         "passes": passes,
         "goals": [

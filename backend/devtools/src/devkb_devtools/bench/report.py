@@ -304,6 +304,26 @@ def pipeline_section(d: dict[str, Any] | None) -> list[str]:
         ),
         "",
     ]
+    cpu = d.get("pass_through_cpu_seconds")
+    if cpu:
+        wall = d["summary"]["pass_through"]["seconds"]["median"]
+        used = sum(cpu[k]["median"] for k in ("sync_process", "emulators", "other_processes"))
+        cores = (d.get("machine") or {}).get("cores") or 0
+        rate = float(d.get("target_chunks_per_s") or 3000)
+        target = d["chunks"] / rate
+        lines += [
+            (
+                f"Where the pass-through's time goes (CPU seconds during the sync, median): the sync's "
+                f"process {cpu['sync_process']['median']:.1f}, the store's write process "
+                f"{cpu['other_processes']['median']:.1f}, the emulators (standing in for the vendors' "
+                f"servers) {cpu['emulators']['median']:.1f} — {used:.1f} core-seconds in {wall:.1f} s"
+                + (f" on {cores} cores ({used / (cores * wall):.0%} of them busy)" if cores else "")
+                + f". {rate:,.0f} chunks/s would need the sync done in {target:.1f} s"
+                + (f", i.e. at most {cores * target:.1f} core-seconds in all" if cores else "")
+                + f", and the sync's own process (one interpreter) at most {target:.1f}."
+            ),
+            "",
+        ]
     return lines
 
 

@@ -151,6 +151,10 @@ class EmulatorProcess:
             raise BenchError(f"the emulator process did not start: {e}") from e
         return self
 
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
     def stop(self) -> None:
         if self._process is None:
             return
@@ -248,6 +252,11 @@ class Workspace:
         if self._emulators is not None:
             self._emulators.stop()
             self._emulators = None
+
+    @property
+    def emulator_pid(self) -> int | None:
+        """The emulators' process (``emulator_process=True``), else None."""
+        return self._emulators.pid if self._emulators is not None else None
 
     @property
     def store(self) -> SQLiteGraphStore:
