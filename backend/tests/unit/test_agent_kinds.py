@@ -138,6 +138,25 @@ def test_signals_come_from_the_evidence_not_the_wording():
     assert topic_status(topic_probability(missing)) == "not_found"
 
 
+def test_asking_for_a_summary_is_not_part_of_the_topic():
+    """ "Summarize the onboarding page" is about onboarding: no source says "summarize", and the
+    answer was "does not say" with the onboarding guide listed as related (seen in the demo)."""
+    docs = [
+        _doc(
+            "Engineer Onboarding Guide", "Your first week: accounts, the on-call rota and the payments repo."
+        )
+    ]
+    for asked in (
+        "Summarize the onboarding page",
+        "give me a summary of the onboarding guide",
+        "an overview of onboarding, please",
+        "tldr of the onboarding guide",
+    ):
+        held = signals(asked, docs)
+        assert held.missing == () and held.all == 1.0, (asked, held)
+    assert signals("summarize the parental leave policy", docs).missing != ()
+
+
 def test_levels_and_statuses_follow_the_probability():
     assert [level(p) for p in (0.9, 0.6, 0.2)] == ["high", "medium", "low"]
     assert topic_status(0.9) == "answered" and topic_status(0.01) == "not_found"
@@ -324,3 +343,45 @@ def test_who_to_ask_counts_a_github_login_as_the_person_it_abbreviates():
         [*docs, doc("github:acme/payments:pull:13", SourceType.GITHUB, {"author": "marcus.chen"})]
     )
     assert [p for p, _, _ in both].count("Marcus Chen (mchen, marcus.chen)") == 1
+
+
+ONBOARDING = (
+    "Engineer Onboarding Guide\nSpace: Payments Engineering · Path: Home > Engineer Onboarding Guide\n\n"
+    "Welcome! This is your first week on the payments team.\n\n## Day 1\n\n"
+    "1. Get access: GitHub team acme/payments, Jira projects PAY and WEB.\n2. Set up the repository:\n\n"
+    "```bash\ngit clone git@github.com:acme/payments-service.git\npytest\n```\n\n## Reading list\n\n"
+    "1. Payments Architecture Overview\n2. Idempotency Keys Design\n\n## Retries\n\n"
+    "| Condition | Retry? |\n| --- | --- |\n| timeout | yes |\n\nRetry only with a key."
+)
+
+
+def test_asking_for_a_summary_of_a_page_quotes_its_outline_not_other_sources():
+    """ "Summarize the onboarding page" answered with sentences of other pages (seen in the demo):
+    now the page's opening, then each heading with its first sentence; code and tables left out."""
+    from devkb.agent.extractive import compose_answer, outline
+
+    page = EvidenceDoc(
+        Document(
+            "confluence:1", SourceType.CONFLUENCE, "Engineer Onboarding Guide", "u", "2026-09-01T00:00:00Z"
+        ),
+        (ONBOARDING,),
+    )
+    other = _doc("Payments Engineering Home", "Engineer Onboarding Guide: your first week. Oncall rota.")
+    text = outline(page, 1)
+    assert text is not None and text.startswith("Welcome! This is your first week on the payments team.")
+    assert "Day 1: Get access: GitHub team acme/payments" in text
+    assert "Reading list: Payments Architecture Overview; Idempotency Keys Design." in text
+    assert "Retries: Retry only with a key." in text and "git clone" not in text and "timeout" not in text
+    for asked in ("Summarize the onboarding page", "give me an overview of the onboarding guide"):
+        answer = compose_answer(parse_question(asked, set()), [page, other])
+        assert answer.startswith("The page “Engineer Onboarding Guide” [1]: Welcome!"), answer
+        assert "[2]" not in answer
+    # one part only (no headings): the page's opening sentences instead
+    flat = EvidenceDoc(
+        page.document,
+        ("Engineer Onboarding Guide\n\nRules for retrying calls to the provider. Owner: Daniel Okafor.",),
+    )
+    assert outline(flat, 1) is None
+    assert "Rules for retrying calls to the provider." in compose_answer(
+        parse_question("summarize the onboarding page", set()), [flat]
+    )

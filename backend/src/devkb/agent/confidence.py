@@ -61,7 +61,9 @@ META_WORDS = frozenset(
     keywords(
         "handbook page doc docs documentation guidance guide guideline guidelines explain describe "
         "information info wiki anything something tip tips way ways thing things there here where "
-        "should would could need needs use using make know tell show example examples written write"
+        "should would could need needs use using make know tell show example examples written write "
+        # asking for a summary is not a topic: "summarize the onboarding page" is about onboarding
+        "summarize summarise summarized summarised summary summaries overview outline recap gist tldr"
     )
 )
 

@@ -341,7 +341,45 @@ def description(doc: EvidenceDoc, number: int, max_sentences: int = 3) -> str | 
     return " ".join(sentences[:max_sentences]) + f" [{number}]"
 
 
+def outline(doc: EvidenceDoc, number: int, sections: int = 4) -> str | None:
+    """A page's opening, then each of its first ``sections`` headings with the first sentence under
+    it ("Day 1: Get access: …") — an extractive summary of the passage found; None when that makes
+    fewer than two parts (the caller quotes the opening instead). Code blocks and table rows are
+    not sentences."""
+    text = clean(doc.passages[0]) if doc.passages else ""
+    body = _without_title(text, doc.document.title)
+    heads = list(_SECTION.finditer(body))
+    ends = [h.start() for h in heads[1:]] + ([len(body)] if heads else [])
+    parts: list[tuple[str | None, str]] = [(None, body[: heads[0].start()] if heads else body)]
+    parts += [(h.group(1).strip(), body[h.end() : e]) for h, e in zip(heads, ends, strict=True)]
+    out = []
+    for heading, part in parts[: sections + 1]:
+        part = re.sub(r"```.*?(?:```|$)", " ", part, flags=re.S)
+        part = "\n".join(line for line in part.splitlines() if not line.lstrip().startswith("|"))
+        said = ""
+        for sentence in _SENT.split(part):
+            sentence = sentence.strip(" #*-\t")
+            if len(sentence) < 3 or _METADATA_LINE.search(sentence) or BOILERPLATE.search(sentence):
+                continue
+            # list items carry no full stop: "Reading list: Architecture Overview; Keys Design"
+            said = (
+                f"{said}; {sentence}"
+                if said and not said.endswith((".", "!", "?", ":"))
+                else f"{said} {sentence}"
+            )
+            said = said.strip()
+            if len(said) >= 40:  # "Welcome!" alone says nothing: the next sentence too
+                break
+        if said:
+            said = said if said.endswith((".", "!", "?", ":")) else said + "."
+            out.append(f"{heading}: {said}" if heading else said)
+    return " ".join(out) + f" [{number}]" if len(out) >= 2 else None  # one part: not an outline
+
+
 LIST_SHOWN = 25  # items a list answer names before "and N more"
+# "summarize the onboarding page", "an overview of …": the named page's own text, not the best
+# sentences of every source found
+_SUMMARY = re.compile(r"\b(?:summar(?:y|ies|i[sz]e[sd]?)|overview|outline|recap|gist|tldr)\b", re.I)
 
 
 def _page_named(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequence[EvidenceDoc]) -> str:
@@ -445,7 +483,13 @@ def compose_answer(
         passages = [
             (i, _without_title(p, d.document.title)) for i, d in enumerate(docs, 1) for p in d.passages[:2]
         ]
-        body = compose_extractive(parsed.text, passages, max_sentences=max_sentences, qtype=parsed.qtype)
+        lead_in = _page_named(parsed, docs, named)
+        summary = None
+        if lead_in and _SUMMARY.search(parsed.text):  # the page's own text, not every source's best
+            summary = outline(docs[0], 1) or description(docs[0], 1, max_sentences + 1)
+        body = summary or compose_extractive(
+            parsed.text, passages, max_sentences=max_sentences, qtype=parsed.qtype
+        )
         if body != NO_ANSWER:
-            lines.append(_page_named(parsed, docs, named) + body)
+            lines.append(lead_in + body)
     return " ".join(lines) if lines else NO_ANSWER
