@@ -6,11 +6,11 @@ when devkb is set up (or on first use where torch is installed). Running it need
 Throughput on a small CPU comes from many small runs, not one wide one: texts are sorted by
 token count into micro-batches of ``batch_size`` (default 2) and run by ``workers`` threads
 (default: one per core) on one session with one intra-op thread (ONNX Runtime releases the GIL,
-and a session's ``run`` may be called from several threads at once). With 1,000-character chunks a batch of 32 builds 12 × 240 × 240
-attention scores per text — ~88 MB per layer — which spill out of the caches; a batch of 2 stays
-inside them, and single-threaded runs skip the per-operator thread hand-offs. Measured on
-2 cores: 95 chunks/s against 61 for one two-thread session with batches of 32
-(docs/embedding-speed.md).
+and a session's ``run`` may be called from several threads at once). With 1,000-character
+chunks a batch of 32 builds 12 × 240 × 240 attention scores per text — ~88 MB per layer — which
+spill out of the caches; a batch of 2 stays inside them, and single-threaded runs skip the
+per-operator thread hand-offs. Measured on 2 cores: 95 chunks/s against 61 for one two-thread
+session with batches of 32 (docs/embedding-speed.md).
 
 One session, not one per worker: each session holds its own copy of the weights (~23 MB int8),
 and two copies do not fit a 32 MB L3 cache together. Long chunks are bound by arithmetic either
