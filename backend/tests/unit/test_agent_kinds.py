@@ -385,3 +385,21 @@ def test_asking_for_a_summary_of_a_page_quotes_its_outline_not_other_sources():
     assert "Rules for retrying calls to the provider." in compose_answer(
         parse_question("summarize the onboarding page", set()), [flat]
     )
+
+
+def test_an_answer_names_a_repository_file_by_its_path_not_its_blob_sha():
+    """ "What is docs/webhooks.md about?" began "794ebd8: …" — the blob's sha, which no one quotes."""
+    from devkb.agent.extractive import identifier
+
+    def doc(doc_id: str, meta: dict[str, object], title: str = "t") -> EvidenceDoc:
+        return EvidenceDoc(
+            Document(doc_id, SourceType.GITHUB, title, "u", "2026-01-01T00:00:00Z", metadata=meta), ()
+        )
+
+    assert identifier(
+        doc("github:r:file:docs/webhooks.md", {"sha": "794ebd8aa", "path": "docs/webhooks.md"})
+    ) == ("docs/webhooks.md")
+    assert identifier(doc("github:r:commit:65fd988", {"sha": "65fd988bbb"})) == "65fd988"
+    assert identifier(doc("jira:PAY-1", {"key": "PAY-1", "path": "x"})) == "PAY-1"
+    assert identifier(doc("web:h/p", {"path": "/library/os.html"})) == "/library/os.html"  # as before
+    assert identifier(doc("confluence:1", {}, "Onboarding")) == "Onboarding"

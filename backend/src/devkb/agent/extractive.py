@@ -257,8 +257,14 @@ _SECTION = re.compile(r"^## (\w[\w ]*)\n", re.MULTILINE)
 
 
 def identifier(doc: EvidenceDoc) -> str:
+    """How an answer names a document: an issue's key, a repository file's path (its ``sha`` is the
+    blob's, which no one quotes), a commit's short sha, another file's path, else the title."""
     meta = doc.document.metadata
-    return str(meta.get("key") or str(meta.get("sha", ""))[:7] or meta.get("path") or doc.document.title)
+    if meta.get("key"):
+        return str(meta["key"])
+    if meta.get("sha") and meta.get("path"):
+        return str(meta["path"])
+    return str(str(meta.get("sha", ""))[:7] or meta.get("path") or doc.document.title)
 
 
 def _shown(value: Any) -> str:
