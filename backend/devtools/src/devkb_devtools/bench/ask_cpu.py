@@ -19,18 +19,9 @@ from pathlib import Path
 
 from devkb_devtools.bench.baseline_code import REPO_ROOT, extract_backend_src
 from devkb_devtools.bench.clients import ServerProcess, http_closed_loop
-from devkb_devtools.bench.measure import process_tree
+from devkb_devtools.bench.measure import cpu_seconds
 from devkb_devtools.bench.query import questions
 from devkb_devtools.bench.workspace import BenchError
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of ``pid`` and its children so far."""
-    ticks = 0
-    for p in process_tree(pid):
-        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:

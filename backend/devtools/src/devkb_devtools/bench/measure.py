@@ -133,6 +133,11 @@ def cpu_by_process(pid: int) -> dict[int, float]:
     return out
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of ``pid`` and its descendants so far."""
+    return sum(cpu_by_process(pid).values())
+
+
 class RssSampler:
     """Samples this process's RSS every ``interval`` seconds while active; ``peak`` is the
     largest sample (``ru_maxrss`` only ever grows, so it cannot give a per-run peak)."""

@@ -55,6 +55,7 @@ from devkb_devtools.bench.measure import (
     RssSampler,
     Summary,
     cpu_by_process,
+    cpu_seconds,
     load_average,
     machine,
     utc_now,
@@ -398,7 +399,6 @@ def request_cpu(requests: int = 300, batch: int = 32) -> dict[str, float]:
     """CPU per embeddings request of ``batch`` Fluid-sized texts (~900 characters), one request at
     a time against the simulated GPU with no hold: devkb's client (this process) and the
     simulator's process, in milliseconds. What each request costs besides the GPU's own time."""
-    from devkb_devtools.bench.ask_cpu import cpu_seconds
 
     def own_cpu() -> float:
         t = os.times()
