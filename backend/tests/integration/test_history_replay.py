@@ -84,6 +84,13 @@ def test_the_ask_service_answers_history_questions_from_versions(tmp_path):
             assert (
                 missing.answer == "I found no issue PAY-999 you can read." and missing.status == "not_found"
             )
+            # what changed in an issue that is not there: the issue is not found, not "nothing changed"
+            gone = ask("What changed in PAY-999 last week?")
+            assert (gone.answer, gone.status, gone.sources) == (
+                "I found no issue PAY-999 you can read.",
+                "not_found",
+                [],
+            )
             # a history question about sources the question excludes goes to the planner
             assert (
                 ask("What was the status of PAY-12 on 2026-04-20?", sources=[SourceType.GITHUB])

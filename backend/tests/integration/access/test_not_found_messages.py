@@ -76,3 +76,19 @@ def test_not_readable_reads_as_not_found_among_what_the_reader_can_read(client):
     web = ask(client, "carol@acme.example", "What is WEB-7 about?", ["confluence"])
     assert web["answer"].startswith("WEB-7 is in Jira, which this search leaves out")
     assert web["filtered_out"] == ["JIRA"]
+
+
+def test_what_changed_in_an_issue_the_reader_cannot_read_is_not_found_alike(client):
+    # a history question (what changed in a period) about a hidden issue says the issue is not
+    # among carol's documents — not "nothing changed in the knowledge base" — in the words it uses
+    # for an issue that does not exist
+    hidden = ask(client, "carol@acme.example", "What changed in PAY-12 last week?")
+    missing = ask(client, "carol@acme.example", "What changed in PAY-999 last week?")
+    assert hidden["answer"] == "I found no issue PAY-12 you can read."
+    assert hidden["answer"].replace("PAY-12", "X") == missing["answer"].replace("PAY-999", "X")
+    assert hidden["status"] == missing["status"] == "not_found"
+    assert hidden["sources"] == missing["sources"] == []
+    assert hidden["confidence"]["reason"] == missing["confidence"]["reason"]
+    # bob, who reads PAY, is told what changed (or that nothing did), from PAY-12's own record
+    bob = ask(client, "bob@acme.example", "What changed in PAY-12 last week?")
+    assert bob["status"] == "answered" and "PAY-12" in bob["answer"]

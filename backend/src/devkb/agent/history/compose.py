@@ -25,6 +25,7 @@ QUOTE_CHARS = 700
 class HistoryAnswer:
     text: str
     evidence: list[EvidenceDoc]
+    missing: bool = False  # what the question names is not among the reader's documents
 
 
 class _Cites:
@@ -130,7 +131,9 @@ def answer_state(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             f"On {intent.at_day}, {doc.metadata.get('key', doc.id)} had " + "; ".join(parts) + f" {ref}."
         )
     if not lines:
-        return HistoryAnswer(f"I found no issue {', '.join(intent.issue_keys)} you can read.", [])
+        return HistoryAnswer(
+            f"I found no issue {', '.join(intent.issue_keys)} you can read.", [], missing=True
+        )
     return HistoryAnswer(" ".join(lines), cites.docs)
 
 
@@ -180,7 +183,9 @@ def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             f"{key} first reached {hit.to_value} ({hit.field}) on {_when(hit.valid_from)}, moved by {hit.author}{came} {ref}."
         )
     if not lines:
-        return HistoryAnswer(f"I found no issue {', '.join(intent.issue_keys)} you can read.", [])
+        return HistoryAnswer(
+            f"I found no issue {', '.join(intent.issue_keys)} you can read.", [], missing=True
+        )
     return HistoryAnswer(" ".join(lines), cites.docs)
 
 
@@ -215,7 +220,7 @@ def answer_page_at(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
     cites = _Cites()
     pages = _pages(store, intent, limit=1)
     if not pages:
-        return HistoryAnswer("I found no page with that title you can read.", [])
+        return HistoryAnswer("I found no page with that title you can read.", [], missing=True)
     doc = pages[0]
     versions = sorted(store.versions(doc.id, ["page"]), key=lambda v: v.seq)
     if not versions:
@@ -307,6 +312,12 @@ def answer_digest(intent: HistoryIntent, store: GraphStore, today: date) -> Hist
     window = intent.window or window_in("past 30 days", today)
     assert window is not None
     anchors = _anchors(store, intent)
+    if intent.issue_keys and not (anchors or intent.titles or intent.scope_keys or intent.repositories):
+        # the issues it names are not among the reader's documents: say so, as the other history
+        # answers do, rather than answering for the whole knowledge base
+        return HistoryAnswer(
+            f"I found no issue {', '.join(intent.issue_keys)} you can read.", [], missing=True
+        )
     named = store.get_documents(sorted(anchors))
     label = _scope_label(intent, named)
     changes, docs = _scoped_changes(store, intent, window, anchors)

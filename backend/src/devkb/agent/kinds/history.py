@@ -47,13 +47,15 @@ class History(QuestionKind):
         ctx.took(self.plan(ctx.parsed, bool(ctx.carried))[0])
         ctx.outcome.listed = evidence
         ctx.outcome.composed = found.text
-        ctx.outcome.composed_kind = intent.kind
+        ctx.outcome.composed_kind = "missing" if found.missing else intent.kind
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         return out.composed or ""
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
-        if not docs and out.composed_kind != "digest":  # "nothing changed" is an answer; no issue is not
+        if (
+            not docs and out.composed_kind != "digest"
+        ):  # "nothing changed" is an answer; "no such issue" is not
             return "not_found", trust.exact_confidence("no document you can read matches", kind="key_missing")
         if not docs:
             return "answered", trust.exact_confidence("no stored change you can read in that window")
