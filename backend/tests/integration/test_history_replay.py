@@ -84,6 +84,20 @@ def test_the_ask_service_answers_history_questions_from_versions(tmp_path):
             assert (
                 missing.answer == "I found no issue PAY-999 you can read." and missing.status == "not_found"
             )
+            # a month without a day: the issue as it stood at the end of that month
+            april = ask("Who was PAY-12 assigned to in April 2026?")
+            assert april.answer.startswith(
+                "At the end of April 2026, PAY-12 had assignee Marcus Chen (since 2026-04-16, set by Priya Raman)"
+            ), april.answer
+            # an issue in the asked state with no recorded move to it: today's state and its
+            # resolution date, never "never reached Closed; its status is Closed"
+            closed = ask("When was PAY-7 closed?")
+            assert closed.answer == (
+                "PAY-7 is Closed now and was resolved (Fixed) on 2026-02-19 09:00 UTC; "
+                "its recorded history has no move to Closed [1]."
+            ), closed.answer
+            open_ = ask("When did PAY-27 move to Done?")
+            assert "PAY-27 never reached Done in its recorded history; its status is Open" in open_.answer
             # what changed in an issue that is not there: the issue is not found, not "nothing changed"
             gone = ask("What changed in PAY-999 last week?")
             assert (gone.answer, gone.status, gone.sources) == (

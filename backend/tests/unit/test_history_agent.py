@@ -31,6 +31,10 @@ TODAY = date(2026, 11, 25)  # a Wednesday
         ("What did the Retry policy page say on 2026-03-01?", "page_at"),
         ("How has our idempotency approach evolved?", "timeline"),
         ("Show the history of PAY-12", "timeline"),
+        ("What did the Retry policy page say in March?", "page_at"),
+        ("what did the retry policy page say on March 3?", "page_at"),
+        ("Who was PAY-20 assigned to in May?", "state"),
+        ("What changed in PAY since June?", "digest"),
     ],
 )
 def test_each_kind_is_recognised_from_the_parsed_question(question, kind):
@@ -66,6 +70,17 @@ def test_other_questions_are_left_to_the_planner(question):
         ("from Mar 1, 2019 to 03/31/2019", "2019-03-01", "2019-04-01"),
         ("since 2026-11-01", "2026-11-01", "2026-11-26"),
         ("on July 4th, 2020", "2020-07-04", "2020-07-05"),
+        # without a year: the latest such month or day that has begun by today
+        ("in March", "2026-03-01", "2026-04-01"),
+        ("in November", "2026-11-01", "2026-12-01"),
+        ("last December", "2025-12-01", "2026-01-01"),
+        ("on March 3", "2026-03-03", "2026-03-04"),
+        ("as of 3rd March", "2026-03-03", "2026-03-04"),
+        ("on December 25", "2025-12-25", "2025-12-26"),
+        ("since June", "2026-06-01", "2026-11-26"),
+        ("before June", "", "2026-06-01"),
+        ("from March 3 to March 10", "2026-03-03", "2026-03-11"),
+        ("between March 3 and 10 March", "2026-03-03", "2026-03-11"),
     ],
 )
 def test_time_words_resolve_against_today(text, start, end):
@@ -103,3 +118,21 @@ def test_no_question_of_the_other_evaluation_sets_is_taken_for_a_history_questio
             ):
                 taken.append(q)
     assert taken == []
+
+
+def test_a_month_without_a_day_reads_a_page_or_an_issue_at_its_end():
+    parsed = parse_question("What did the Retry policy page say in March?", ["PAY"], today=TODAY)
+    intent = recognise(parsed, TODAY)
+    assert intent is not None and intent.kind == "page_at"
+    assert (intent.at[:10], intent.at_day, intent.at_label) == (
+        "2026-04-01",
+        date(2026, 3, 31),
+        "at the end of March 2026",
+    )
+    state = recognise(parse_question("Who was PAY-20 assigned to in May 2026?", ["PAY"], today=TODAY), TODAY)
+    assert state is not None and state.kind == "state" and state.at_label == "at the end of May 2026"
+
+
+@pytest.mark.parametrize("text", ["you may 5 times retry", "the march of progress", "we may need it"])
+def test_a_month_name_is_a_time_only_after_a_time_word(text):
+    assert window_in(text, TODAY, UTC) is None

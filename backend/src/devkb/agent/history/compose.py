@@ -115,10 +115,11 @@ def answer_state(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
     for doc in _issue_docs(store, intent.issue_keys):
         transitions = store.versions(doc.id, ["transition"])
         created = str(doc.metadata.get("created") or "")
-        ref = cites.cite(doc, f"{doc.title} — state on {intent.at_day}")
+        when = intent.at_label or f"on {intent.at_day}"
+        ref = cites.cite(doc, f"{doc.title} — state {when}")
         if created and intent.at <= created:
             lines.append(
-                f"{doc.metadata.get('key', doc.id)} did not exist yet on {intent.at_day}: it was created on {_day(created)} {ref}."
+                f"{doc.metadata.get('key', doc.id)} did not exist yet {when}: it was created on {_day(created)} {ref}."
             )
             continue
         parts = []
@@ -128,7 +129,9 @@ def answer_state(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             since = f" (since {_day(setter.valid_from)}, set by {setter.author})" if setter else ""
             parts.append(f"{field} {shown}{since}")
         lines.append(
-            f"On {intent.at_day}, {doc.metadata.get('key', doc.id)} had " + "; ".join(parts) + f" {ref}."
+            f"{when[0].upper()}{when[1:]}, {doc.metadata.get('key', doc.id)} had "
+            + "; ".join(parts)
+            + f" {ref}."
         )
     if not lines:
         return HistoryAnswer(
@@ -175,8 +178,7 @@ def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             continue
         hit = next((t for t in transitions if t.to_value.lower() == wanted.lower()), None)
         if hit is None:
-            now = ", ".join(_current(doc, "status")) or "unknown"
-            lines.append(f"{key} never reached {wanted} in its recorded history; its status is {now} {ref}.")
+            lines.append(_never_recorded(doc, key, wanted, ref))
             continue
         came = f" (from {hit.from_value})" if hit.from_value else ""
         lines.append(
@@ -187,6 +189,23 @@ def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             f"I found no issue {', '.join(intent.issue_keys)} you can read.", [], missing=True
         )
     return HistoryAnswer(" ".join(lines), cites.docs)
+
+
+def _never_recorded(doc: Document, key: str, wanted: str, ref: str) -> str:
+    """No recorded change reached ``wanted``: say so without contradicting today's values — an
+    issue that is in that state now (its changelog not read, or set at creation) is said to be,
+    with its resolution date when it is resolved, the record closest to "when"."""
+    now = _current(doc, "status")
+    if wanted.lower() not in {v.lower() for v in now}:
+        return f"{key} never reached {wanted} in its recorded history; its status is {', '.join(now) or 'unknown'} {ref}."
+    resolved = str(doc.metadata.get("resolved") or "")
+    resolution = str(doc.metadata.get("resolution") or "")
+    when = (
+        f" and was resolved{f' ({resolution})' if resolution else ''} on {_when(resolved)}"
+        if resolved
+        else ""
+    )
+    return f"{key} is {now[0]} now{when}; its recorded history has no move to {wanted} {ref}."
 
 
 # -- pages ---------------------------------------------------------------------------------
@@ -239,7 +258,7 @@ def answer_page_at(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
         if not before:
             first = min(versions, key=lambda v: v.valid_from)
             return HistoryAnswer(
-                f"“{doc.title}” did not exist yet on {intent.at_day}: its first version is from {_day(first.valid_from)} "
+                f"“{doc.title}” did not exist yet {intent.at_label or f'on {intent.at_day}'}: its first version is from {_day(first.valid_from)} "
                 f"{cites.cite(doc, version=first)}.",
                 cites.docs,
             )
@@ -247,7 +266,7 @@ def answer_page_at(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
     body = _body(old)
     quote = body[:QUOTE_CHARS] + ("…" if len(body) > QUOTE_CHARS else "")
     said = f" (“{old.message}”)" if old.message else ""
-    when = f" on {intent.at_day}" if intent.version is None else ""
+    when = f" {intent.at_label or f'on {intent.at_day}'}" if intent.version is None else ""
     ref_old = cites.cite(doc, quote, version=old)
     text = (
         f"“{doc.title}”{when} was at version {old.seq}, saved {_day(old.valid_from)} by {old.author}{said} {ref_old}. "

@@ -10,9 +10,10 @@ the store. Five kinds, checked in this order:
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from devkb.agent.history.when import Window, days_in, instant_in, window_in
 from devkb.agent.question import ParsedQuestion
@@ -77,6 +78,7 @@ class HistoryIntent:
     version: int | None = None
     at: str = ""  # state / page_at on a day: the end of that day (UTC ISO, exclusive)
     at_day: date | None = None
+    at_label: str = ""  # how the answer names ``at`` when it is not a day: "at the end of March 2026"
     window: Window | None = None
     text: str = ""  # the question, for title matching and topics
     types: tuple[SourceType, ...] = ()  # only documents of these sources (empty: all)
@@ -111,10 +113,16 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
     version = VERSION.search(text)
     if set(parsed.words) & TIMELINE_WORDS or parsed.has(*TIMELINE_PHRASES):
         return HistoryIntent("timeline", **common)  # type: ignore[arg-type]
-    if keys and (parsed.has(*FIRST_WHO) or (FIRST_WHEN.search(text) and not days_in(text))):
+    if keys and (parsed.has(*FIRST_WHO) or (FIRST_WHEN.search(text) and not days_in(text, today))):
         return HistoryIntent("first", **common)  # type: ignore[arg-type]
-    instant = instant_in(text)
+    instant = instant_in(text, today=today)
     window = window_in(text, today)
+    label = ""
+    if instant is None and window is not None and window.span == "month":
+        # "what did the page say in March": as it stood at the end of that month
+        first = datetime.strptime(window.label.removeprefix("in "), "%B %Y").date()
+        instant = window.end, first.replace(day=calendar.monthrange(first.year, first.month)[1])
+        label = f"at the end of {window.label.removeprefix('in ')}"
     first_clause = _CLAUSE_END.split(text, maxsplit=1)[0]
     digest = bool(DIGEST_STRONG.search(text) or (window is not None and DIGEST_WEAK.search(first_clause)))
     if not keys and PAGE_AT.search(text) and (version or instant) and not digest:
@@ -124,6 +132,7 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
             version=int(version.group(1)) if version else None,
             at=at,
             at_day=day,
+            at_label=label,
             **common,  # type: ignore[arg-type]
         )
     named = [
@@ -131,7 +140,8 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
     ]
     if keys and instant and (named or parsed.has(*STATE_PHRASES) or not digest):
         fields = tuple(named) or ALL_FIELDS
-        return HistoryIntent("state", fields=fields, at=instant[0], at_day=instant[1], **common)  # type: ignore[arg-type]
+        at, day = instant
+        return HistoryIntent("state", fields=fields, at=at, at_day=day, at_label=label, **common)  # type: ignore[arg-type]
     if digest:
         return HistoryIntent("digest", window=window, **common)  # type: ignore[arg-type]
     return None

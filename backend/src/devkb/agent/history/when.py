@@ -23,6 +23,17 @@ DAY = re.compile(
     re.IGNORECASE,
 )
 MONTH = re.compile(rf"\b({_MONTH}\s+\d{{4}}|\d{{4}}-\d{{2}})(?!-\d)\b", re.IGNORECASE)
+# a month or a day written without its year ("in March", "last March", "on March 3", "as of 3 March"):
+# the latest one not after today. Only after a word that introduces a time, so "may" stays a verb.
+_BEFORE_TIME = (
+    r"(?:in|during|of|last|since|before|until|till|by|from|after|on|as\s+of|to|and|through|between)"
+)
+MONTH_ALONE = re.compile(rf"\b{_BEFORE_TIME}\s+({_MONTH})(?!\w)(?!\s*,?\s*\d)", re.IGNORECASE)
+DAY_ALONE = re.compile(
+    rf"\b{_BEFORE_TIME}\s+({_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH})(?!\w)"
+    r"(?!\s*,?\s*\d)",
+    re.IGNORECASE,
+)
 YEAR = re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d{2})\b", re.IGNORECASE)
 RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|quarter|year)\b", re.IGNORECASE)
 PAST_DAYS = re.compile(r"\b(?:last|past)\s+(\d{1,3})\s+days\b", re.IGNORECASE)
@@ -35,6 +46,7 @@ class Window:
     start: str
     end: str
     label: str  # how the answer names it
+    span: str = ""  # "month" for a calendar month (a page "in March" is read at its end)
 
 
 def iso(moment: datetime) -> str:
@@ -64,28 +76,57 @@ def parse_day(text: str) -> date | None:
     return parsed.date()
 
 
-def days_in(text: str) -> list[tuple[int, date]]:
-    """Every explicit day written in ``text``, with its position."""
+def days_in(text: str, today: date | None = None) -> list[tuple[int, date]]:
+    """Every explicit day written in ``text``, with its position; a day without its year ("on
+    March 3") is the latest such day not after ``today``."""
     out = []
     for m in DAY.finditer(text):
         day = parse_day(m.group(1))
         if day is not None:
             out.append((m.start(), day))
-    return out
+    today = today or today_local()
+    for m in DAY_ALONE.finditer(text):
+        if any(pos <= m.start(1) < pos + len(m.group(0)) for pos, _ in out):
+            continue
+        day = parse_day(f"{m.group(1)} {today.year}")
+        if day is not None:
+            out.append((m.start(1), day if day <= today else _a_year_earlier(day)))
+    return sorted(out)
+
+
+def _a_year_earlier(day: date) -> date:
+    return (
+        day.replace(year=day.year - 1)
+        if not (day.month == 2 and day.day == 29)
+        else date(day.year - 1, 2, 28)
+    )
+
+
+def month_alone(text: str, today: date) -> tuple[int, int, str] | None:
+    """ "in March" / "last March" → (year, month, the word before it): the latest such month
+    that has begun by ``today``."""
+    m = MONTH_ALONE.search(text)
+    if not m:
+        return None
+    parsed = parse_day(f"1 {m.group(1)} {today.year}")
+    if parsed is None:
+        return None
+    year = today.year if parsed.month <= today.month else today.year - 1
+    return year, parsed.month, m.group(0).split()[0].lower()
 
 
 def _month_window(year: int, month: int, zone: tzinfo) -> Window:
     last = calendar.monthrange(year, month)[1]
     start = _start(date(year, month, 1), zone)
     end = _start(date(year, month, last), zone) + timedelta(days=1)
-    return Window(iso(start), iso(end), "in " + start.strftime("%B %Y"))
+    return Window(iso(start), iso(end), "in " + start.strftime("%B %Y"), "month")
 
 
 def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | None:
     """The window a question names: "between D1 and D2", "since D", "before D", "on D", a month,
     a year, or last/this/past week, month, quarter, year (resolved against ``today``)."""
     zone = zone or local_zone()
-    days = days_in(text)
+    days = days_in(text, today)
     lower = text.lower()
     if len(days) >= 2:
         (_, a), (_, b) = days[0], days[1]
@@ -117,6 +158,16 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
         parsed = parse_day(raw)
         if parsed is not None:
             return _month_window(parsed.year, parsed.month, zone)
+    alone = month_alone(text, today)
+    if alone is not None:
+        year, month, word = alone
+        window = _month_window(year, month, zone)
+        if word in ("since", "from", "after"):
+            start, said = (window.end, "after") if word == "after" else (window.start, "since")
+            return Window(start, iso(_start(today, zone) + timedelta(days=1)), f"{said} {window.label[3:]}")
+        if word in ("before", "until", "till", "by"):
+            return Window("", window.start, f"before {window.label[3:]}")
+        return window
     m = YEAR.search(text)
     if m:
         year = int(m.group(1))
@@ -151,10 +202,10 @@ def _relative(which: str, unit: str, today: date, zone: tzinfo) -> Window:
     return Window(iso(_start(date(year, 1, 1), zone)), iso(_start(date(year + 1, 1, 1), zone)), f"in {year}")
 
 
-def instant_in(text: str, zone: tzinfo | None = None) -> tuple[str, date] | None:
+def instant_in(text: str, zone: tzinfo | None = None, today: date | None = None) -> tuple[str, date] | None:
     """ "On/as of/at D" → the end of that day (UTC ISO, exclusive) and the day."""
     zone = zone or local_zone()
-    days = days_in(text)
+    days = days_in(text, today)
     if not days:
         return None
     day = days[0][1]
