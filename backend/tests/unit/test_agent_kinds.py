@@ -403,3 +403,41 @@ def test_an_answer_names_a_repository_file_by_its_path_not_its_blob_sha():
     assert identifier(doc("jira:PAY-1", {"key": "PAY-1", "path": "x"})) == "PAY-1"
     assert identifier(doc("web:h/p", {"path": "/library/os.html"})) == "/library/os.html"  # as before
     assert identifier(doc("confluence:1", {}, "Onboarding")) == "Onboarding"
+
+
+def test_a_relation_question_may_name_its_issue_by_title(planner):
+    # no key: the search finds PAY-2 by its title, the relation is read with the title's words as
+    # its anchor, and the answer says what it took for what
+    a = AskService(planner).ask("What is related to the idempotency keys for webhook handlers?")
+    assert a.answer.startswith("“idempotency keys for webhook handlers” taken as PAY-2: Idempotency keys")
+    assert "PAY-2 is linked to 1 issue: PAY-1: Refund webhooks fail after provider timeout" in a.answer
+    assert [c.document_id for c in a.sources] == ["jira:PAY-1", "jira:PAY-2"]
+    assert a.status == "answered"
+    # the direction comes from where the title stands: nothing depends on PAY-2 by a "depends on" link
+    none = AskService(planner).ask("What depends on the idempotency keys for webhook handlers?")
+    assert "No issue depends on PAY-2 in the knowledge base." in none.answer
+    # a title that only shares a word or two with the question is not taken for an anchor
+    loose = AskService(planner).ask("What is related to webhook retries?")
+    assert "taken as" not in loose.answer
+
+
+def test_how_many_counts_every_document_with_the_fields_asked(planner):
+    ask = AskService(planner).ask
+    every = ask("How many issues are in PAY?")
+    assert every.answer.startswith("There are 3 issues in PAY; the newest first: ")
+    assert [t.tool for t in every.tool_calls] == ["GraphQuery"]
+    assert every.status == "answered" and every.confidence is not None and every.confidence.level == "high"
+    # a status and a type narrow the count, and the answer says by what
+    open_bugs = ask("how many open bugs are there in PAY?")
+    assert open_bugs.answer.startswith("There are 2 issues in PAY (status Open, type Bug); the newest first: ")
+    assert {c.document_id for c in open_bugs.sources} == {"jira:PAY-1", "jira:PAY-3"}
+    # "assigned to <Name>" without a project counts that person's issues
+    ada = ask("Which open issues are assigned to Ada Lovelace?")
+    assert ada.answer.startswith("There is 1 issue (status Open, assigned to Ada Lovelace); it is: PAY-1: ")
+    nobody = ask("how many issues are assigned to Nobody Here?")
+    assert nobody.answer == "There are no issues (assigned to Nobody Here)." and nobody.sources == []
+    # other types are counted as the question names them
+    assert ask("how many commits are there?").answer.startswith("There is 1 commit; it is: ")
+    # a count that is not of documents is not this kind
+    assert kind_of(parse_question("how many story points is a typical ticket?", KEYS), False).name != "count"
+    assert kind_of(parse_question("how many issues depend on PAY-1?", KEYS), False).name == "relation"

@@ -128,7 +128,7 @@ def read_lookups(question: str, project_keys: Iterable[str] = ()) -> QuestionLoo
             statuses = [s.title() for s in dict.fromkeys(m.lower() for m in STATUS.findall(question))]
             if statuses:
                 filters["status"] = tuple(statuses)
-            types = [_issue_type(t) for t in dict.fromkeys(m.lower() for m in ISSUE_TYPE.findall(question))]
+            types = [issue_type(t) for t in dict.fromkeys(m.lower() for m in ISSUE_TYPE.findall(question))]
             if types:
                 filters["issue_type"] = tuple(dict.fromkeys(types))
             lookups.append(Lookup(filters, updated_from=date_from, updated_to=date_to, label="project"))
@@ -165,7 +165,7 @@ def _projects(question: str, known: set[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _issue_type(word: str) -> str:
+def issue_type(word: str) -> str:
     w = word.lower().rstrip("s")
     return {
         "bug": "Bug",

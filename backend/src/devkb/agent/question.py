@@ -23,7 +23,7 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -326,6 +326,13 @@ def _relation_patterns(anchor: str) -> tuple[re.Pattern[str], ...]:
         _FIXED_RELATIONS.get(p) or re.compile(p.replace("{A}", anchor), re.IGNORECASE)
         for p, _, _ in _RELATIONS
     )
+
+
+def relation_named(question: str, words: Sequence[str]) -> Relation | None:
+    """The relation ``question`` asks about when ``words`` (in order, as the question has them)
+    name its anchor — a document named by its title rather than an identifier."""
+    spelled = r"[\s\-]+".join(re.escape(w) for w in words)
+    return _relation(question, rf"(?:the\s+)?{spelled}")
 
 
 def _relation(question: str, anchor: str) -> Relation | None:

@@ -13,6 +13,7 @@ from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.blocked import Blocked
 from devkb.agent.kinds.carry_over import CarryOver
 from devkb.agent.kinds.comparison import Comparison
+from devkb.agent.kinds.count import Count
 from devkb.agent.kinds.history import History
 from devkb.agent.kinds.lookup import Lookup
 from devkb.agent.kinds.period import Period
@@ -31,6 +32,7 @@ KINDS: tuple[QuestionKind, ...] = (
     WhoToAsk(),  # "who knows about X" with nothing named: people, not the field of a document
     Comparison(),  # two documents named and "compare" / "difference between" / "vs"
     RelationKind(),  # its anchor comes from Lookup / CarryOver / a search
+    Count(),  # "how many issues in WEB?", "… assigned to Marcus Chen": every document with fields
     Lookup(),
     CarryOver(),
     Period(),

@@ -35,6 +35,8 @@ class Outcome:
     steps: list[Step] = field(default_factory=list)
     not_found: dict[str, tuple[str, ...]] = field(default_factory=dict)
     anchors: list[EvidenceDoc] = field(default_factory=list)
+    # the question's words that named the anchor by its title, when no identifier did ("checkout redesign")
+    anchor_words: str = ""
     listed: list[EvidenceDoc] | None = None  # None: not a list question
     dated: list[EvidenceDoc] | None = None  # documents updated in the question's period
     composed: str | None = None  # the answer, when the kind composes it while it runs (history)

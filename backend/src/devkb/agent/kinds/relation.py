@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN, identifier
+from devkb.agent.extractive import LIST_SHOWN, STOPWORDS, identifier
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up
-from devkb.agent.question import ParsedQuestion, Relation
+from devkb.agent.question import ParsedQuestion, Relation, relation_named, words_of
 from devkb.agent.tools import FetchNeighbors, RAGSearch
 from devkb.store.models import Neighbor
 
@@ -52,8 +53,13 @@ class RelationKind(QuestionKind):
         assert relation is not None
         first, neighbours = self.plan(parsed, bool(ctx.carried))
         if first is EXPAND:
-            ctx.toolbox.rag_search.run(ctx.scope, parsed.text)
+            found = ctx.toolbox.rag_search.run(ctx.scope, parsed.text)
             ctx.took(EXPAND)
+            named = title_anchor(parsed, found)
+            if named is not None:  # "what's blocking the checkout redesign?": WEB-1 by its title
+                anchor, relation, out.anchor_words = named
+                out.anchors = [anchor]
+                parsed = ctx.parsed = out.parsed = replace(parsed, relation=relation)
         elif first is CARRY_STEP:
             carry_over(ctx)
         else:
@@ -74,6 +80,12 @@ class RelationKind(QuestionKind):
             return out.compose_answer(docs)
         numbers = {d.id: i for i, d in enumerate(docs, 1)}
         lines = out.preamble(docs)
+        if out.anchor_words and out.anchors:
+            a = out.anchors[0]
+            cite = f" [{numbers[a.id]}]" if a.id in numbers else ""
+            name, title = identifier(a), _untitled(a)
+            named = f"{name}: {title}" if name != title else f"“{title}”"
+            lines.append(f"“{out.anchor_words}” taken as {named}{cite}.")
         return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers)])
 
 
@@ -216,3 +228,51 @@ def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
         if b in keys:
             return f" ({phrase} it)" if phrase != "relates to" else " (relates to)"
     return ""
+
+
+_KEY_PREFIX = re.compile(r"^\s*[A-Za-z][A-Za-z0-9]*-\d+\s*[:\-–]?\s*")
+
+
+def _untitled(doc: EvidenceDoc) -> str:
+    """A document's title without the key it starts with (Jira titles are "KEY: summary")."""
+    return _KEY_PREFIX.sub("", doc.document.title) or doc.document.title
+
+
+def title_anchor(
+    parsed: ParsedQuestion, found: Sequence[EvidenceDoc], top: int = 3
+) -> tuple[EvidenceDoc, Relation, str] | None:
+    """A relation question without an identifier that names a document by its title ("what's
+    blocking the checkout redesign?" and WEB-1 "Checkout redesign 2026"): the first of the
+    search's top ``top`` documents whose title words (numbers and stop words aside) form a run of
+    the question's words — two or more of them and at least half, stop words between allowed —,
+    when the relation reads again with that run as its anchor ("blocking the checkout
+    redesign"); with the run, to say what was taken for what."""
+    asked = parsed.words
+    for doc in found[:top]:
+        title = {w for w in words_of(_untitled(doc)) if len(w) > 2 and not w.isdigit() and w not in STOPWORDS}
+        run, matched = _longest_run(asked, title)
+        if matched < 2 or 2 * matched < len(title):
+            continue
+        relation = relation_named(parsed.text, run)
+        if relation is not None:
+            return doc, relation, " ".join(run)
+    return None
+
+
+def _longest_run(words: Sequence[str], wanted: set[str]) -> tuple[tuple[str, ...], int]:
+    """The run of consecutive ``words`` holding the most distinct ``wanted`` words — stop words
+    between them allowed, the run starting and ending on a wanted word — and how many it holds."""
+    best: tuple[tuple[str, ...], int] = ((), 0)
+    for i, first in enumerate(words):
+        if first not in wanted:
+            continue
+        seen: set[str] = set()
+        last = j = i
+        while j < len(words) and ((words[j] in wanted and words[j] not in seen) or words[j] in STOPWORDS):
+            if words[j] in wanted:
+                seen.add(words[j])
+                last = j
+            j += 1
+        if len(seen) > best[1]:
+            best = (tuple(words[i : last + 1]), len(seen))
+    return best

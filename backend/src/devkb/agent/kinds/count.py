@@ -1,0 +1,156 @@
+"""Count: "how many issues are in WEB?", "how many open bugs does PAY have?", "which issues are
+assigned to Marcus Chen?" — a question about every document that has some fields, not about one
+document → ``GraphQuery`` on those fields over the reader's documents, answered with the exact
+count and the newest of them listed (``LIST_SHOWN``), never a passage of one of them.
+
+The fields come from the parse (a project, space or repository; a status, an issue type) and
+"assigned to <Name>"; the documents counted are the wanted type's (issues unless the question
+asks for commits, pull requests, pages or files). "Open" is the status Open, as everywhere else
+in the lookups."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from devkb.agent import confidence as trust
+from devkb.agent.answer import Confidence, Status, ToolCall
+from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.extractive import LIST_SHOWN
+from devkb.agent.identifiers import ISSUE_TYPE, STATUS, issue_type
+from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.lookup import reads_all
+from devkb.agent.question import ParsedQuestion
+from devkb.agent.tools import GraphQuery
+from devkb.store.models import Document, SourceType
+
+STEP = Step(GraphQuery.name, "count: every document with the asked fields")
+MOST = 20_000  # documents read to count; a larger count is given as "at least"
+# "how many [open] [PAY] bugs", "the number of pull requests": the counted noun right after
+HOW_MANY = re.compile(
+    r"\b(?:how\s+many|(?:the\s+)?(?:number|count)\s+of)\s+"
+    r"(?:(?:open|closed|resolved|reopened|in\s+progress|[A-Z][A-Z0-9]{1,9})\s+)*"
+    r"(?:issues|tickets|bugs|tasks|stories|epics|sub-?tasks|improvements|commits|pull\s+requests|prs|pages|files)\b",
+    re.IGNORECASE,
+)
+ASSIGNED = re.compile(r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})")
+_SCOPES = ("project", "space", "repository")
+_FIELDS = ("status", "issue_type")
+# the wanted type → (what find_documents filters on, the source, the noun)
+_WANTED: dict[str, tuple[dict[str, list[str]], SourceType | None, str]] = {
+    "issue": ({"kind": ["issue"]}, SourceType.JIRA, "issue"),
+    "commit": ({"kind": ["commit"]}, SourceType.GITHUB, "commit"),
+    "pull": ({"kind": ["pull"]}, SourceType.GITHUB, "pull request"),
+    "file": ({"kind": ["file"]}, SourceType.GITHUB, "file"),
+    "page": ({}, SourceType.CONFLUENCE, "page"),
+}
+
+
+def assignee_named(text: str) -> str | None:
+    """ "… assigned to Marcus Chen?" → "Marcus Chen"."""
+    m = ASSIGNED.search(text)
+    return m.group(1).strip(" .?!") if m else None
+
+
+class Count(QuestionKind):
+    name = "count"
+    filters = False  # the list is exact: FilterDocs would reorder what the count describes
+
+    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+        if parsed.issue_keys or parsed.relation is not None or parsed.follow_up:
+            return False
+        kinds = set(parsed.lookups.kinds)
+        if not kinds <= set(_SCOPES):  # a named commit, pull request, file or page is a lookup
+            return False
+        if HOW_MANY.search(parsed.text):
+            return True
+        return parsed.wanted in (None, "issue") and assignee_named(parsed.text) is not None
+
+    def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
+        return [STEP]
+
+    def run(self, ctx: Context) -> None:
+        parsed, scope = ctx.parsed, ctx.scope
+        wanted = parsed.wanted if parsed.wanted in _WANTED else "issue"
+        base, source, _noun = _WANTED[wanted]
+        filters = asked_fields(parsed)
+        if any(f in filters for f in _FIELDS) or "project" in filters:
+            base, source = _WANTED["issue"][0], SourceType.JIRA  # only issues have them
+        types = [source] if source is not None else None
+        if source is not None and not scope.allows_type(source):
+            types = []  # the question's source filter leaves this type out: nothing to count
+        store = ctx.toolbox.graph_query.store
+        docs: list[Document] = []
+        if types != []:
+            docs = [
+                d
+                for d in store.find_documents({**base, **filters}, types=types, limit=MOST)
+                if scope.allows(d)
+            ]
+        docs.sort(key=lambda d: d.updated_at, reverse=True)
+        listed = [EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)]
+        scope.add(listed[:LIST_SHOWN])
+        scope.record(ToolCall(GraphQuery.name, {"fields": {**base, **filters}, "count": True}, len(listed)))
+        ctx.outcome.listed = listed
+        ctx.outcome.reads_all = reads_all()
+        ctx.outcome.composed_kind = wanted
+        ctx.took(STEP)
+
+    def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        # the count is exact whatever part of the list is cited
+        n = len(out.listed or [])
+        return "answered", trust.exact_confidence(f"{n} counted in the graph", docs, "graph_list")
+
+    def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
+        numbers = {d.id: i for i, d in enumerate(docs, 1)}
+        listed = out.listed or []
+        noun = _WANTED.get(out.composed_kind, _WANTED["issue"])[2]
+        n = len(listed)
+        where = describe(asked_fields(out.parsed))
+        whose = "" if out.reads_all else " that you can read"
+        counted = f"at least {n}" if n >= MOST else str(n)
+        head = f"{counted} {noun}{'s' * (n != 1)}{where}{whose}"
+        if not listed:
+            return f"There are no {noun}s{where}{whose}."
+        items = []
+        for d in listed[:LIST_SHOWN]:
+            cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+            status = d.document.metadata.get("status")
+            items.append(f"{d.document.title}{f' ({status})' if status else ''}{cite}")
+        more = f"; and {n - LIST_SHOWN} more" if n > LIST_SHOWN else ""
+        newest = "the newest first" if n > 1 else "it is"
+        return f"There {'is' if n == 1 else 'are'} {head}; {newest}: " + "; ".join(items) + more + "."
+
+
+def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
+    """The fields the question counts by: its scopes and issue fields, and an assignee."""
+    out: dict[str, list[str]] = {}
+    for lookup in parsed.lookups.lookups:
+        for name, values in lookup.filters.items():
+            if name in _SCOPES or name in _FIELDS:
+                out.setdefault(name, []).extend(v for v in values if v not in out.get(name, []))
+    if "status" not in out:  # a status or type without a project ("open bugs assigned to …")
+        statuses = [m.title() for m in dict.fromkeys(m.lower() for m in STATUS.findall(parsed.text))]
+        if statuses:
+            out["status"] = statuses
+    if "issue_type" not in out:
+        types = [issue_type(m) for m in dict.fromkeys(m.lower() for m in ISSUE_TYPE.findall(parsed.text))]
+        if types:
+            out["issue_type"] = list(dict.fromkeys(types))
+    person = assignee_named(parsed.text)
+    if person:
+        out["assignee"] = [person]
+    return out
+
+
+def describe(fields: dict[str, list[str]]) -> str:
+    """ " in WEB, status Open, type Bug, assigned to Marcus Chen" (empty with no fields)."""
+    parts = []
+    for scope in _SCOPES:
+        if scope in fields:
+            parts.append(f" in {', '.join(fields[scope])}")
+    named = {"status": "status", "issue_type": "type"}
+    extra = [f"{named[f]} {' or '.join(fields[f])}" for f in _FIELDS if f in fields]
+    if "assignee" in fields:
+        extra.append(f"assigned to {fields['assignee'][0]}")
+    return "".join(parts) + (" (" + ", ".join(extra) + ")" if extra else "")
