@@ -162,3 +162,13 @@ def test_the_build_is_cached(llm: LlamaServer) -> None:
     assert again.server == llm.build_info.server and again.model == llm.build_info.model
     assert time.monotonic() - started < 30
     assert Path(again.server).stat().st_size > 1_000_000
+
+
+def test_a_count_is_answered_from_the_graph_without_asking_the_model(devkb: RunningServer) -> None:
+    # the model would see 25 of the documents at most and count those: a count is composed from
+    # the graph in either answer mode, as history answers are
+    r = httpx.post(f"{devkb.base_url}/ask", json={"question": "How many issues are in WEB?"}, timeout=120)
+    assert r.status_code == 200
+    body = r.json()
+    assert body["answer"].startswith("There are 11 issues in WEB"), body["answer"]
+    assert body["mode"] == "extractive" and [t["tool"] for t in body["tool_calls"]] == ["GraphQuery"]
