@@ -245,6 +245,28 @@ def test_who_to_ask_names_people_from_the_documents_with_citations(planner):
     )  # a named issue: its field
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "who is working on refund webhooks?",
+        "Who's working on refund webhooks?",
+        "who worked on refund webhooks?",
+    ],
+)
+def test_who_is_working_on_a_topic_names_its_people(planner, text):
+    from devkb.agent.kinds.who_to_ask import topic
+
+    parsed = parse_question(text, KEYS)
+    assert kind_of(parsed, False).name == "who-to-ask"
+    assert topic(parsed).split()[-2:] == ["refund", "webhooks"] and "work" not in topic(parsed)
+    answer = AskService(planner).ask(text)
+    assert answer.answer.startswith("People who worked on this, most involved first: Ada Lovelace"), (
+        answer.answer
+    )
+    # a named issue's people are its fields, as before
+    assert kind_of(parse_question("who is working on PAY-1?", KEYS), False).name != "who-to-ask"
+
+
 def test_a_comparison_cites_each_point_to_its_side(planner):
     answer = AskService(planner).ask("What is the difference between PAY-1 and PAY-2?")
     assert [s.document_id for s in answer.sources[:2]] == ["jira:PAY-1", "jira:PAY-2"] or {
@@ -429,7 +451,9 @@ def test_how_many_counts_every_document_with_the_fields_asked(planner):
     assert every.status == "answered" and every.confidence is not None and every.confidence.level == "high"
     # a status and a type narrow the count, and the answer says by what
     open_bugs = ask("how many open bugs are there in PAY?")
-    assert open_bugs.answer.startswith("There are 2 issues in PAY (status Open, type Bug); the newest first: ")
+    assert open_bugs.answer.startswith(
+        "There are 2 issues in PAY (status Open, type Bug); the newest first: "
+    )
     assert {c.document_id for c in open_bugs.sources} == {"jira:PAY-1", "jira:PAY-3"}
     # "assigned to <Name>" without a project counts that person's issues
     ada = ask("Which open issues are assigned to Ada Lovelace?")

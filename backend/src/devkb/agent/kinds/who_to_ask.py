@@ -1,5 +1,5 @@
 """Who to ask: "who knows about X", "who owns X", "who should I ask about X", "who is the expert on
-X" with no issue, commit or pull request named (a quoted title or a path is part of X) → a search for X, then the people on the documents found, ranked by
+X", "who is working on X" with no issue, commit or pull request named (a quoted title or a path is part of X) → a search for X, then the people on the documents found, ranked by
 what they did there (assignee and author 3, reporter 2 — added up when one person did both —,
 commenter or editor 1), by how recent the document is (half the weight per ``HALF_LIFE_YEARS``
 older than the newest), by its rank and by how much of X it holds; each person with the
@@ -41,9 +41,15 @@ PHRASES = (
     ("who", "s", "the", "expert"),
     ("expert", "on"),
     ("experts", "on"),
+    # "who is working on the ledger?": the people of a topic (a named issue's are its fields)
+    ("who", "is", "working", "on"),
+    ("who", "s", "working", "on"),
+    ("who", "works", "on"),
+    ("who", "worked", "on"),
+    ("who", "has", "worked", "on"),
 )
 ASKING_WORDS = frozenset(
-    "who knows know owns own owner ask asking expert experts help talk should can i".split()
+    "who knows know owns own owner ask asking expert experts help talk should can i working works worked".split()
 )
 ROLES = (("assignee", 3.0, "assignee"), ("author", 3.0, "author"), ("reporter", 2.0, "reporter"))
 # a document's weight halves per this many years older than the newest (tuned on the tuning split
