@@ -462,6 +462,12 @@ def test_how_many_counts_every_document_with_the_fields_asked(planner):
     assert nobody.answer == "There are no issues (assigned to Nobody Here)." and nobody.sources == []
     # other types are counted as the question names them
     assert ask("how many commits are there?").answer.startswith("There is 1 commit; it is: ")
+    # "recent" / "latest N": the same list, newest first, N of them named
+    latest = ask("show me the latest 2 issues")
+    assert latest.answer.startswith("There are 3 issues; the newest first: ") and latest.answer.endswith(
+        "; and 1 more."
+    ), latest.answer
+    assert kind_of(parse_question("show me recent commits", KEYS), False).name == "count"
     # a count that is not of documents is not this kind
     assert kind_of(parse_question("how many story points is a typical ticket?", KEYS), False).name != "count"
     assert kind_of(parse_question("how many issues depend on PAY-1?", KEYS), False).name == "relation"

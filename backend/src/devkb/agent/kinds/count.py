@@ -27,11 +27,14 @@ from devkb.store.models import Document, SourceType
 STEP = Step(GraphQuery.name, "count: every document with the asked fields")
 MOST = 20_000  # documents read to count; a larger count is given as "at least"
 # "how many [open] [PAY] bugs", "the number of pull requests": the counted noun right after
-HOW_MANY = re.compile(
-    r"\b(?:how\s+many|(?:the\s+)?(?:number|count)\s+of)\s+"
+_COUNTED = (
     r"(?:(?:open|closed|resolved|reopened|in\s+progress|[A-Z][A-Z0-9]{1,9})\s+)*"
-    r"(?:issues|tickets|bugs|tasks|stories|epics|sub-?tasks|improvements|commits|pull\s+requests|prs|pages|files)\b",
-    re.IGNORECASE,
+    r"(?:issues|tickets|bugs|tasks|stories|epics|sub-?tasks|improvements|commits|pull\s+requests|prs|pages|files)\b"
+)
+HOW_MANY = re.compile(rf"\b(?:how\s+many|(?:the\s+)?(?:number|count)\s+of)\s+{_COUNTED}", re.IGNORECASE)
+# "show me recent commits", "the latest 5 pull requests", "last 3 PAY bugs": the newest, listed
+RECENT = re.compile(
+    rf"\b(?:recent|latest|newest|most\s+recent|last)\s+(?:(\d{{1,2}})\s+)?{_COUNTED}", re.IGNORECASE
 )
 ASSIGNED = re.compile(r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})")
 _SCOPES = ("project", "space", "repository")
@@ -63,7 +66,7 @@ class Count(QuestionKind):
         kinds = set(parsed.lookups.kinds)
         if not kinds <= set(_SCOPES):  # a named commit, pull request, file or page is a lookup
             return False
-        if HOW_MANY.search(parsed.text):
+        if HOW_MANY.search(parsed.text) or RECENT.search(parsed.text):
             return True
         return parsed.wanted in (None, "issue") and assignee_named(parsed.text) is not None
 
@@ -113,12 +116,14 @@ class Count(QuestionKind):
         head = f"{counted} {noun}{'s' * (n != 1)}{where}{whose}"
         if not listed:
             return f"There are no {noun}s{where}{whose}."
+        recent = RECENT.search(out.parsed.text)
+        shown = min(int(recent.group(1)), LIST_SHOWN) if recent and recent.group(1) else LIST_SHOWN
         items = []
-        for d in listed[:LIST_SHOWN]:
+        for d in listed[:shown]:
             cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
             status = d.document.metadata.get("status")
             items.append(f"{d.document.title}{f' ({status})' if status else ''}{cite}")
-        more = f"; and {n - LIST_SHOWN} more" if n > LIST_SHOWN else ""
+        more = f"; and {n - shown} more" if n > shown else ""
         newest = "the newest first" if n > 1 else "it is"
         return f"There {'is' if n == 1 else 'are'} {head}; {newest}: " + "; ".join(items) + more + "."
 
