@@ -53,6 +53,9 @@ def test_keys_in_any_case_for_known_projects_and_the_wanted_type() -> None:
     assert p.wanted == "pull" and p.relation is not None
     assert parse_question("who's on FLUID-6504?", KEYS).fields == ("assignee",)
     assert "reporter" in parse_question("DECA-101 - who raised this one?", KEYS | {"DECA"}).fields
+    # "the latest on X", "any update on X": where it stands
+    for text in ("what's the latest on FLUID-6504?", "any update on FLUID-6504?", "any news on FLUID-6504?"):
+        assert parse_question(text, KEYS).fields == ("status",), text
 
 
 def test_follow_up_only_when_the_question_refers_back() -> None:

@@ -151,7 +151,8 @@ _PHRASES = {
 _FIELDS = _table(
     (
         r"\bstatus\b|\bstate\b|\bstill\s+open\b|\bopen\b|\bclosed\b|\bdone\b|\bwhere\s+(?:are\s+we|does|do\s+we|is)\b|"
-        r"\bstand\b|\bprogress\b|\bresolved\b|\bfinished\b",
+        r"\bstand\b|\bprogress\b|\bresolved\b|\bfinished\b|\blatest\s+(?:on|for|with)\b|\bupdates?\s+(?:on|for)\b|"
+        r"\bnews\s+(?:on|about)\b",
         "status",
     ),
     (r"\bresol(?:ution|ved)\b", "resolution"),
