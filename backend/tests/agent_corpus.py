@@ -109,7 +109,7 @@ def documents(injection: bool = True) -> list[SourceDocument]:
             updated_at="2024-05-03T10:00:00+00:00",
             content="PR #7: Retry refund webhooks\nState: merged · Author: ada\n\n## Description\n"
             "Adds exponential backoff to refund webhook deliveries. Fixes PAY-1.",
-            metadata={"repository": REPO, "number": 7, "author": "ada"},
+            metadata={"repository": REPO, "number": 7, "author": "ada", "state": "merged"},
             references=[Reference(PULL_ID, "jira:PAY-1", "pull-mentions-issue", "Fixes PAY-1", PULL_ID)],
         ),
         SourceDocument(

@@ -468,6 +468,16 @@ def test_how_many_counts_every_document_with_the_fields_asked(planner):
         "; and 1 more."
     ), latest.answer
     assert kind_of(parse_question("show me recent commits", KEYS), False).name == "count"
+    # "which … are open": every one in that state; a pull request's state is its own field
+    assert ask("what PRs are open?").answer == "There are no pull requests (state open)."
+    merged = ask("which pull requests are merged?")
+    assert merged.answer.startswith(
+        "There is 1 pull request (state merged); it is: PR #7: Retry refund webhooks"
+    )
+    assert ask("list the closed pull requests").answer.startswith(
+        "There is 1 pull request (state closed or merged)"
+    )
+    assert ask("which bugs are still open?").answer.startswith("There are 2 issues (status Open, type Bug)")
     # a count that is not of documents is not this kind
     assert kind_of(parse_question("how many story points is a typical ticket?", KEYS), False).name != "count"
     assert kind_of(parse_question("how many issues depend on PAY-1?", KEYS), False).name == "relation"

@@ -32,6 +32,14 @@ _COUNTED = (
     r"(?:issues|tickets|bugs|tasks|stories|epics|sub-?tasks|improvements|commits|pull\s+requests|prs|pages|files)\b"
 )
 HOW_MANY = re.compile(rf"\b(?:how\s+many|(?:the\s+)?(?:number|count)\s+of)\s+{_COUNTED}", re.IGNORECASE)
+# "what PRs are open?", "which bugs are still open", "list the open pull requests": every one, listed
+LISTED = re.compile(
+    rf"\b(?:(?:what|which)\s+{_COUNTED}\s+(?:are|were|is)\s+(?:still\s+)?"
+    r"(?:open|closed|merged|resolved|reopened|in\s+progress)\b|"
+    rf"\b(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+the)?\s+{_COUNTED})",
+    re.IGNORECASE,
+)
+PULL_STATES = {"open": ("open",), "closed": ("closed", "merged"), "merged": ("merged",)}
 # "show me recent commits", "the latest 5 pull requests", "last 3 PAY bugs": the newest, listed
 RECENT = re.compile(
     rf"\b(?:recent|latest|newest|most\s+recent|last)\s+(?:(\d{{1,2}})\s+)?{_COUNTED}", re.IGNORECASE
@@ -66,7 +74,7 @@ class Count(QuestionKind):
         kinds = set(parsed.lookups.kinds)
         if not kinds <= set(_SCOPES):  # a named commit, pull request, file or page is a lookup
             return False
-        if HOW_MANY.search(parsed.text) or RECENT.search(parsed.text):
+        if HOW_MANY.search(parsed.text) or RECENT.search(parsed.text) or LISTED.search(parsed.text):
             return True
         return parsed.wanted in (None, "issue") and assignee_named(parsed.text) is not None
 
@@ -78,6 +86,7 @@ class Count(QuestionKind):
         wanted = parsed.wanted if parsed.wanted in _WANTED else "issue"
         base, source, _noun = _WANTED[wanted]
         filters = asked_fields(parsed)
+        states = filters.pop("state", [])  # a pull request's: read off the documents below
         if any(f in filters for f in _FIELDS) or "project" in filters:
             base, source = _WANTED["issue"][0], SourceType.JIRA  # only issues have them
         types = [source] if source is not None else None
@@ -89,7 +98,7 @@ class Count(QuestionKind):
             docs = [
                 d
                 for d in store.find_documents({**base, **filters}, types=types, limit=MOST)
-                if scope.allows(d)
+                if scope.allows(d) and (not states or str(d.metadata.get("state", "")).lower() in states)
             ]
         docs.sort(key=lambda d: d.updated_at, reverse=True)
         listed = [EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)]
@@ -146,6 +155,13 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
     person = assignee_named(parsed.text)
     if person:
         out["assignee"] = [person]
+    if parsed.wanted == "pull":  # a pull request has a state (open, closed, merged), not a status
+        out.pop("status", None)
+        out.pop("issue_type", None)
+        words = re.findall(r"\b(open|closed|merged)\b", parsed.text.lower())
+        states = [s for w in dict.fromkeys(words) for s in PULL_STATES[w]]
+        if states:
+            out["state"] = list(dict.fromkeys(states))
     return out
 
 
@@ -155,8 +171,8 @@ def describe(fields: dict[str, list[str]]) -> str:
     for scope in _SCOPES:
         if scope in fields:
             parts.append(f" in {', '.join(fields[scope])}")
-    named = {"status": "status", "issue_type": "type"}
-    extra = [f"{named[f]} {' or '.join(fields[f])}" for f in _FIELDS if f in fields]
+    named = {"status": "status", "issue_type": "type", "state": "state"}
+    extra = [f"{named[f]} {' or '.join(fields[f])}" for f in (*_FIELDS, "state") if f in fields]
     if "assignee" in fields:
         extra.append(f"assigned to {fields['assignee'][0]}")
     return "".join(parts) + (" (" + ", ".join(extra) + ")" if extra else "")
