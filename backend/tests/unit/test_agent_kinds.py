@@ -467,6 +467,7 @@ def test_how_many_counts_every_document_with_the_fields_asked(planner):
     assert latest.answer.startswith("There are 3 issues; the newest first: ") and latest.answer.endswith(
         "; and 1 more."
     ), latest.answer
+    assert len(latest.sources) == 2  # the two named, not the whole list
     assert kind_of(parse_question("show me recent commits", KEYS), False).name == "count"
     # "which … are open": every one in that state; a pull request's state is its own field
     assert ask("what PRs are open?").answer == "There are no pull requests (state open)."

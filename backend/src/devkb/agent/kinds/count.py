@@ -109,6 +109,9 @@ class Count(QuestionKind):
         ctx.outcome.composed_kind = wanted
         ctx.took(STEP)
 
+    def sources(self, out: Outcome, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
+        return (out.listed or [])[: min(most, named_at_most(out.parsed))]
+
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
         # the count is exact whatever part of the list is cited
         n = len(out.listed or [])
@@ -125,8 +128,7 @@ class Count(QuestionKind):
         head = f"{counted} {noun}{'s' * (n != 1)}{where}{whose}"
         if not listed:
             return f"There are no {noun}s{where}{whose}."
-        recent = RECENT.search(out.parsed.text)
-        shown = min(int(recent.group(1)), LIST_SHOWN) if recent and recent.group(1) else LIST_SHOWN
+        shown = named_at_most(out.parsed)
         items = []
         for d in listed[:shown]:
             cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
@@ -135,6 +137,12 @@ class Count(QuestionKind):
         more = f"; and {n - shown} more" if n > shown else ""
         newest = "the newest first" if n > 1 else "it is"
         return f"There {'is' if n == 1 else 'are'} {head}; {newest}: " + "; ".join(items) + more + "."
+
+
+def named_at_most(parsed: ParsedQuestion) -> int:
+    """How many of the list the answer names: N of "the latest N …", else ``LIST_SHOWN``."""
+    recent = RECENT.search(parsed.text)
+    return min(int(recent.group(1)), LIST_SHOWN) if recent and recent.group(1) else LIST_SHOWN
 
 
 def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
