@@ -92,3 +92,19 @@ def test_what_changed_in_an_issue_the_reader_cannot_read_is_not_found_alike(clie
     # bob, who reads PAY, is told what changed (or that nothing did), from PAY-12's own record
     bob = ask(client, "bob@acme.example", "What changed in PAY-12 last week?")
     assert bob["status"] == "answered" and "PAY-12" in bob["answer"]
+
+
+def test_a_count_counts_only_what_the_reader_can_read(client):
+    # carol reads WEB, not PAY: a count over PAY is "no issues … that you can read", in the words
+    # a project that does not exist gets, and a count over everything is her WEB issues alone
+    hidden = ask(client, "carol@acme.example", "How many issues are in PAY?")
+    missing = ask(client, "carol@acme.example", "How many issues are in NOPE?")
+    assert hidden["answer"] == "There are no issues in PAY that you can read."
+    assert hidden["answer"].replace("PAY", "X") == missing["answer"].replace("NOPE", "X")
+    assert hidden["sources"] == [] and hidden["status"] == "answered"
+    everything = ask(client, "carol@acme.example", "How many issues are there?")
+    assert everything["answer"].startswith("There are 11 issues that you can read; the newest first: WEB-")
+    assert all(s["document_id"].startswith("jira:WEB-") for s in everything["sources"])
+    # bob reads PAY: his count names PAY's issues
+    bob = ask(client, "bob@acme.example", "How many issues are in PAY?")
+    assert bob["answer"].startswith("There are ") and "PAY-" in bob["answer"]

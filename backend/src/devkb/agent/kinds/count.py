@@ -39,6 +39,7 @@ LISTED = re.compile(
     rf"\b(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+the)?\s+{_COUNTED})",
     re.IGNORECASE,
 )
+_IN_KEY = re.compile(r"\b(?:in|of|for)\s+([A-Z][A-Z0-9]{1,9})\b(?!-\d)")
 PULL_STATES = {"open": ("open",), "closed": ("closed", "merged"), "merged": ("merged",)}
 # "show me recent commits", "the latest 5 pull requests", "last 3 PAY bugs": the newest, listed
 RECENT = re.compile(
@@ -152,6 +153,12 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         for name, values in lookup.filters.items():
             if name in _SCOPES or name in _FIELDS:
                 out.setdefault(name, []).extend(v for v in values if v not in out.get(name, []))
+    if not any(scope in out for scope in _SCOPES) and parsed.wanted in (None, "issue"):
+        # "how many issues are in NOPE?": a project key the reader has no issue of is still the
+        # scope (nothing counted, in the words a hidden project gets), not the whole tracker
+        m = _IN_KEY.search(parsed.text)
+        if m:
+            out["project"] = [m.group(1)]
     if "status" not in out:  # a status or type without a project ("open bugs assigned to …")
         statuses = [m.title() for m in dict.fromkeys(m.lower() for m in STATUS.findall(parsed.text))]
         if statuses:
