@@ -41,6 +41,11 @@ QUESTIONS = (
     "Which pull request fixed the webhook retries?",
     "Who worked on PAY-12?",
     "How many open bugs are there in PAY?",
+    "How many issues are there?",  # a count over everything: the reader's own
+    "What PRs are open?",
+    "What's blocking the checkout redesign?",  # a relation whose anchor is named by title
+    "Who is working on the ledger?",
+    "What did the onboarding page say in October?",  # a page at the end of a month
     "What changed in the WEB project last month?",
     "Show me the onboarding handbook",
     "What does the payments service README say about deployment?",
