@@ -481,4 +481,11 @@ def test_how_many_counts_every_document_with_the_fields_asked(planner):
     assert ask("which bugs are still open?").answer.startswith("There are 2 issues (status Open, type Bug)")
     # a count that is not of documents is not this kind
     assert kind_of(parse_question("how many story points is a typical ticket?", KEYS), False).name != "count"
+    # every issue type the lookups know is a counted noun, in the plural
+    for text in (
+        "how many new features does PAY have?",
+        "the number of PAY sub-tasks",
+        "how many epics are open?",
+    ):
+        assert kind_of(parse_question(text, KEYS), False).name == "count", text
     assert kind_of(parse_question("how many issues depend on PAY-1?", KEYS), False).name == "relation"

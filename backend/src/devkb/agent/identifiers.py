@@ -34,9 +34,8 @@ SPACE = re.compile(r"\b(?:space\s+([A-Z][A-Z0-9]{1,15})\b|([A-Z][A-Z0-9]{1,15})\
 PROJECT_WORD = re.compile(r"\b(?:project\s+([A-Z][A-Z0-9]{1,9})\b|([A-Z][A-Z0-9]{1,9})\s+project\b)")
 DATE = re.compile(r"\b(since|after|from|before|until|by|in)\s+(\d{4}(?:-\d{2}(?:-\d{2})?)?)\b", re.IGNORECASE)
 STATUS = re.compile(r"\b(open|closed|resolved|reopened|in progress)\b", re.IGNORECASE)
-ISSUE_TYPE = re.compile(
-    r"\b(bugs?|tasks?|improvements?|new features?|sub-?tasks?|stories|story|epics?)\b", re.IGNORECASE
-)
+ISSUE_TYPE_WORDS = r"bugs?|tasks?|improvements?|new features?|sub-?tasks?|stories|story|epics?"
+ISSUE_TYPE = re.compile(rf"\b({ISSUE_TYPE_WORDS})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ KINDS: tuple[QuestionKind, ...] = (
     Blocked(),
     WhoToAsk(),  # "who knows about X" with nothing named: people, not the field of a document
     Comparison(),  # two documents named and "compare" / "difference between" / "vs"
-    RelationKind(),  # its anchor comes from Lookup / CarryOver / a search
     Count(),  # "how many issues in WEB?", "… assigned to Marcus Chen": every document with fields
+    RelationKind(),  # its anchor comes from Lookup / CarryOver / a search
     Lookup(),
     CarryOver(),
     Period(),

@@ -17,7 +17,7 @@ from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN
-from devkb.agent.identifiers import ISSUE_TYPE, STATUS, issue_type
+from devkb.agent.identifiers import ISSUE_TYPE, ISSUE_TYPE_WORDS, STATUS, issue_type
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
 from devkb.agent.question import ParsedQuestion
@@ -26,10 +26,13 @@ from devkb.store.models import Document, SourceType
 
 STEP = Step(GraphQuery.name, "count: every document with the asked fields")
 MOST = 20_000  # documents read to count; a larger count is given as "at least"
-# "how many [open] [PAY] bugs", "the number of pull requests": the counted noun right after
+# "how many [open] [PAY] bugs", "the number of pull requests": the counted noun right after — an
+# issue type the lookups know (agent/identifiers.py: bugs, new features, sub-tasks, …) or a kind
+# plural only: "how many story points" counts no stories
+_TYPES = "|".join(w.removesuffix("?") for w in ISSUE_TYPE_WORDS.split("|") if w.endswith(("?", "ies")))
 _COUNTED = (
     r"(?:(?:open|closed|resolved|reopened|in\s+progress|[A-Z][A-Z0-9]{1,9})\s+)*"
-    r"(?:issues|tickets|bugs|tasks|stories|epics|sub-?tasks|improvements|commits|pull\s+requests|prs|pages|files)\b"
+    rf"(?:issues|tickets|{_TYPES}|commits|pull\s+requests|prs|pages|files)\b"
 )
 HOW_MANY = re.compile(rf"\b(?:how\s+many|(?:the\s+)?(?:number|count)\s+of)\s+{_COUNTED}", re.IGNORECASE)
 # "what PRs are open?", "which bugs are still open", "list the open pull requests": every one, listed
@@ -70,7 +73,9 @@ class Count(QuestionKind):
     filters = False  # the list is exact: FilterDocs would reorder what the count describes
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
-        if parsed.issue_keys or parsed.relation is not None or parsed.follow_up:
+        if parsed.issue_keys or parsed.follow_up:
+            return False
+        if parsed.relation is not None and parsed.relation.name != "subtask":  # "how many sub-tasks": a type
             return False
         kinds = set(parsed.lookups.kinds)
         if not kinds <= set(_SCOPES):  # a named commit, pull request, file or page is a lookup

@@ -1,0 +1,249 @@
+"""Counts and lists by field ("how many open bugs are in FLUID?", "which issues are assigned to
+Justin Obara?") against the raw Fluid Jira export — every one of its 10,052 issues indexed, and
+the expected count worked out here from the raw JSON (``fields.status.name``,
+``fields.issuetype.name``, ``fields.assignee.displayName``, the key's project), never from the
+store the answer reads.
+
+The questions are generated from the raw data, several phrasings per shape (a project; a project
+and a status; a project and a type; all three; an assignee), and split by a hash of their text into
+``tuning`` and ``heldout`` (the count kind was not tuned on either; both are reported). A question
+scores 1 when the answer states the expected count ("There are 412 issues …", "There is 1 issue …",
+"There are no issues …").
+
+    python -m devkb_devtools.evaluation.count_eval --fluid ../shared/data/fluid [--split heldout] [-v] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import random
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+FLUID = Path(__file__).resolve().parents[6] / "shared" / "data" / "fluid"
+JIRA_URL = "https://issues.fluidproject.org"
+# the words the count kind reads a status and a type from (agent/identifiers.py), and how a
+# question names them
+STATUS_WORDS = {"Open": "open", "Closed": "closed", "Resolved": "resolved", "Reopened": "reopened"}
+TYPE_WORDS = {"Bug": "bugs", "Task": "tasks", "Improvement": "improvements", "New Feature": "new features"}
+_COUNT = re.compile(r"^There (?:is|are) (no|at least \d+|\d+) ", re.IGNORECASE)
+
+
+@dataclass
+class CountQuestion:
+    id: str
+    shape: str
+    question: str
+    expected: int
+    split: str
+
+
+@dataclass
+class Outcome:
+    id: str
+    shape: str
+    split: str
+    question: str
+    expected: int
+    stated: int | None
+    right: bool
+    answer: str
+
+
+def _issues(fluid: Path) -> Iterator[dict[str, Any]]:
+    with gzip.open(fluid / "jira" / "issues.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _split(text: str) -> str:
+    return "heldout" if int(hashlib.sha256(text.encode()).hexdigest(), 16) % 2 else "tuning"
+
+
+def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQuestion]:
+    """Count questions with their expected answers, from the raw issues."""
+    project: Counter[str] = Counter()
+    project_status: Counter[tuple[str, str]] = Counter()
+    project_type: Counter[tuple[str, str]] = Counter()
+    project_status_type: Counter[tuple[str, str, str]] = Counter()
+    assignee: Counter[str] = Counter()
+    for issue in _issues(fluid):
+        f = issue["fields"]
+        p = issue["key"].split("-")[0]
+        status, kind = f["status"]["name"], f["issuetype"]["name"]
+        project[p] += 1
+        project_status[p, status] += 1
+        project_type[p, kind] += 1
+        project_status_type[p, status, kind] += 1
+        name = (f.get("assignee") or {}).get("displayName")
+        if name:
+            assignee[name] += 1
+    rng = random.Random(seed)
+    out: list[CountQuestion] = []
+
+    def add(shape: str, phrasings: Sequence[str], expected: int) -> None:
+        text = phrasings[len(out) % len(phrasings)]
+        out.append(CountQuestion(f"C{len(out) + 1:03d}", shape, text, expected, _split(text)))
+
+    for p in sorted(project):
+        add(
+            "project",
+            [
+                f"How many issues are in {p}?",
+                f"how many {p} issues are there?",
+                f"What's the number of issues in {p}?",
+            ],
+            project[p],
+        )
+    pairs = sorted(k for k in project_status if k[1] in STATUS_WORDS)
+    for p, s in rng.sample(pairs, min(per_shape, len(pairs))):
+        w = STATUS_WORDS[s]
+        add(
+            "project+status",
+            [
+                f"How many {w} issues are in {p}?",
+                f"how many {p} issues are {w}?",
+                f"number of {w} tickets in {p}",
+            ],
+            project_status[p, s],
+        )
+    types = sorted(k for k in project_type if k[1] in TYPE_WORDS)
+    for p, t in rng.sample(types, min(per_shape, len(types))):
+        w = TYPE_WORDS[t]
+        add(
+            "project+type",
+            [f"How many {w} does {p} have?", f"how many {w} are there in {p}?", f"the number of {p} {w}"],
+            project_type[p, t],
+        )
+    triples = sorted(k for k in project_status_type if k[1] in STATUS_WORDS and k[2] in TYPE_WORDS)
+    for p, s, t in rng.sample(triples, min(per_shape, len(triples))):
+        sw, tw = STATUS_WORDS[s], TYPE_WORDS[t]
+        add(
+            "project+status+type",
+            [f"How many {sw} {tw} are there in {p}?", f"how many {sw} {p} {tw} are there?"],
+            project_status_type[p, s, t],
+        )
+    people = sorted(n for n in assignee if re.fullmatch(r"[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){1,3}", n))
+    for name in rng.sample(people, min(per_shape, len(people))):
+        add(
+            "assignee",
+            [f"Which issues are assigned to {name}?", f"how many issues are assigned to {name}?"],
+            assignee[name],
+        )
+    return out
+
+
+def stated_count(answer: str) -> int | None:
+    m = _COUNT.match(answer)
+    if not m:
+        return None
+    said = m.group(1).lower()
+    return 0 if said == "no" else int(said.removeprefix("at least "))
+
+
+def build_store(fluid: Path, data_dir: Path) -> Any:
+    """Every raw issue through the product's Jira converter and pipeline into an embedded store
+    (the test kit's feature-hashing embedder: a count reads fields, not vectors)."""
+    from devkb.sources.jira.convert import issue_to_document
+    from devkb_devtools.testkit import build_indexer
+    from devkb_devtools.testkit.hashing_embedder import HashingEmbedder
+
+    indexer = build_indexer(data_dir, HashingEmbedder(), [])
+    batch: list[Any] = []
+    for issue in _issues(fluid):
+        batch.append(issue_to_document(issue, JIRA_URL))
+        if len(batch) == 256:
+            indexer.pipeline.run(batch, "jira")
+            batch = []
+    if batch:
+        indexer.pipeline.run(batch, "jira")
+    return indexer
+
+
+def evaluate(fluid: Path, splits: Sequence[str], verbose: bool = False) -> tuple[list[Outcome], float]:
+    from devkb.agent.ask_service import AskService
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.planner import Planner
+    from devkb.agent.tools import Toolbox
+    from devkb_devtools.testkit.hashing_embedder import HashingEmbedder
+
+    asked = [q for q in questions(fluid) if q.split in splits]
+    with tempfile.TemporaryDirectory(prefix="devkb-count-eval-") as tmp:
+        started = time.perf_counter()
+        indexer = build_store(fluid, Path(tmp))
+        seconds = time.perf_counter() - started
+        try:
+            store = indexer.store
+            keys = {k.split("-")[0] for k in _keys(fluid)}
+            toolbox = Toolbox(store, HybridSearch(store, HashingEmbedder()), lambda: keys)
+            ask = AskService(Planner(toolbox, lambda: keys)).ask
+            outcomes = []
+            for q in asked:
+                answer = ask(q.question).answer
+                stated = stated_count(answer)
+                o = Outcome(
+                    q.id, q.shape, q.split, q.question, q.expected, stated, stated == q.expected, answer
+                )
+                outcomes.append(o)
+                if verbose and not o.right:
+                    print(
+                        f"- {q.id} {q.question!r}: expected {q.expected}, stated {stated}\n    {answer[:300]}"
+                    )
+        finally:
+            indexer.close()
+    return outcomes, seconds
+
+
+def _keys(fluid: Path) -> list[str]:
+    return [i["key"] for i in _issues(fluid)]
+
+
+def table(outcomes: Sequence[Outcome]) -> str:
+    rows = ["| split | shape | questions | count right |", "|---|---|---:|---:|"]
+    for split in ("tuning", "heldout"):
+        mine = [o for o in outcomes if o.split == split]
+        if not mine:
+            continue
+        for shape in dict.fromkeys(o.shape for o in mine):
+            group = [o for o in mine if o.shape == shape]
+            rows.append(
+                f"| {split} | {shape} | {len(group)} | {sum(o.right for o in group) / len(group):.3f} |"
+            )
+        rows.append(f"| {split} | all | {len(mine)} | {sum(o.right for o in mine) / len(mine):.3f} |")
+    return "\n".join(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m devkb_devtools.evaluation.count_eval", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("--fluid", type=Path, default=FLUID)
+    p.add_argument("--split", action="append", choices=["tuning", "heldout"])
+    p.add_argument("-v", "--verbose", action="store_true", help="print every wrong count")
+    p.add_argument("--json", type=Path)
+    args = p.parse_args(argv)
+    if not (args.fluid / "jira" / "issues.jsonl.gz").is_file():
+        print(f"error: no Fluid Jira export at {args.fluid}", file=sys.stderr)
+        return 2
+    outcomes, seconds = evaluate(args.fluid, args.split or ["tuning", "heldout"], args.verbose)
+    print(f"indexed every Fluid issue in {seconds:.0f} s", file=sys.stderr)
+    print(table(outcomes))
+    if args.json:
+        args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=2) + "\n")
+    wrong = [o for o in outcomes if not o.right]
+    return 1 if wrong and len(wrong) / len(outcomes) > 0.05 else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,25 @@
+"""The count evaluation on the real Fluid Jira export: every count the count kind states for the
+generated questions equals the one worked out from the raw JSON (devkb_devtools.evaluation.count_eval)."""
+
+from __future__ import annotations
+
+import pytest
+
+from devkb_devtools.evaluation.count_eval import evaluate, questions, stated_count
+
+pytestmark = pytest.mark.integration
+
+
+def test_every_count_matches_the_raw_export(fluid_dir):
+    outcomes, _ = evaluate(fluid_dir, ["tuning", "heldout"])
+    assert len(outcomes) == len(questions(fluid_dir)) > 100
+    wrong = [(o.question, o.expected, o.stated) for o in outcomes if not o.right]
+    assert not wrong, wrong[:5]
+
+
+def test_the_stated_count_is_read_off_the_answer():
+    assert stated_count("There are 412 issues in FLUID; the newest first: …") == 412
+    assert stated_count("There is 1 issue (assigned to Cindy Li); it is: …") == 1
+    assert stated_count("There are no issues in NOPE.") == 0
+    assert stated_count("There are at least 20000 issues; …") == 20000
+    assert stated_count("FLUID-1: status Open [1].") is None
