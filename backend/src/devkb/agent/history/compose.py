@@ -44,6 +44,11 @@ class _Cites:
         return f"[{self._index[key]}]"
 
 
+def _no_issue(intent: HistoryIntent) -> HistoryAnswer:
+    """The issues the question names are not among the reader's documents (hidden or missing alike)."""
+    return HistoryAnswer(f"I found no issue {', '.join(intent.issue_keys)} you can read.", [], missing=True)
+
+
 def _version_document(doc: Document, v: Version) -> Document:
     sep = "&" if "?" in doc.url else "?"
     return replace(
@@ -134,9 +139,7 @@ def answer_state(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             + f" {ref}."
         )
     if not lines:
-        return HistoryAnswer(
-            f"I found no issue {', '.join(intent.issue_keys)} you can read.", [], missing=True
-        )
+        return _no_issue(intent)
     return HistoryAnswer(" ".join(lines), cites.docs)
 
 
@@ -185,9 +188,7 @@ def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             f"{key} first reached {hit.to_value} ({hit.field}) on {_when(hit.valid_from)}, moved by {hit.author}{came} {ref}."
         )
     if not lines:
-        return HistoryAnswer(
-            f"I found no issue {', '.join(intent.issue_keys)} you can read.", [], missing=True
-        )
+        return _no_issue(intent)
     return HistoryAnswer(" ".join(lines), cites.docs)
 
 
@@ -334,9 +335,7 @@ def answer_digest(intent: HistoryIntent, store: GraphStore, today: date) -> Hist
     if intent.issue_keys and not (anchors or intent.titles or intent.scope_keys or intent.repositories):
         # the issues it names are not among the reader's documents: say so, as the other history
         # answers do, rather than answering for the whole knowledge base
-        return HistoryAnswer(
-            f"I found no issue {', '.join(intent.issue_keys)} you can read.", [], missing=True
-        )
+        return _no_issue(intent)
     named = store.get_documents(sorted(anchors))
     label = _scope_label(intent, named)
     changes, docs = _scoped_changes(store, intent, window, anchors)

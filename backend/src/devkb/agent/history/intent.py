@@ -10,10 +10,9 @@ the store. Five kinds, checked in this order:
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 
 from devkb.agent.history.when import Window, days_in, instant_in, window_in
 from devkb.agent.question import ParsedQuestion
@@ -118,10 +117,9 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
     instant = instant_in(text, today=today)
     window = window_in(text, today)
     label = ""
-    if instant is None and window is not None and window.span == "month":
+    if instant is None and window is not None and window.last_day is not None:
         # "what did the page say in March": as it stood at the end of that month
-        first = datetime.strptime(window.label.removeprefix("in "), "%B %Y").date()
-        instant = window.end, first.replace(day=calendar.monthrange(first.year, first.month)[1])
+        instant = window.end, window.last_day
         label = f"at the end of {window.label.removeprefix('in ')}"
     first_clause = _CLAUSE_END.split(text, maxsplit=1)[0]
     digest = bool(DIGEST_STRONG.search(text) or (window is not None and DIGEST_WEAK.search(first_clause)))

@@ -46,7 +46,7 @@ class Window:
     start: str
     end: str
     label: str  # how the answer names it
-    span: str = ""  # "month" for a calendar month (a page "in March" is read at its end)
+    last_day: date | None = None  # a calendar month's last day (a page "in March" is read at its end)
 
 
 def iso(moment: datetime) -> str:
@@ -119,7 +119,7 @@ def _month_window(year: int, month: int, zone: tzinfo) -> Window:
     last = calendar.monthrange(year, month)[1]
     start = _start(date(year, month, 1), zone)
     end = _start(date(year, month, last), zone) + timedelta(days=1)
-    return Window(iso(start), iso(end), "in " + start.strftime("%B %Y"), "month")
+    return Window(iso(start), iso(end), "in " + start.strftime("%B %Y"), date(year, month, last))
 
 
 def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | None:

@@ -52,7 +52,7 @@ ASSIGNED = re.compile(r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'�
 _SCOPES = ("project", "space", "repository")
 _FIELDS = ("status", "issue_type")
 # the wanted type → (what find_documents filters on, the source, the noun)
-_WANTED: dict[str, tuple[dict[str, list[str]], SourceType | None, str]] = {
+_WANTED: dict[str, tuple[dict[str, list[str]], SourceType, str]] = {
     "issue": ({"kind": ["issue"]}, SourceType.JIRA, "issue"),
     "commit": ({"kind": ["commit"]}, SourceType.GITHUB, "commit"),
     "pull": ({"kind": ["pull"]}, SourceType.GITHUB, "pull request"),
@@ -95,15 +95,12 @@ class Count(QuestionKind):
         states = filters.pop("state", [])  # a pull request's: read off the documents below
         if any(f in filters for f in _FIELDS) or "project" in filters:
             base, source = _WANTED["issue"][0], SourceType.JIRA  # only issues have them
-        types = [source] if source is not None else None
-        if source is not None and not scope.allows_type(source):
-            types = []  # the question's source filter leaves this type out: nothing to count
         store = ctx.toolbox.graph_query.store
         docs: list[Document] = []
-        if types != []:
+        if scope.allows_type(source):  # else the question's source filter leaves it out: nothing to count
             docs = [
                 d
-                for d in store.find_documents({**base, **filters}, types=types, limit=MOST)
+                for d in store.find_documents({**base, **filters}, types=[source], limit=MOST)
                 if scope.allows(d) and (not states or str(d.metadata.get("state", "")).lower() in states)
             ]
         docs.sort(key=lambda d: d.updated_at, reverse=True)

@@ -53,9 +53,8 @@ class History(QuestionKind):
         return out.composed or ""
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
-        if (
-            not docs and out.composed_kind != "digest"
-        ):  # "nothing changed" is an answer; "no such issue" is not
+        # "nothing changed" is an answer; "no such issue" is not
+        if not docs and out.composed_kind != "digest":
             return "not_found", trust.exact_confidence("no document you can read matches", kind="key_missing")
         if not docs:
             return "answered", trust.exact_confidence("no stored change you can read in that window")

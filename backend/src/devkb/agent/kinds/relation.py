@@ -19,6 +19,7 @@ from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up
 from devkb.agent.question import ParsedQuestion, Relation, relation_named, words_of
+from devkb.agent.retrieval.fields import summary_of
 from devkb.agent.tools import FetchNeighbors, RAGSearch
 from devkb.store.models import Neighbor
 
@@ -83,7 +84,7 @@ class RelationKind(QuestionKind):
         if out.anchor_words and out.anchors:
             a = out.anchors[0]
             cite = f" [{numbers[a.id]}]" if a.id in numbers else ""
-            name, title = identifier(a), _untitled(a)
+            name, title = identifier(a), summary_of(a.document)
             named = f"{name}: {title}" if name != title else f"“{title}”"
             lines.append(f"“{out.anchor_words}” taken as {named}{cite}.")
         return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers)])
@@ -230,14 +231,6 @@ def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
     return ""
 
 
-_KEY_PREFIX = re.compile(r"^\s*[A-Za-z][A-Za-z0-9]*-\d+\s*[:\-–]?\s*")
-
-
-def _untitled(doc: EvidenceDoc) -> str:
-    """A document's title without the key it starts with (Jira titles are "KEY: summary")."""
-    return _KEY_PREFIX.sub("", doc.document.title) or doc.document.title
-
-
 def title_anchor(
     parsed: ParsedQuestion, found: Sequence[EvidenceDoc], top: int = 3
 ) -> tuple[EvidenceDoc, Relation, str] | None:
@@ -249,7 +242,11 @@ def title_anchor(
     redesign"); with the run, to say what was taken for what."""
     asked = parsed.words
     for doc in found[:top]:
-        title = {w for w in words_of(_untitled(doc)) if len(w) > 2 and not w.isdigit() and w not in STOPWORDS}
+        title = {
+            w
+            for w in words_of(summary_of(doc.document))
+            if len(w) > 2 and not w.isdigit() and w not in STOPWORDS
+        }
         run, matched = _longest_run(asked, title)
         if matched < 2 or 2 * matched < len(title):
             continue
