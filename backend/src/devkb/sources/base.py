@@ -8,13 +8,29 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from devkb.store.models import Reference, SourceType, Version
 
 VERSION_MESSAGES_FIELD = "version-messages"  # reference_text field of a page's version messages
+RAMP_FIRST = 4  # documents in a load's first batch when each costs requests of its own (ramp_up)
+
+T = TypeVar("T")
+
+
+def ramp_up(items: Sequence[T], first: int = RAMP_FIRST) -> Iterator[Sequence[T]]:
+    """``items`` in groups of ``first``, twice that, four times, … (the last holds the rest).
+
+    For a load whose documents each cost requests and conversion of their own (a page with its
+    older versions): the first batch reaches the pipeline, and the embedder, after a few
+    documents instead of a whole page of results, and the rest load while it embeds."""
+    start, size = 0, max(1, first)
+    while start < len(items):
+        yield items[start : start + size]
+        start += size
+        size *= 2
 
 
 @dataclass

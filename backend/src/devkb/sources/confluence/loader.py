@@ -23,7 +23,7 @@ from atlassian import Confluence
 from pydantic import SecretStr
 
 from devkb.errors import ConfigurationError, PermanentSourceError
-from devkb.sources.base import HistoryPolicy, LoadBatch
+from devkb.sources.base import HistoryPolicy, LoadBatch, ramp_up
 from devkb.sources.confluence.cloud_api import CloudPages, as_v1_page
 from devkb.sources.confluence.convert import (
     page_doc_id,
@@ -349,10 +349,12 @@ class ConfluenceLoader:
                 if shown is not None:
                     restricted[pid] = (shown, restriction_gate(raw, self.name) or [])
             for i in range(0, len(changed), self.config.page_size):
-                chunk = changed[i : i + self.config.page_size]
-                yield self._cloud_batch(
-                    key, space, index, chunk, cursor, seen, resolve, len(changed), restricted
-                )
+                page = changed[i : i + self.config.page_size]
+                # each page costs requests of its own: the space's first ones reach the pipeline soon
+                for chunk in ramp_up(page) if i == 0 else [page]:
+                    yield self._cloud_batch(
+                        key, space, index, list(chunk), cursor, seen, resolve, len(changed), restricted
+                    )
             for _ in range(VERIFY_PASSES):
                 now = self._cloud_space(key)
                 if now is None:
@@ -446,8 +448,11 @@ class ConfluenceLoader:
             cql += " order by lastmodified asc"
             seen: dict[str, Any] = {}  # page id → version number indexed
             restricted = self._restricted_pages(space)
-            for results, total in self._search(cql, PAGE_EXPAND):
-                yield self._batch(space, results, cursor, seen, resolve, total, restricted)
+            for n, (results, total) in enumerate(self._search(cql, PAGE_EXPAND)):
+                # a page's older versions cost requests and conversion of their own: the space's
+                # first pages reach the pipeline (and the embedder) while the rest load
+                for part in ramp_up(results) if n == 0 else [results]:
+                    yield self._batch(space, list(part), cursor, seen, resolve, total, restricted)
             for _ in range(VERIFY_PASSES):
                 listed = {
                     str(p["id"]): (p.get("version") or {}).get("number")
