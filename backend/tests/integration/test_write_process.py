@@ -59,6 +59,19 @@ def test_writes_land_in_order_and_the_writer_reads_them(store):
     assert store.get_document("t:a").chunks[0].content == "two"  # the caller's own connection sees it
 
 
+def test_a_checkpoint_with_nothing_on_its_way_is_written_without_waiting_for_a_process(store):
+    """A sync's first store writes are small (its link hints, a checkpoint): with no process
+    running and nothing handed in, they are applied at once instead of waiting for a process to
+    start; once documents are on their way, checkpoints follow them through the process."""
+    wp = store.offloaded()
+    wp.save_sync_state(SyncState(source="t", cursor="first"))
+    assert wp._process is None and store.get_sync_state("t").cursor == "first"
+    wp.write_documents([doc("t:a")])
+    assert wp._process is not None
+    wp.save_sync_state(SyncState(source="t", cursor="after-a"))  # behind t:a, never before it
+    assert wp.get_sync_state("t").cursor == "after-a" and "t:a" in store.document_ids()
+
+
 def test_a_failed_write_stops_its_threads_later_checkpoints_until_it_is_reported(store):
     store._conn().execute(REFUSE)
     wp = store.offloaded()

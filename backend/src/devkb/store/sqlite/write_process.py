@@ -129,6 +129,13 @@ class WriteProcess:
         self._submit("write_documents", payload, docs, chunks)
 
     def save_sync_state(self, state: SyncState) -> None:
+        with self._lock:
+            if self._process is None and self._sent == self._applied and not self._closed:
+                # no process and nothing on its way (a sync's first checkpoint or link hints):
+                # applied here, in order all the same, instead of waiting for a process to start
+                self._raise_for_lane()
+                self.store.save_sync_state(state)
+                return
         self._submit("save_sync_state", ((state,), {}), [], [])  # pickled now: the caller goes on changing it
 
     # -- reads that wait only for the writes they could see --------------------------------
