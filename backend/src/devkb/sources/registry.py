@@ -39,49 +39,46 @@ def build_loader(cfg: SourceConfig) -> SourceLoader:
                 people=dict(cfg.people),
             )
         )
-    builders = _extra_builders()
-    if cfg.type in builders:
-        loader: SourceLoader = builders[cfg.type](cfg)
+    builder = _extra_builder(cfg.type)
+    if builder is not None:
+        loader: SourceLoader = builder(cfg)
         return loader
     raise ConfigurationError(f"source {cfg.name}: the {cfg.type} loader is not available")
 
 
-def _extra_builders() -> dict[str, Callable[[SourceConfig], SourceLoader]]:
-    """Loaders of other source types register here (Confluence, GitHub, files, web)."""
-    found: dict[str, Callable[[SourceConfig], SourceLoader]] = {}
+def _extra_builder(kind: str) -> Callable[[SourceConfig], SourceLoader] | None:
+    """The loader builder of another source type (Confluence, GitHub, files, uploads, web), or
+    None when its libraries are not installed. Only that type's module is imported: a workspace
+    without GitHub does not pay for PyGithub (and its crypto) on every process's first sync."""
     try:
-        from devkb.sources.confluence import build_confluence_loader
+        if kind == "confluence":
+            from devkb.sources.confluence import build_confluence_loader
 
-        found["confluence"] = build_confluence_loader
-    except ImportError:
-        pass
-    try:
-        from devkb.sources.github import build_github_loader
+            return build_confluence_loader
+        if kind == "github":
+            from devkb.sources.github import build_github_loader
 
-        found["github"] = build_github_loader
-    except ImportError:
-        pass
-    try:  # the converters' libraries (pypdf, python-docx, trafilatura)
-        from devkb.sources.files import build_files_loader
+            return build_github_loader
+        if kind == "files":  # the converters' libraries (pypdf, python-docx, trafilatura)
+            from devkb.sources.files import build_files_loader
 
-        found["files"] = build_files_loader
-    except ImportError:
-        pass
-    try:
-        from devkb.sources.uploads import build_uploads_loader
+            return build_files_loader
+        if kind == "uploads":
+            from devkb.sources.uploads import build_uploads_loader
 
-        found["uploads"] = build_uploads_loader
-    except ImportError:
-        pass
-    try:
-        from devkb.sources.web import build_web_loader
+            return build_uploads_loader
+        if kind == "web":
+            from devkb.sources.web import build_web_loader
 
-        found["web"] = build_web_loader
+            return build_web_loader
     except ImportError:
-        pass
-    return found
+        return None
+    return None
+
+
+EXTRA_TYPES = ("confluence", "github", "files", "uploads", "web")
 
 
 def available_types() -> set[str]:
     """Source types whose loader is installed."""
-    return {"jira", *_extra_builders()}
+    return {"jira", *(kind for kind in EXTRA_TYPES if _extra_builder(kind) is not None)}
