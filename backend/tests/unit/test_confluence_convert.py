@@ -28,6 +28,18 @@ def test_storage_format_keeps_structure_readable():
     assert out.links == [PageLink(href="/display/PAY/Retry+Policy"), PageLink(title="Runbook")]
 
 
+def test_a_body_converted_again_gives_the_same_result_and_a_list_of_its_own():
+    """Bodies repeat (versions that changed only the title, the current body for the document and
+    its newest version): the conversion is remembered, and a caller changing its links changes
+    nobody else's."""
+    first = storage_to_text(BODY)
+    first.links.append(PageLink(title="added by a caller"))
+    again = storage_to_text(BODY)
+    assert again.text == first.text
+    assert again.links == [PageLink(href="/display/PAY/Retry+Policy"), PageLink(title="Runbook")]
+    assert storage_to_text("").text == "" and storage_to_text("").links == []
+
+
 def page(**over):
     p = {
         "id": "42",
