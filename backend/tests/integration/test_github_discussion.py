@@ -79,3 +79,22 @@ def test_a_configured_branch_beyond_the_default_has_its_commits_indexed() -> Non
     on_branch = {d.id for d in docs if d.metadata.get("branch") == branch}
     assert expected and on_branch == expected  # exactly the commits the branch has beyond main
     assert expected <= listed
+
+
+@pytest.mark.parametrize("enterprise", [False, True])
+def test_lists_are_read_as_json_page_by_page_following_the_link_header(
+    documents, monkeypatch, enterprise: bool
+) -> None:
+    """The loader reads lists (commits, pull requests, their discussions, issues) as the JSON
+    GitHub sent, following each response's ``Link: rel="next"``: with two items per page the same
+    documents come out as with a hundred, on github.com and under GHES's ``/api/v3``."""
+    import devkb.sources.github.loader as github_loader
+
+    monkeypatch.setattr(github_loader, "PAGE_SIZE", 2)
+    with EmulatorSuite(Dataset.load(DEMO_DATA), github_enterprise=enterprise) as suite:
+        loader = GitHubLoader(GitHubLoaderConfig(name="code", repos=[REPO], url=suite.github_url))
+        commits = list(loader._listing(REPO, "/commits", "sha"))
+        assert len(commits) > 2 and len({c["sha"] for c in commits}) == len(commits)
+        paged = load(suite.github_url)
+    assert sorted(paged) == sorted(documents)
+    assert all(paged[i].content == documents[i].content for i in documents)
