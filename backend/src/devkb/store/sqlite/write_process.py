@@ -86,7 +86,8 @@ def _serve(path: str, inbox: Any, outbox: Any) -> None:
 class WriteProcess:
     """A store whose ``write_documents`` and ``save_sync_state`` are applied by a process of their
     own (see the module docstring); everything else is the wrapped store, after the writes before
-    it. The process starts on the first write and stops with ``close``."""
+    it. The process starts on the first write of documents (a checkpoint with nothing on its way
+    is written here, at once) and stops with ``close``."""
 
     def __init__(self, store: Any, max_in_flight: int = 16) -> None:
         self.store = store
