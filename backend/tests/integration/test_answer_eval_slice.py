@@ -24,7 +24,7 @@ pytestmark = pytest.mark.corpus
 def test_question_sets_are_well_formed(fluid_dir):
     gold = CorpusGold(fluid_dir)
     for split in ("tuning", "heldout"):
-        qs = load_questions([split], follow_ups=True)
+        qs = load_questions([split], follow_ups=True, by_title=True)
         by_intent: dict[str, int] = defaultdict(int)
         for q in qs:
             by_intent[q.intent] += 1

@@ -56,6 +56,9 @@ def test_the_registry_ends_with_search_and_names_each_kind_once():
         ("what changed in October 2026?", False, "history"),
         ("show me documents from October 2026", False, "period"),
         ("how are refund webhooks retried?", False, "search"),
+        ("who is the assignee of the checkout redesign?", False, "field-by-title"),
+        ("is the Apple Pay button done?", False, "field-by-title"),
+        ("when was the checkout redesign created?", False, "search"),  # a date, not a field value
     ],
 )
 def test_each_question_finds_its_kind(text, carried, kind):
@@ -441,6 +444,34 @@ def test_a_relation_question_may_name_its_issue_by_title(planner):
     # a title that only shares a word or two with the question is not taken for an anchor
     loose = AskService(planner).ask("What is related to webhook retries?")
     assert "taken as" not in loose.answer
+
+
+def test_a_field_question_may_name_its_issue_by_title(planner):
+    # "who is the assignee of the checkout redesign?" quoted passages: the search finds PAY-2 by
+    # its title (a plural in the title matches the question's singular), the answer gives its field
+    # and says what it took for what; the issue is cited first
+    ask = AskService(planner).ask
+    a = ask("Who is the assignee of the idempotency key for webhook handlers?")
+    assert a.answer.startswith("“idempotency key for webhook handlers” taken as PAY-2: Idempotency keys")
+    assert "PAY-2: assignee Alan Turing [1]." in a.answer
+    assert a.sources[0].document_id == "jira:PAY-2"
+    status = ask("is the refund webhooks fail after provider timeout bug done?")
+    assert "PAY-1: status Open [1]." in status.answer
+    # a title that shares only a word or two with the question is not taken for the issue
+    loose = ask("who is the assignee of the webhook work?")
+    assert "taken as" not in loose.answer
+
+
+def test_title_words_compare_by_stem_and_runs_skip_stop_words():
+    from devkb.agent.kinds.titles import longest_run, stem
+
+    assert stem("charges") == stem("charge") and stem("recalibrating") == stem("recalibrate")
+    words = ("who", "reported", "the", "double", "charge", "incident")
+    assert longest_run(words, {"postmortem", "double", "charge"}) == (("double", "charge"), 2)
+    assert longest_run(("keys", "for", "the", "webhook"), {"keys", "webhook"}) == (
+        ("keys", "for", "the", "webhook"),
+        2,
+    )
 
 
 def test_how_many_counts_every_document_with_the_fields_asked(planner):

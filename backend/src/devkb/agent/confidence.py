@@ -64,6 +64,8 @@ META_WORDS = frozenset(
         "should would could need needs use using make know tell show example examples written write "
         # asking for a summary is not a topic: "summarize the onboarding page" is about onboarding
         "summarize summarise summarized summarised summary summaries overview outline recap gist tldr"
+        # which code, and a change to it: "which pull requests touched the webhook code?" is about webhooks
+        " code touch touched touches touching"
     )
 )
 

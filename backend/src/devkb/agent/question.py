@@ -151,7 +151,7 @@ _PHRASES = {
 _FIELDS = _table(
     (
         r"\bstatus\b|\bstate\b|\bstill\s+open\b|\bopen\b|\bclosed\b|\bdone\b|\bwhere\s+(?:are\s+we|does|do\s+we|is)\b|"
-        r"\bstand\b|\bprogress\b|\bresolved\b|\bfinished\b|\blatest\s+(?:on|for|with)\b|\bupdates?\s+(?:on|for)\b|"
+        r"\bstand\b|\bprogress\b|\bresolved\b|\bfinished\b|\bfixed\b(?!\s+in\b)|\blatest\s+(?:on|for|with)\b|\bupdates?\s+(?:on|for)\b|"
         r"\bnews\s+(?:on|about)\b",
         "status",
     ),
@@ -173,6 +173,15 @@ _FIELDS = _table(
     (r"\bwhen\b|\bcreated\b|\bdate\b", "created"),
     (r"\bauthor|\bwho\s+(?:wrote|made|committed)\b", "author"),
 )
+
+
+def field_words(question: str) -> frozenset[str]:
+    """The words that ask for a field ("who is assigned", "where do we stand", "status"): what
+    is left names the document the field is asked of."""
+    return frozenset(
+        w for pattern, _ in _FIELDS for m in pattern.finditer(question) for w in words_of(m.group(0))
+    )
+
 
 _QTYPE = _table(
     (r"\bwhy\b|\bcause[sd]?\b|\broot\s+cause\b|\breason\b|\bhow\s+come\b", "why"),

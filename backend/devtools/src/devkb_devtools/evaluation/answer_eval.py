@@ -19,6 +19,9 @@ pull request JSON) — never from devkb's output:
   ``previous`` question naming the anchor): the previous question is asked first, then the
   question with that turn as history ("who is assigned to it?"); gold and scores as for
   ``<intent>``.
+- ``by-title-<intent>`` (``tests/eval/by_title_questions_{tuning,heldout}.jsonl``): the issue is
+  named by its title, as people say it ("who filed the fetchResource resourceSpec success option
+  ticket?"), never by its key; gold and scores as for ``<intent>``.
 
     python -m devkb_devtools.evaluation.answer_eval --fluid-slice ../shared/data/fluid           # both splits
     python -m devkb_devtools.evaluation.answer_eval --fluid-slice ../shared/data/fluid --split tuning -v
@@ -53,6 +56,11 @@ FOLLOW_UPS = {
     "tuning": EVAL_DIR / "followup_questions_tuning.jsonl",
 }
 FOLLOW_UP = "follow-up-"
+BY_TITLE_FILES = {
+    "heldout": EVAL_DIR / "by_title_questions_heldout.jsonl",
+    "tuning": EVAL_DIR / "by_title_questions_tuning.jsonl",
+}
+BY_TITLE = "by-title-"
 REPO = "fluid-project/infusion-docs"
 NOT_FOUND = re.compile(r"\bnot found\b|\bno (?:such|issue|document)\b|\bdoes not exist\b", re.IGNORECASE)
 _KEY = r"(?<![A-Za-z0-9-]){key}(?![0-9])"
@@ -85,8 +93,8 @@ class AnswerQuestion:
 
     @property
     def base_intent(self) -> str:
-        """What is asked: a follow-up's intent without its ``follow-up-`` prefix."""
-        return self.intent.removeprefix(FOLLOW_UP)
+        """What is asked: the intent without its ``follow-up-`` or ``by-title-`` prefix."""
+        return self.intent.removeprefix(FOLLOW_UP).removeprefix(BY_TITLE)
 
 
 @dataclass
@@ -157,13 +165,15 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def load_questions(
-    splits: Sequence[str] = ("tuning", "heldout"), follow_ups: bool = False
+    splits: Sequence[str] = ("tuning", "heldout"), follow_ups: bool = False, by_title: bool = False
 ) -> list[AnswerQuestion]:
     """The questions of ``splits``; ``follow_ups``: with the follow-up questions (they need the
-    previous turn asked first, as :func:`evaluate` does)."""
+    previous turn asked first, as :func:`evaluate` does); ``by_title``: with the questions that
+    name their issue by its title instead of its key."""
     out = []
     for split in splits:
-        for path in (SPLITS[split], *([FOLLOW_UPS[split]] if follow_ups else [])):
+        extra = [*([FOLLOW_UPS[split]] if follow_ups else []), *([BY_TITLE_FILES[split]] if by_title else [])]
+        for path in (SPLITS[split], *extra):
             for d in _jsonl(path):
                 out.append(
                     AnswerQuestion(
@@ -203,6 +213,10 @@ class CorpusGold:
             q = AnswerQuestion(q.id, q.base_intent, q.anchor, q.question, q.split)
         elif q.intent.startswith(FOLLOW_UP):
             raise ValueError(f"{q.id}: a follow-up needs the previous question")
+        if q.intent.startswith(BY_TITLE):
+            if re.search(_KEY.format(key=re.escape(q.anchor)), q.question, re.I):
+                raise ValueError(f"{q.id}: a by-title question names its issue by title, not by key")
+            q = AnswerQuestion(q.id, q.base_intent, q.anchor, q.question, q.split)
         if q.intent == "handbook":
             page = self.pages[q.anchor]
             return Gold((f"confluence:page:{page['id']}",), (page["title"],))
@@ -372,7 +386,7 @@ def _run(args: argparse.Namespace, llm_settings: dict[str, Any]) -> int:
     from devkb_devtools.evaluation.fluid_slice import build_slice, fluid_project_keys
 
     splits = args.split or ["tuning", "heldout"]
-    questions = load_questions(splits, follow_ups=True)
+    questions = load_questions(splits, follow_ups=True, by_title=True)
     gold_source = CorpusGold(args.fluid_slice)
     golds = {q.id: gold_source.gold(q) for q in questions}
     container = Container()
@@ -391,8 +405,11 @@ def _run(args: argparse.Namespace, llm_settings: dict[str, Any]) -> int:
             stats = build_slice(
                 args.fluid_slice,
                 slice_questions(
-                    load_questions(list(SPLITS), follow_ups=True),
-                    {q.id: gold_source.gold(q) for q in load_questions(list(SPLITS), follow_ups=True)},
+                    load_questions(list(SPLITS), follow_ups=True, by_title=True),
+                    {
+                        q.id: gold_source.gold(q)
+                        for q in load_questions(list(SPLITS), follow_ups=True, by_title=True)
+                    },
                 ),
                 store,
                 container.embedder(),

@@ -14,6 +14,7 @@ from devkb.agent.kinds.blocked import Blocked
 from devkb.agent.kinds.carry_over import CarryOver
 from devkb.agent.kinds.comparison import Comparison
 from devkb.agent.kinds.count import Count
+from devkb.agent.kinds.field import FieldByTitle
 from devkb.agent.kinds.history import History
 from devkb.agent.kinds.lookup import Lookup
 from devkb.agent.kinds.period import Period
@@ -36,6 +37,7 @@ KINDS: tuple[QuestionKind, ...] = (
     Lookup(),
     CarryOver(),
     Period(),
+    FieldByTitle(),  # "who is the assignee of the checkout redesign?": a field, a title
     Search(),
 )
 

@@ -13,12 +13,13 @@ from dataclasses import replace
 from typing import Any
 
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN, STOPWORDS, identifier
+from devkb.agent.extractive import LIST_SHOWN, identifier
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up
-from devkb.agent.question import ParsedQuestion, Relation, relation_named, words_of
+from devkb.agent.kinds.titles import named_by_title
+from devkb.agent.question import ParsedQuestion, Relation, relation_named
 from devkb.agent.retrieval.fields import summary_of
 from devkb.agent.tools import FetchNeighbors, RAGSearch
 from devkb.store.models import Neighbor
@@ -235,41 +236,11 @@ def title_anchor(
     parsed: ParsedQuestion, found: Sequence[EvidenceDoc], top: int = 3
 ) -> tuple[EvidenceDoc, Relation, str] | None:
     """A relation question without an identifier that names a document by its title ("what's
-    blocking the checkout redesign?" and WEB-1 "Checkout redesign 2026"): the first of the
-    search's top ``top`` documents whose title words (numbers and stop words aside) form a run of
-    the question's words — two or more of them and at least half, stop words between allowed —,
-    when the relation reads again with that run as its anchor ("blocking the checkout
-    redesign"); with the run, to say what was taken for what."""
-    asked = parsed.words
-    for doc in found[:top]:
-        title = {
-            w
-            for w in words_of(summary_of(doc.document))
-            if len(w) > 2 and not w.isdigit() and w not in STOPWORDS
-        }
-        run, matched = _longest_run(asked, title)
-        if matched < 2 or 2 * matched < len(title):
-            continue
+    blocking the checkout redesign?" and WEB-1 "Checkout redesign 2026"; :mod:`.titles`), when
+    the relation reads again with the title's run of words as its anchor ("blocking the
+    checkout redesign"); with the run, to say what was taken for what."""
+    for doc, run in named_by_title(parsed, found, top):
         relation = relation_named(parsed.text, run)
         if relation is not None:
             return doc, relation, " ".join(run)
     return None
-
-
-def _longest_run(words: Sequence[str], wanted: set[str]) -> tuple[tuple[str, ...], int]:
-    """The run of consecutive ``words`` holding the most distinct ``wanted`` words — stop words
-    between them allowed, the run starting and ending on a wanted word — and how many it holds."""
-    best: tuple[tuple[str, ...], int] = ((), 0)
-    for i, first in enumerate(words):
-        if first not in wanted:
-            continue
-        seen: set[str] = set()
-        last = j = i
-        while j < len(words) and ((words[j] in wanted and words[j] not in seen) or words[j] in STOPWORDS):
-            if words[j] in wanted:
-                seen.add(words[j])
-                last = j
-            j += 1
-        if len(seen) > best[1]:
-            best = (tuple(words[i : last + 1]), len(seen))
-    return best
