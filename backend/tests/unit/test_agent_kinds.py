@@ -160,6 +160,17 @@ def test_asking_for_a_summary_is_not_part_of_the_topic():
     assert signals("summarize the parental leave policy", docs).missing != ()
 
 
+def test_which_code_a_change_touched_is_not_part_of_the_topic():
+    """ "Which pull requests touched the webhook code?" is about webhooks: no pull request says
+    "touched" or "code", and the answer was "does not say" with the webhook pull requests listed
+    as related (seen in the demo)."""
+    docs = [_doc("PR #2: Verify webhook signatures", "Verify the signature header on every webhook.")]
+    for asked in ("Which pull requests touched the webhook code?", "what commits touch webhook code"):
+        held = signals(asked, docs)
+        assert held.missing == () and held.all == 1.0, (asked, held)
+    assert signals("which pull requests touched the ledger code?", docs).missing != ()
+
+
 def test_levels_and_statuses_follow_the_probability():
     assert [level(p) for p in (0.9, 0.6, 0.2)] == ["high", "medium", "low"]
     assert topic_status(0.9) == "answered" and topic_status(0.01) == "not_found"
