@@ -164,8 +164,8 @@ def test_which_code_a_change_touched_is_not_part_of_the_topic():
     """ "Which pull requests touched the webhook code?" is about webhooks: no pull request says
     "touched" or "code", and the answer was "does not say" with the webhook pull requests listed
     as related (seen in the demo)."""
-    docs = [_doc("PR #2: Verify webhook signatures", "Verify the signature header on every webhook.")]
-    for asked in ("Which pull requests touched the webhook code?", "what commits touch webhook code"):
+    docs = [_doc("Pull request #2", "This pull request verifies the signature header on every webhook.")]
+    for asked in ("Which pull requests touched the webhook code?", "what pull request touches webhook code"):
         held = signals(asked, docs)
         assert held.missing == () and held.all == 1.0, (asked, held)
     assert signals("which pull requests touched the ledger code?", docs).missing != ()
