@@ -485,6 +485,46 @@ def test_title_words_compare_by_stem_and_runs_skip_stop_words():
     )
 
 
+def test_open_issues_count_the_status_open_and_name_the_other_unresolved_ones(tmp_path, embedder):
+    """ "What are the open bugs in WEB?" answered from a passage, and "how many open …" counted the
+    status Open only, silent about the bug in progress that people mean by open too."""
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.tools import Toolbox
+    from devkb.indexing.references.context import LinkContext
+    from devkb_devtools.testkit import build_indexer
+    from tests.agent_corpus import _jira
+
+    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Open"),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", status="In Progress"),
+        _jira("PAY-3", "Old bug", "Gone.", status="Closed"),
+    ]
+    indexer.pipeline.run(docs, "jira")
+    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
+    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    for text in (
+        "what are the open bugs in PAY?",
+        "how many open bugs are in PAY?",
+        "what open bugs are there?",
+    ):
+        a = ask(text)
+        assert a.answer.startswith("There is 1 issue"), (text, a.answer)
+        assert a.answer.endswith(
+            " Not counted: 1 more issue is unresolved in another status: PAY-2 (In Progress)."
+        ), a.answer
+        assert [c.document_id for c in a.sources] == ["jira:PAY-1"]  # the count's list only
+    # a closed count says nothing more; "the issues with X" is a topic, not a list
+    assert "Not counted" not in ask("how many closed bugs are in PAY?").answer
+    assert kind_of(parse_question("what are the issues with refund webhooks?", KEYS), False).name != "count"
+    indexer.store.close()
+
+
+def test_who_should_i_talk_to_is_who_to_ask():
+    for text in ("who should I talk to about the ledger?", "who do I ask about idempotency keys?"):
+        assert kind_of(parse_question(text, KEYS), False).name == "who-to-ask", text
+
+
 def test_how_many_counts_every_document_with_the_fields_asked(planner):
     ask = AskService(planner).ask
     every = ask("How many issues are in PAY?")

@@ -6,7 +6,9 @@ count and the newest of them listed (``LIST_SHOWN``), never a passage of one of 
 The fields come from the parse (a project, space or repository; a status, an issue type) and
 "assigned to <Name>"; the documents counted are the wanted type's (issues unless the question
 asks for commits, pull requests, pages or files). "Open" is the status Open, as everywhere else
-in the lookups."""
+in the lookups; the answer then also names the issues with the same fields that are unresolved in
+another status ("In Progress", "To Do", …), which people often mean by open too, without counting
+them."""
 
 from __future__ import annotations
 
@@ -16,10 +18,11 @@ from collections.abc import Sequence
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN
+from devkb.agent.extractive import LIST_SHOWN, identifier
 from devkb.agent.identifiers import ISSUE_TYPE, ISSUE_TYPE_WORDS, STATUS, issue_type
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
+from devkb.agent.kinds.relation import is_resolved
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
 from devkb.store.models import Document, SourceType
@@ -34,12 +37,21 @@ _COUNTED = (
     r"(?:(?:open|closed|resolved|reopened|in\s+progress|[A-Z][A-Z0-9]{1,9})\s+)*"
     rf"(?:issues|tickets|{_TYPES}|commits|pull\s+requests|prs|pages|files)\b"
 )
+# "the open bugs", "the PAY issues": at least one status or project before the noun (what makes
+# "what are the open bugs in WEB?" a list, and "what are the issues with the checkout?" a topic)
+_QUALIFIED = (
+    r"(?:(?:open|closed|resolved|reopened|in\s+progress|[A-Z][A-Z0-9]{1,9})\s+)+"
+    rf"(?:issues|tickets|{_TYPES}|commits|pull\s+requests|prs|pages|files)\b"
+)
 HOW_MANY = re.compile(rf"\b(?:how\s+many|(?:the\s+)?(?:number|count)\s+of)\s+{_COUNTED}", re.IGNORECASE)
-# "what PRs are open?", "which bugs are still open", "list the open pull requests": every one, listed
+# "what PRs are open?", "which bugs are still open", "list the open pull requests", "what are the
+# open bugs in WEB?", "what open PRs are there?": every one, listed
 LISTED = re.compile(
     rf"\b(?:(?:what|which)\s+{_COUNTED}\s+(?:are|were|is)\s+(?:still\s+)?"
     r"(?:open|closed|merged|resolved|reopened|in\s+progress)\b|"
-    rf"\b(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+the)?\s+{_COUNTED})",
+    rf"\b(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+the)?\s+{_COUNTED}|"
+    rf"\b(?:what|which)\s+are\s+(?:all\s+)?the\s+{_QUALIFIED}|"
+    rf"\b(?:what|which)\s+{_QUALIFIED}\s+(?:are\s+there|do\s+(?:we|you|i)\s+have)\b)",
     re.IGNORECASE,
 )
 _IN_KEY = re.compile(r"\b(?:in|of|for)\s+([A-Z][A-Z0-9]{1,9})\b(?!-\d)")
@@ -104,6 +116,15 @@ class Count(QuestionKind):
                 if scope.allows(d) and (not states or str(d.metadata.get("state", "")).lower() in states)
             ]
         docs.sort(key=lambda d: d.updated_at, reverse=True)
+        if filters.get("status") == ["Open"] and source == SourceType.JIRA and scope.allows_type(source):
+            rest = {k: v for k, v in filters.items() if k != "status"}
+            others = [
+                d
+                for d in store.find_documents({**base, **rest}, types=[source], limit=MOST)
+                if scope.allows(d) and d.metadata.get("status") != "Open" and not is_resolved(d.metadata)
+            ]
+            others.sort(key=lambda d: d.updated_at, reverse=True)
+            ctx.outcome.unresolved_elsewhere = [EvidenceDoc(d, (d.title,)) for d in others]
         listed = [EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)]
         scope.add(listed[:LIST_SHOWN])
         scope.record(ToolCall(GraphQuery.name, {"fields": {**base, **filters}, "count": True}, len(listed)))
@@ -129,8 +150,9 @@ class Count(QuestionKind):
         whose = "" if out.reads_all else " that you can read"
         counted = f"at least {n}" if n >= MOST else str(n)
         head = f"{counted} {noun}{'s' * (n != 1)}{where}{whose}"
+        also = _unresolved_elsewhere(out.unresolved_elsewhere, noun)
         if not listed:
-            return f"There are no {noun}s{where}{whose}."
+            return f"There are no {noun}s{where}{whose}.{also}"
         shown = named_at_most(out.parsed)
         items = []
         for d in listed[:shown]:
@@ -139,7 +161,18 @@ class Count(QuestionKind):
             items.append(f"{d.document.title}{f' ({status})' if status else ''}{cite}")
         more = f"; and {n - shown} more" if n > shown else ""
         newest = "the newest first" if n > 1 else "it is"
-        return f"There {'is' if n == 1 else 'are'} {head}; {newest}: " + "; ".join(items) + more + "."
+        return f"There {'is' if n == 1 else 'are'} {head}; {newest}: " + "; ".join(items) + more + "." + also
+
+
+def _unresolved_elsewhere(docs: Sequence[EvidenceDoc], noun: str, most: int = 5) -> str:
+    """ " Not counted: 1 more issue is unresolved in another status: WEB-6 (In Progress)." """
+    if not docs:
+        return ""
+    n = len(docs)
+    names = [f"{identifier(d)} ({d.document.metadata.get('status')})" for d in docs[:most]]
+    more = f" and {n - most} more" if n > most else ""
+    verb = "is" if n == 1 else "are"
+    return f" Not counted: {n} more {noun}{'s' * (n != 1)} {verb} unresolved in another status: {', '.join(names)}{more}."
 
 
 def named_at_most(parsed: ParsedQuestion) -> int:

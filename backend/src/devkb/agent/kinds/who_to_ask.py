@@ -36,6 +36,11 @@ PHRASES = (
     ("who", "should", "i", "ask"),
     ("who", "can", "i", "ask"),
     ("who", "to", "ask"),
+    ("who", "should", "i", "talk", "to"),
+    ("who", "can", "i", "talk", "to"),
+    ("who", "to", "talk", "to"),
+    ("who", "should", "i", "contact"),
+    ("who", "do", "i", "ask"),
     ("who", "can", "help"),
     ("who", "is", "the", "expert"),
     ("who", "s", "the", "expert"),
@@ -49,7 +54,7 @@ PHRASES = (
     ("who", "has", "worked", "on"),
 )
 ASKING_WORDS = frozenset(
-    "who knows know owns own owner ask asking expert experts help talk should can i working works worked".split()
+    "who knows know owns own owner ask asking expert experts help talk to contact do should can i working works worked".split()
 )
 ROLES = (("assignee", 3.0, "assignee"), ("author", 3.0, "author"), ("reporter", 2.0, "reporter"))
 # a document's weight halves per this many years older than the newest (tuned on the tuning split
