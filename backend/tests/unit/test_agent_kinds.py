@@ -473,6 +473,42 @@ def test_a_field_question_may_name_its_issue_by_title(planner):
     assert "taken as" not in loose.answer
 
 
+def test_of_several_titles_the_question_names_the_one_it_says_most_of():
+    from devkb.agent.kinds.titles import named_in_question
+    from devkb.agent.question import field_words
+
+    def doc(doc_id: str, title: str, kind: SourceType = SourceType.JIRA) -> EvidenceDoc:
+        return EvidenceDoc(Document(doc_id, kind, title, "", "u", "2026-01-01T00:00:00Z"), ())
+
+    def named(text: str, docs: list[EvidenceDoc]) -> str | None:
+        found = named_in_question(parse_question(text, KEYS), docs, field_words(text))
+        return found[0].id if found else None
+
+    policy = [
+        doc("jira:PAY-9", "PAY-9: Define the retry policy for outbound PSP calls"),
+        doc("confluence:1", "PSP Retry Policy", SourceType.CONFLUENCE),
+    ]
+    assert named("who wrote the PSP retry policy?", policy) == "confluence:1"  # all of its title
+    uploader = [
+        doc("jira:FLUID-2030", "FLUID-2030: Uploader IE 7 Flash 9 error"),
+        doc(
+            "jira:FLUID-1731",
+            "FLUID-1731: Uploader 2: An ActionScript error occurs when uploading files, using IE7",
+        ),
+    ]
+    assert named("who reported the uploader ActionScript error in IE7?", uploader) == "jira:FLUID-1731"
+    assert named("who reported the uploader bug?", uploader) is None  # one word is not a name
+
+
+def test_a_product_version_in_a_title_is_not_a_page_version():
+    # "the payments API v2 migration" was read as version 2 of a page: "I found no page with that title"
+    assert (
+        kind_of(parse_question("is the payments API v2 migration done?", KEYS), False).name
+        == "field-by-title"
+    )
+    assert kind_of(parse_question("what did v3 of the retry policy page say?", KEYS), False).name == "history"
+
+
 def test_title_words_compare_by_stem_and_runs_skip_stop_words():
     from devkb.agent.kinds.titles import longest_run, stem
 

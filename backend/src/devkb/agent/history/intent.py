@@ -29,7 +29,7 @@ FIRST_WHO_VERBS = ("moved", "closed", "resolved", "reopened", "transitioned", "s
 FIRST_WHO = tuple(p for v in FIRST_WHO_VERBS for p in (("who", v), ("who", "first", v)))
 PAGE_AT = re.compile(
     r"\b(?:say|said|says|look(?:ed)?\s+like|read|contain(?:ed)?|written|wording|differ(?:s|ed|ence)?|diff|"
-    r"compare[sd]?|versions?\s+\d+|v\d+)\b",
+    r"compare[sd]?|versions?\s+\d+|v\d+\s+of)\b",  # "v3 of the page"; "the payments API v2" names a product
     re.IGNORECASE,
 )
 VERSION = re.compile(r"\b(?:version|v)\s*#?\s*(\d{1,4})\b", re.IGNORECASE)

@@ -62,22 +62,32 @@ def named_by_title(
 def named_in_question(
     parsed: ParsedQuestion, found: Sequence[EvidenceDoc], asking: frozenset[str], top: int = TOP
 ) -> tuple[EvidenceDoc, tuple[str, ...]] | None:
-    """Of the search's first ``top`` documents, the first one the question names by its title,
-    ``asking`` being the words that ask for something (a field) rather than name it; with the
-    question's words from the first to the last that named it."""
+    """Of the search's first ``top`` documents, the one the question names by its title — of
+    several, the one holding most of the question's words, then most of whose title the question
+    holds, the first on a tie —, ``asking`` being the words
+    that ask for something (a field) rather than name it; with the question's words from the first
+    to the last that named it."""
     words = parsed.words
     said = {
         stem(w)
         for w in words
         if len(w) > 2 and not w.isdigit() and w not in STOPWORDS and w not in asking and w not in _KIND_WORDS
     }
+    best: tuple[tuple[int, float], EvidenceDoc, set[str]] | None = None
     for doc in found[:top]:
         title = title_words(doc)
         hit = said & title
         if len(hit) >= 2 and (2 * len(hit) >= len(title) or 3 * len(hit) >= 2 * len(said)):
-            at = [i for i, w in enumerate(words) if stem(w) in hit]
-            return doc, words[at[0] : at[-1] + 1]
-    return None
+            # most of the question's words, then most of the title's: "PSP Retry Policy" before
+            # "Define the retry policy for outbound PSP calls"
+            score = (len(hit), len(hit) / len(title))
+            if best is None or score > best[0]:
+                best = (score, doc, hit)
+    if best is None:
+        return None
+    _, doc, hit = best
+    at = [i for i, w in enumerate(words) if stem(w) in hit]
+    return doc, words[at[0] : at[-1] + 1]
 
 
 def longest_run(words: Sequence[str], wanted: set[str]) -> tuple[tuple[str, ...], int]:
