@@ -457,6 +457,15 @@ def test_a_relation_question_may_name_its_issue_by_title(planner):
     assert "taken as" not in loose.answer
 
 
+def test_which_changes_fixed_an_issue_named_by_a_few_title_words(planner):
+    # "which PRs fixed the double payment bug?" answered the bug's status ("fixed" asks for one);
+    # the changes that fixed it are a relation, its issue named by a few of its title's words
+    a = AskService(planner).ask("which pull requests fixed the refund webhook timeout bug?")
+    assert a.answer.startswith("“refund webhook timeout” taken as PAY-1: Refund webhooks fail"), a.answer
+    assert "PR #7: Retry refund webhooks" in a.answer
+    assert kind_of(parse_question("which PRs fixed the double payment bug?", KEYS), False).name == "relation"
+
+
 def test_a_field_question_may_name_its_issue_by_title(planner):
     # "who is the assignee of the checkout redesign?" quoted passages: the search finds PAY-2 by
     # its title (a plural in the title matches the question's singular), the answer gives its field

@@ -129,7 +129,9 @@ _RELATIONS: tuple[tuple[str, str, Direction], ...] = (
     (r"\bsub-?tasks?\b|\bchild(?:ren)?\b|\bparent\b", "subtask", "both"),
     (r"\bsupersed\w*", "supersedes", "both"),
     (
-        r"\bworked\s+on|\bwork(?:ing)?\s+(?:on|for)\b|\bimplement\w*|\btouch\w*",
+        r"\bworked\s+on|\bwork(?:ing)?\s+(?:on|for)\b|\bimplement\w*|\btouch\w*|"
+        # "which PRs fixed the double payment bug?": the changes that did it, not its status
+        r"\b(?:which|what)\s+(?:commits?|pull\s+requests?|PRs?|changes?)\s+(?:fixed|resolved|closed|addressed)\b",
         "worked_on",
         "both",
     ),

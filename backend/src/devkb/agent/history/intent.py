@@ -32,7 +32,8 @@ PAGE_AT = re.compile(
     r"compare[sd]?|versions?\s+\d+|v\d+\s+of)\b",  # "v3 of the page"; "the payments API v2" names a product
     re.IGNORECASE,
 )
-VERSION = re.compile(r"\b(?:version|v)\s*#?\s*(\d{1,4})\b", re.IGNORECASE)
+# "version 3", "v3 of the page"; "the retry policy v1 and v2 issues" name products, not page versions
+VERSION = re.compile(r"\b(?:version\s*#?\s*|v(?=\d{1,4}\s+of\b))(\d{1,4})\b", re.IGNORECASE)
 # the Jira fields a state question asks about, by the words that name them
 FIELD_WORDS = (
     (frozenset({"status", "state", "stand", "stood"}), (), "status"),

@@ -18,8 +18,8 @@ from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up
-from devkb.agent.kinds.titles import named_by_title
-from devkb.agent.question import ParsedQuestion, Relation, relation_named
+from devkb.agent.kinds.titles import named_by_title, named_in_question
+from devkb.agent.question import ParsedQuestion, Relation, field_words, relation_named
 from devkb.agent.retrieval.fields import summary_of
 from devkb.agent.tools import FetchNeighbors, RAGSearch
 from devkb.store.models import Neighbor
@@ -81,13 +81,14 @@ class RelationKind(QuestionKind):
         if out.listed is None:
             return out.compose_answer(docs)
         numbers = {d.id: i for i, d in enumerate(docs, 1)}
-        lines = out.preamble(docs)
-        if out.anchor_words and out.anchors:
+        lines = []
+        if out.anchor_words and out.anchors:  # what was taken for what comes first
             a = out.anchors[0]
             cite = f" [{numbers[a.id]}]" if a.id in numbers else ""
             name, title = identifier(a), summary_of(a.document)
             named = f"{name}: {title}" if name != title else f"“{title}”"
             lines.append(f"“{out.anchor_words}” taken as {named}{cite}.")
+        lines += out.preamble(docs)
         return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers)])
 
 
@@ -243,4 +244,14 @@ def title_anchor(
         relation = relation_named(parsed.text, run)
         if relation is not None:
             return doc, relation, " ".join(run)
+    # "which commits fixed the order total bug?": commits or pull requests of an issue named by a few
+    # of its title's words, as a field question names it ("what is related to webhook retries?"
+    # stays a topic: a loose match names no anchor there)
+    if parsed.wanted not in ("commit", "pull"):
+        return None
+    named = named_in_question(parsed, found, field_words(parsed.text), top)
+    if named is not None and _kind(named[0].id, named[0].document.metadata) in ("issue", "gh-issue"):
+        relation = relation_named(parsed.text, named[1])
+        if relation is not None:
+            return named[0], relation, " ".join(named[1])
     return None
