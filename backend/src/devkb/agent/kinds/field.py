@@ -1,11 +1,12 @@
 """A field of a document named by its title: "who is the assignee of the checkout redesign?",
 "who reported the double charge incident?", "is the Apple Pay button done?" — a field asked
-(status, assignee, reporter, priority, …), a "who" question or "when" with a status ("when was the
-spinner bug closed?": the status changes from its changelog), no identifier, no relation →
-``RAGSearch`` on the question; when one of the search's first documents is named by its title
-(:func:`.titles.named_in_question`) and holds a value for the field (for "who": a person), it becomes the anchor and the answer gives its field ("“checkout
-redesign” taken as WEB-1: Checkout redesign 2026 [1]. WEB-1: assignee Hannah Weber [1].");
-otherwise the answer is the search's, as for any question without a kind of its own."""
+(status, assignee, reporter, priority, …), a "who" question, or "when" with a status ("when was
+the spinner bug closed?": the status changes from its changelog); no identifier, no relation →
+``RAGSearch`` on the question. When one of the search's first documents is named by its title
+(:func:`.titles.named_in_question`) and holds a value for the field (for "who": a person), it
+becomes the anchor and the answer gives its field ("“checkout redesign” taken as WEB-1: Checkout
+redesign 2026 [1]. WEB-1: assignee Hannah Weber [1]."); otherwise the answer is the search's, as
+for any question without a kind of its own."""
 
 from __future__ import annotations
 
@@ -36,12 +37,10 @@ class FieldByTitle(QuestionKind):
             not parsed.anchored
             and parsed.relation is None
             and (
-                bool(FIELDS.intersection(parsed.fields))
-                and parsed.qtype == "fact"
+                (parsed.qtype == "fact" and bool(FIELDS.intersection(parsed.fields)))
                 or parsed.qtype == "who"
                 # "when was the spinner bug closed?": its status changes, from its changelog
-                or parsed.qtype == "when"
-                and "status" in parsed.fields
+                or (parsed.qtype == "when" and "status" in parsed.fields)
             )
         )
 
