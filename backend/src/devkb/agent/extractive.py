@@ -280,6 +280,8 @@ def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | 
     parts = []
     for key in dict.fromkeys(wanted):
         value = meta.get(key)
+        if key == "status" and value is None and meta.get("state"):  # a GitHub issue or pull request
+            key, value = "state", meta["state"]
         if value in (None, "", []):
             if key == "assignee" and doc.document.id.startswith("jira:"):
                 parts.append("unassigned")

@@ -169,7 +169,11 @@ _FIELDS = _table(
         "reporter",
     ),
     (r"\bpriority\b|\burgent\b|\bseverity\b", "priority"),
-    (r"\bfix\s*versions?\b|\brelease\b|\bfixed\s+in\b|\bshipped\b", "fix_version"),
+    (
+        r"\bfix\s*versions?\b|\brelease\b|\bfixed\s+in\b|\bshipped\b|\bship(?:s|ping)?\s+in\b|"
+        r"\b(?:which|what)\s+version\b",
+        "fix_version",
+    ),
     (r"\bcomponents?\b", "component"),
     (r"\b(?:issue\s+)?type\b|\bkind\s+of\s+issue\b", "issue_type"),
     (r"\bwhen\b|\bcreated\b|\bdate\b", "created"),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from devkb.agent.answer import Confidence, Status
+from devkb.agent.confidence import level
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import field_facts, identifier
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, assess_topic
@@ -27,6 +28,7 @@ FIELDS = frozenset(
     {"status", "resolution", "assignee", "reporter", "priority", "fix_version", "component", "issue_type"}
 )
 STEP = Step(RAGSearch.name, "a field of a document named by its title: search")
+ONE_WORD = 0.6  # the most a document named by one word of its title is trusted (medium)
 
 
 class FieldByTitle(QuestionKind):
@@ -37,7 +39,8 @@ class FieldByTitle(QuestionKind):
             not parsed.anchored
             and parsed.relation is None
             and (
-                (parsed.qtype == "fact" and bool(FIELDS.intersection(parsed.fields)))
+                # "… the integer minor units change ship in?": "change" names the thing, not a question type
+                (parsed.qtype in ("fact", "changed") and bool(FIELDS.intersection(parsed.fields)))
                 or parsed.qtype == "who"
                 # "when was the spinner bug closed?": its status changes, from its changelog
                 or (parsed.qtype == "when" and "status" in parsed.fields)
@@ -68,6 +71,9 @@ class FieldByTitle(QuestionKind):
         name, title = identifier(anchor), summary_of(anchor.document)
         named = f"{name}: {title}" if name != title else f"“{title}”"
         taken = f"“{out.anchor_words}” taken as {named} [{docs.index(anchor) + 1}]."
+        facts = out.preamble(docs)
+        if facts and out.parsed.qtype != "when":  # the field is the answer ("when": with passages)
+            return " ".join([taken, *facts])
         return f"{taken} {out.compose_answer(docs)}"
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
@@ -78,4 +84,8 @@ class FieldByTitle(QuestionKind):
             return assess_topic(out.parsed.text, docs)
         status, confidence = assess_topic(out.anchor_words, docs)
         named = f"named by its title: {identifier(out.anchors[0])}; "
+        if len(out.anchor_words.split()) == 1 and confidence.probability > ONE_WORD:
+            # one word of a title ("the PCI work") may name another document as well
+            named = f"named by one word of its title: {identifier(out.anchors[0])}; "
+            confidence = replace(confidence, probability=ONE_WORD, level=level(ONE_WORD))
         return status, replace(confidence, reason=named + confidence.reason)

@@ -10,7 +10,8 @@ A search's top documents are tried in order; numbers and stop words aside.
   says besides asking for the field, compared by their Snowball stems ("recalibrating the
   cameras" names "recalibrate the cameras"), and at least half of the title's or two thirds of the
   question's ("who reported the OSDPL activity logging issue?" names "OSDPL Architecture: Log
-  activity on OSDPL to help determine usefulness of various sections")."""
+  activity on OSDPL to help determine usefulness of various sections"); or, when the question
+  says one word only ("the PCI work"), the search's first document if its title holds it."""
 
 from __future__ import annotations
 
@@ -74,10 +75,13 @@ def named_in_question(
         if len(w) > 2 and not w.isdigit() and w not in STOPWORDS and w not in asking and w not in _KIND_WORDS
     }
     best: tuple[tuple[int, float], EvidenceDoc, set[str]] | None = None
-    for doc in found[:top]:
+    for rank, doc in enumerate(found[:top]):
         title = title_words(doc)
         hit = said & title
-        if len(hit) >= 2 and (2 * len(hit) >= len(title) or 3 * len(hit) >= 2 * len(said)):
+        # one word said ("who is assigned to the PCI work?"): the search's first document, when
+        # its title holds the word
+        alone = len(said) == 1 and hit == said and rank == 0
+        if alone or (len(hit) >= 2 and (2 * len(hit) >= len(title) or 3 * len(hit) >= 2 * len(said))):
             # most of the question's words, then most of the title's: "PSP Retry Policy" before
             # "Define the retry policy for outbound PSP calls"
             score = (len(hit), len(hit) / len(title))
