@@ -514,6 +514,22 @@ def test_of_several_titles_the_question_names_the_one_it_says_most_of():
     assert named("who reported the actionscript bug?", uploader) is None
 
 
+def test_when_an_issue_without_a_changelog_was_closed_is_its_resolution_date():
+    from devkb.agent.extractive import field_facts
+
+    meta = {
+        "key": "WEB-8",
+        "status": "Closed",
+        "resolution": "Fixed",
+        "resolved": "2026-05-22T11:00:00+00:00",
+    }
+    doc = EvidenceDoc(
+        Document("jira:WEB-8", SourceType.JIRA, "WEB-8: Spinner", "", "u", "", metadata=meta), ()
+    )
+    fact = field_facts(parse_question("when was the spinner bug closed?", KEYS), 1, doc)
+    assert fact is not None and fact.startswith("WEB-8: resolved on 2026-05-22 11:00; status Closed"), fact
+
+
 def test_a_product_version_in_a_title_is_not_a_page_version():
     # "the payments API v2 migration" was read as version 2 of a page: "I found no page with that title"
     assert (

@@ -302,6 +302,8 @@ def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | 
             parts.append("changed it: " + ", ".join(changed[:6]))
     if parsed.qtype == "when":
         moved = transitions(parsed, meta)
+        if not moved and meta.get("resolved"):  # no changelog: the resolution date Jira keeps
+            moved = f"resolved on {str(meta['resolved'])[:16].replace('T', ' ')}"
         if moved:
             parts.insert(0, moved)
     return f"{identifier(doc)}: {'; '.join(parts)} [{number}]." if parts else None
