@@ -29,7 +29,7 @@ TOP = 3  # how many of the search's documents may be the one named
 
 
 _STEMMER = Stemmer.Stemmer("english")
-# nouns that say what kind of thing is asked about, not which one
+# words that say what kind of thing is asked about ("the … bug"), or nothing ("yet"), not which one
 _KIND_WORDS = frozenset({"bug", "issue", "ticket", "task", "story", "item", "thing", "work", "one", "yet"})
 
 
@@ -63,11 +63,10 @@ def named_by_title(
 def named_in_question(
     parsed: ParsedQuestion, found: Sequence[EvidenceDoc], asking: frozenset[str], top: int = TOP
 ) -> tuple[EvidenceDoc, tuple[str, ...]] | None:
-    """Of the search's first ``top`` documents, the one the question names by its title — of
-    several, the one holding most of the question's words, then most of whose title the question
-    holds, the first on a tie —, ``asking`` being the words
-    that ask for something (a field) rather than name it; with the question's words from the first
-    to the last that named it."""
+    """Of the search's first ``top`` documents, the one the question names by its title (of
+    several: the one holding most of the question's words, then most of whose title the question
+    holds, the first on a tie), ``asking`` being the words that ask for something (a field)
+    rather than name it; with the question's words from the first to the last that named it."""
     words = parsed.words
     said = {
         stem(w)
