@@ -586,6 +586,117 @@ def test_open_issues_count_the_status_open_and_name_the_other_unresolved_ones(tm
     indexer.store.close()
 
 
+def test_issues_we_closed_are_every_resolved_one_not_the_status_closed_alone(tmp_path, embedder):
+    """ "How many bugs did we close in WEB?" counted every bug of the project, the one in progress
+    too: the verb was no field. Closing as something done is any resolution (Closed, Resolved,
+    Done); "how many bugs are closed" stays the status Closed."""
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.tools import Toolbox
+    from devkb.indexing.references.context import LinkContext
+    from devkb_devtools.testkit import build_indexer
+    from tests.agent_corpus import _jira
+
+    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Open"),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", status="In Progress"),
+        _jira("PAY-3", "Old bug", "Gone.", status="Closed"),
+        _jira("PAY-4", "Rounding bug", "Cents.", status="Resolved"),
+    ]
+    indexer.pipeline.run(docs, "jira")
+    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
+    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    for text in (
+        "how many bugs did we close in PAY?",
+        "which bugs were fixed in PAY?",
+        "how many PAY bugs have been resolved?",
+        "what bugs did the team fix in PAY?",
+    ):
+        a = ask(text)
+        assert a.answer.startswith("There are 2 issues in PAY (type Bug, closed or resolved)"), (
+            text,
+            a.answer,
+        )
+        assert {c.document_id for c in a.sources} == {"jira:PAY-3", "jira:PAY-4"}, text
+    assert ask("how many bugs are closed in PAY?").answer.startswith("There is 1 issue in PAY (status Closed")
+    indexer.store.close()
+
+
+def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, embedder):
+    """ "Which issues mention Apple Pay?" names no document: the relation took the search's first
+    hit as its anchor and listed that one's neighbours. Now every issue whose text holds the words
+    in order, case and hyphens aside, and "not found" when none does."""
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.kinds.mentions import asked_phrase
+    from devkb.agent.tools import Toolbox
+    from devkb.indexing.references.context import LinkContext
+    from devkb_devtools.testkit import build_indexer
+    from tests.agent_corpus import _jira
+
+    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Apple Pay refunds time out.", status="Open"),
+        _jira("PAY-2", "Ledger drift", "Totals drift for apple-pay captures. Nothing else.", status="Closed"),
+        _jira("PAY-3", "Pay with an apple", "Pay buttons and apple icons.", status="Open"),
+    ]
+    indexer.pipeline.run(docs, "jira")
+    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
+    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    a = ask("which issues mention Apple Pay?")
+    assert a.answer.startswith("2 issues mention “Apple Pay”: "), a.answer
+    assert {c.document_id for c in a.sources} == {"jira:PAY-1", "jira:PAY-2"}
+    assert a.status == "answered"
+    none = ask("which issues mention Google Pay?")
+    assert none.status == "not_found" and none.sources == [], none.answer
+    assert asked_phrase("are there any tickets that reference the 3-D Secure flow in WEB?") == (
+        "3-D Secure flow",
+        "WEB",
+    )
+    assert (
+        asked_phrase("which issues mention that the refund webhook fails with a timeout after retries?")
+        is None
+    )
+    indexer.store.close()
+
+
+def test_what_a_person_worked_on_lists_their_issues_not_passages_naming_them(tmp_path, embedder):
+    """ "What did Priya work on?" quoted changelog lines that named her. Now the issues assigned to
+    the person (the full name completed from a first name when one person fits), what they wrote,
+    and for "is … working on" only what is still going on; two people who fit are asked back."""
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.tools import Toolbox
+    from devkb.indexing.references.context import LinkContext
+    from devkb_devtools.testkit import build_indexer
+    from tests.agent_corpus import _jira
+
+    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Open", assignee="Ada Lovelace"),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", status="Closed", assignee="Ada Lovelace"),
+        _jira("PAY-3", "Old bug", "Gone.", status="Open", assignee="Ada Byron"),
+        _jira("PAY-4", "Rounding", "Cents.", status="Open", assignee="Linus Pauling"),
+    ]
+    indexer.pipeline.run(docs, "jira")
+    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
+    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    did = ask("what did Ada Lovelace work on?")
+    assert did.answer.startswith("Ada Lovelace worked on 2 issues; the newest first: "), did.answer
+    assert {c.document_id for c in did.sources} == {"jira:PAY-1", "jira:PAY-2"}
+    assert [t.tool for t in did.tool_calls] == ["GraphQuery"]
+    now = ask("what is Ada Lovelace working on?")
+    assert now.answer.startswith("Ada Lovelace is working on 1 issue; "), now.answer
+    assert [c.document_id for c in now.sources] == ["jira:PAY-1"]
+    first = ask("what did Linus work on?")  # a first name that fits one person
+    assert first.answer.startswith("Linus Pauling worked on 1 issue"), first.answer
+    two = ask("what did Ada work on?")
+    assert two.status == "not_found" and "Ada Byron" in two.answer and "Ada Lovelace" in two.answer
+    assert ask("what did Nobody work on?").status == "not_found"
+    # a thing, not a person: "what does the webhook do?" is no person's work
+    assert kind_of(parse_question("what does Meridian do?", KEYS), False).name != "person-work"
+    assert kind_of(parse_question("show me Sofia's issues", KEYS), False).name == "person-work"
+    indexer.store.close()
+
+
 def test_who_should_i_talk_to_is_who_to_ask():
     for text in ("who should I talk to about the ledger?", "who do I ask about idempotency keys?"):
         assert kind_of(parse_question(text, KEYS), False).name == "who-to-ask", text

@@ -18,6 +18,7 @@ from devkb.agent.kinds.field import FieldByTitle
 from devkb.agent.kinds.history import History
 from devkb.agent.kinds.lookup import Lookup
 from devkb.agent.kinds.period import Period
+from devkb.agent.kinds.person_work import PersonWork
 from devkb.agent.kinds.relation import RelationKind
 from devkb.agent.kinds.resolved import ResolvedInPeriod
 from devkb.agent.kinds.search import Search
@@ -33,6 +34,7 @@ KINDS: tuple[QuestionKind, ...] = (
     WhoToAsk(),  # "who knows about X" with nothing named: people, not the field of a document
     Comparison(),  # two documents named and "compare" / "difference between" / "vs"
     Count(),  # "how many issues in WEB?", "… assigned to Marcus Chen": every document with fields
+    PersonWork(),  # "what did Priya work on?": a person named, no document — before the relation "worked on"
     RelationKind(),  # its anchor comes from Lookup / CarryOver / a search
     Lookup(),
     CarryOver(),

@@ -43,6 +43,15 @@ _QUALIFIED = (
     r"(?:(?:open|closed|resolved|reopened|in\s+progress|[A-Z][A-Z0-9]{1,9})\s+)+"
     rf"(?:issues|tickets|{_TYPES}|commits|pull\s+requests|prs|pages|files)\b"
 )
+# closing as something done: "how many bugs did we close in WEB?", "which issues were fixed in
+# PAY?" — every resolved issue (a resolution, or the status Closed, Resolved or Done), where "how
+# many issues are closed?" asks for the status Closed
+_CLOSE_VERB = r"(?:close|fix|resolve|finish|complete|ship)"
+_CLOSED_WORD = r"(?:closed|fixed|resolved|finished|completed|done|shipped)"
+CLOSING = re.compile(
+    rf"\b(?:did\s+(?:\w+\s+){{1,2}}?{_CLOSE_VERB}|(?:were|was|got|have\s+been|has\s+been)\s+{_CLOSED_WORD})\b",
+    re.IGNORECASE,
+)
 HOW_MANY = re.compile(rf"\b(?:how\s+many|(?:the\s+)?(?:number|count)\s+of)\s+{_COUNTED}", re.IGNORECASE)
 # "what PRs are open?", "which bugs are still open", "list the open pull requests", "what are the
 # open bugs in WEB?", "what open PRs are there?": every one, listed
@@ -51,7 +60,9 @@ LISTED = re.compile(
     r"(?:open|closed|merged|resolved|reopened|in\s+progress)\b|"
     rf"\b(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+the)?\s+{_COUNTED}|"
     rf"\b(?:what|which)\s+are\s+(?:all\s+)?the\s+{_QUALIFIED}|"
-    rf"\b(?:what|which)\s+{_QUALIFIED}\s+(?:are\s+there|do\s+(?:we|you|i)\s+have)\b)",
+    rf"\b(?:what|which)\s+{_QUALIFIED}\s+(?:are\s+there|do\s+(?:we|you|i)\s+have)\b|"
+    rf"\b(?:what|which)\s+{_COUNTED}\s+(?:did\s+(?:\w+\s+){{1,2}}?{_CLOSE_VERB}|"
+    rf"(?:were|got|have\s+been)\s+{_CLOSED_WORD})\b)",
     re.IGNORECASE,
 )
 _IN_KEY = re.compile(r"\b(?:in|of|for)\s+([A-Z][A-Z0-9]{1,9})\b(?!-\d)")
@@ -105,6 +116,7 @@ class Count(QuestionKind):
         base, source, _noun = _WANTED[wanted]
         filters = asked_fields(parsed)
         states = filters.pop("state", [])  # a pull request's: read off the documents below
+        closed = bool(filters.pop("resolved", []))  # closed as something done: read off the documents
         if any(f in filters for f in _FIELDS) or "project" in filters:
             base, source = _WANTED["issue"][0], SourceType.JIRA  # only issues have them
         store = ctx.toolbox.graph_query.store
@@ -113,7 +125,9 @@ class Count(QuestionKind):
             docs = [
                 d
                 for d in store.find_documents({**base, **filters}, types=[source], limit=MOST)
-                if scope.allows(d) and (not states or str(d.metadata.get("state", "")).lower() in states)
+                if scope.allows(d)
+                and (not states or str(d.metadata.get("state", "")).lower() in states)
+                and (not closed or is_resolved(d.metadata))
             ]
         docs.sort(key=lambda d: d.updated_at, reverse=True)
         if filters.get("status") == ["Open"] and source == SourceType.JIRA and scope.allows_type(source):
@@ -202,6 +216,10 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         types = [issue_type(m) for m in dict.fromkeys(m.lower() for m in ISSUE_TYPE.findall(parsed.text))]
         if types:
             out["issue_type"] = list(dict.fromkeys(types))
+    if parsed.wanted in (None, "issue") and CLOSING.search(parsed.text):
+        # "did we close", "were fixed": resolved in any way, not the status the verb's word names
+        out.pop("status", None)
+        out["resolved"] = ["yes"]
     person = assignee_named(parsed.text)
     if person:
         out["assignee"] = [person]
@@ -223,6 +241,8 @@ def describe(fields: dict[str, list[str]]) -> str:
             parts.append(f" in {', '.join(fields[scope])}")
     named = {"status": "status", "issue_type": "type", "state": "state"}
     extra = [f"{named[f]} {' or '.join(fields[f])}" for f in (*_FIELDS, "state") if f in fields]
+    if "resolved" in fields:
+        extra.append("closed or resolved")
     if "assignee" in fields:
         extra.append(f"assigned to {fields['assignee'][0]}")
     return "".join(parts) + (" (" + ", ".join(extra) + ")" if extra else "")

@@ -12,12 +12,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from devkb.agent import confidence as trust
+from devkb.agent.answer import Confidence, Status
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, identifier
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
-from devkb.agent.kinds.lookup import Lookup, look_up
+from devkb.agent.kinds.lookup import Lookup, look_up, reads_all
+from devkb.agent.kinds.mentions import asked_phrase, mentioning, phrase_list, phrase_pattern
 from devkb.agent.kinds.titles import named_by_title, named_in_question
 from devkb.agent.question import ParsedQuestion, Relation, field_words, relation_named
 from devkb.agent.retrieval.fields import summary_of
@@ -25,6 +28,7 @@ from devkb.agent.tools import FetchNeighbors, RAGSearch
 from devkb.store.models import Neighbor
 
 EXPAND = Step(RAGSearch.name, "find documents to expand")
+PHRASE = Step(RAGSearch.name, "mentions: every document that holds the phrase")
 _LOOKUP = Lookup()
 
 
@@ -58,10 +62,25 @@ class RelationKind(QuestionKind):
             found = ctx.toolbox.rag_search.run(ctx.scope, parsed.text)
             ctx.took(EXPAND)
             named = title_anchor(parsed, found)
+            asked = asked_phrase(parsed.text) if relation.name == "mentions" else None
+            if (
+                named is not None
+                and asked is not None
+                and not phrase_pattern(asked[0]).search(named[0].document.title)
+            ):
+                named = None  # "which issues mention Apple Pay?" does not name "Pay with an apple"
             if named is not None:  # "what's blocking the checkout redesign?": WEB-1 by its title
                 anchor, relation, out.anchor_words = named
                 out.anchors = [anchor]
                 parsed = ctx.parsed = out.parsed = replace(parsed, relation=relation)
+            elif asked is not None:
+                # "which issues mention Apple Pay?": words, not a document — every one that holds them
+                out.anchor_words, project = asked
+                out.listed = mentioning(ctx, out.anchor_words, project)
+                out.reads_all = reads_all()
+                ctx.scope.add(out.listed[:LIST_SHOWN])
+                ctx.took(PHRASE)
+                return
         elif first is CARRY_STEP:
             carry_over(ctx)
         else:
@@ -77,10 +96,21 @@ class RelationKind(QuestionKind):
             out.listed = [d for d in got if d.id not in seed_ids and d.relation]
         ctx.took(neighbours)
 
+    def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        if out.listed == [] and out.anchor_words and not out.anchors:  # no document holds the phrase
+            reason = f"no document holds “{out.anchor_words}”"
+            return "not_found", trust.exact_confidence(reason, kind="key_missing")
+        return super().assess(out, docs)
+
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         if out.listed is None:
             return out.compose_answer(docs)
         numbers = {d.id: i for i, d in enumerate(docs, 1)}
+        if out.anchor_words and not out.anchors:  # mentions of a phrase (mentions.py)
+            noun = {"commit": "commit", "pull": "pull request", "page": "page", "file": "file"}.get(
+                out.parsed.wanted or "", "issue" if out.parsed.wanted == "issue" else "document"
+            )
+            return phrase_list(noun, out.anchor_words, out.listed, numbers, LIST_SHOWN, out.reads_all)
         lines = []
         if out.anchor_words and out.anchors:  # what was taken for what comes first
             a = out.anchors[0]

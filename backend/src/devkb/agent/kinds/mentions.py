@@ -1,0 +1,130 @@
+"""Mentions of words, not of a document: "which issues mention Apple Pay?" names no issue, page or
+commit (no key, no title), so there is no anchor whose edges to follow — the question asks for
+every document of the wanted type whose text holds the phrase. The full-text index finds the
+candidates; a document counts when its title or one of its chunks holds the phrase's words in
+order (case aside; "3-D Secure" matches "3-D secure" and "3 D Secure"), so the list is exact for
+what it shows, newest first. Used by the relation kind when a "mentions" question finds no
+anchor."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from devkb.agent.answer import ToolCall
+from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.kinds.base import Context
+from devkb.agent.tools import RAGSearch
+from devkb.store.models import Document, SourceType
+
+CANDIDATES = 200  # chunks read from the full-text index
+MOST_WORDS = 6  # a longer "phrase" is a sentence, not a name to look for
+_ASKED = re.compile(
+    r"\b(?:mention(?:s|ed|ing)?|referenc(?:e|es|ed|ing)|cit(?:e|es|ed|ing))\s+(?:of\s+|to\s+)?"
+    r"(?P<phrase>.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|any)\s+", re.IGNORECASE)
+_SCOPE = re.compile(r"\s+(?:in|from|of)\s+(?:the\s+)?([A-Z][A-Z0-9]{1,9})(?:\s+project)?$")
+_WORD = re.compile(r"[\w'’]+")
+# the wanted type → the sources it lives in and the kinds of document it is
+_TYPES: dict[str | None, tuple[tuple[SourceType, ...], tuple[str, ...]]] = {
+    "issue": ((SourceType.JIRA, SourceType.GITHUB), ("issue", "gh-issue")),
+    "commit": ((SourceType.GITHUB,), ("commit",)),
+    "pull": ((SourceType.GITHUB,), ("pull",)),
+    "file": ((SourceType.GITHUB,), ("file",)),
+    "page": (tuple(SourceType), ("page", "file", "web-page", "upload")),
+}
+
+
+def asked_phrase(text: str) -> tuple[str, str | None] | None:
+    """ "which issues mention Apple Pay in WEB?" → ("Apple Pay", "WEB"); None when the words after
+    "mention" are no short phrase."""
+    m = _ASKED.search(text.strip())
+    if not m:
+        return None
+    phrase = _ARTICLE.sub("", m.group("phrase").strip(" \"'“”‘’"))
+    project = None
+    scoped = _SCOPE.search(phrase)
+    if scoped:
+        project, phrase = scoped.group(1), phrase[: scoped.start()]
+    phrase = phrase.strip(" \"'“”‘’")
+    words = _WORD.findall(phrase)
+    if not words or len(words) > MOST_WORDS:
+        return None
+    return phrase, project
+
+
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """The phrase's words in order, anything but a letter or digit between them, case aside."""
+    words = _WORD.findall(phrase)
+    return re.compile(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE)
+
+
+def mentioning(ctx: Context, phrase: str, project: str | None) -> list[EvidenceDoc]:
+    """Every document of the wanted type the reader can read whose title or text holds
+    ``phrase`` (among the full-text index's best ``CANDIDATES`` chunks for it), newest first,
+    each with the sentence that holds it."""
+    wanted = ctx.parsed.wanted if ctx.parsed.wanted in _TYPES else None
+    sources, kinds = _TYPES.get(wanted, ((), ()))
+    types = [t for t in sources if ctx.scope.allows_type(t)] if sources else ctx.scope.allowed_types
+    pattern = phrase_pattern(phrase)
+    store = ctx.toolbox.graph_query.store
+    hits = store.keyword_search(phrase, top_k=CANDIDATES, types=types) if types != [] else []
+    found: dict[str, tuple[Document, str]] = {}
+    for hit in hits:
+        doc = hit.document
+        if doc.id in found or not ctx.scope.allows(doc):
+            continue
+        if kinds and _kind_of(doc) not in kinds:
+            continue
+        if project and doc.metadata.get("project") != project:
+            continue
+        passage = _holding(pattern, doc.title) or _holding(pattern, hit.chunk.content)
+        if passage:
+            found[doc.id] = (doc, passage)
+    docs = sorted(found.values(), key=lambda dp: dp[0].updated_at, reverse=True)
+    listed = [EvidenceDoc(d, (p,), 1.0 / (1 + i), RAGSearch.name) for i, (d, p) in enumerate(docs)]
+    asked = {"phrase": phrase, "types": [t.value for t in types or []]}
+    ctx.scope.record(ToolCall(RAGSearch.name, asked, len(listed)))
+    return listed
+
+
+def _holding(pattern: re.Pattern[str], text: str) -> str:
+    """The sentence of ``text`` that holds the phrase ("" when none does)."""
+    m = pattern.search(text or "")
+    if not m:
+        return ""
+    start = max(text.rfind(". ", 0, m.start()) + 2, text.rfind("\n", 0, m.start()) + 1, 0)
+    ends = [i for i in (text.find(". ", m.end()), text.find("\n", m.end())) if i != -1]
+    end = min(ends) + 1 if ends else len(text)
+    return " ".join(text[start:end].split())[:300]
+
+
+def _kind_of(doc: Document) -> str:
+    kind = str(doc.metadata.get("kind") or "")
+    if kind:
+        return kind
+    return {"confluence:": "page", "jira:": "issue"}.get(doc.id[: doc.id.find(":") + 1], "")
+
+
+def phrase_list(
+    noun: str,
+    phrase: str,
+    listed: Sequence[EvidenceDoc],
+    numbers: dict[str, int],
+    shown: int,
+    reads_all: bool,
+) -> str:
+    """ "3 issues mention “Apple Pay”: WEB-5: … [1]; …." """
+    n = len(listed)
+    if not n:
+        where = "in the knowledge base" if reads_all else "among the documents you can read"
+        return f"No {noun} mentions “{phrase}” {where}."
+    items = []
+    for d in listed[:shown]:
+        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        items.append(f"{d.document.title}{cite}")
+    more = f"; and {n - shown} more" if n > shown else ""
+    verb = "mentions" if n == 1 else "mention"
+    return f"{n} {noun}{'s' * (n != 1)} {verb} “{phrase}”: " + "; ".join(items) + more + "."

@@ -1,0 +1,170 @@
+"""A person's work: "what did Priya work on?", "what is Marcus Chen working on?", "what has Hannah
+done?" — a person named, no document → the issues assigned to them and the commits, pull requests
+and pages they wrote (``GraphQuery`` on the fields ``assignee`` and ``author``), newest first, with
+each issue's status; never passages that merely name them.
+
+The question may give a first name only. It is completed from the people of the documents a
+full-text search for it finds (assignee, reporter, author, commenters: the ``people`` field),
+when exactly one full name there holds all of the question's name words; GitHub logins that are a
+usual handle of that name ("pRaman", "praman") count as the same person (``who_to_ask.handles``).
+Two people who fit ("Chen": Marcus Chen, Mei Chen) are named back instead of guessed."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+from devkb.agent import confidence as trust
+from devkb.agent.answer import Confidence, Status, ToolCall
+from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.extractive import LIST_SHOWN
+from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.lookup import reads_all
+from devkb.agent.kinds.relation import is_resolved
+from devkb.agent.kinds.who_to_ask import handles
+from devkb.agent.question import ParsedQuestion
+from devkb.agent.tools import GraphQuery
+from devkb.store.models import Document
+
+STEP = Step(GraphQuery.name, "a person's work: issues assigned to them, what they wrote")
+MOST = 2_000  # documents read per field
+_NAME = r"([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})"
+ASKED = re.compile(
+    rf"\bwhat\s+(?:did|does|do|has|have|is|was|were)\s+{_NAME}\s+(?:been\s+)?"
+    r"(?:work(?:ed|ing|s)?\s+on|done|doing|finish(?:ed)?|ship(?:ped)?|fix(?:ed)?)\b"
+    rf"|\b(?:show|list)(?:\s+me)?\s+{_NAME}[’']s?\s+(?:work|issues|tickets|commits|pull\s+requests|prs)\b",
+)
+_PEOPLE_FIELDS = ("assignee", "reporter", "author")
+# "what is Marcus working on?", "what is Hannah doing?": what is still going on
+NOW = re.compile(r"\b(?:is|are)\s+\S+(?:\s+\S+){0,2}?\s+(?:working\s+on|doing)\b", re.IGNORECASE)
+
+
+def asked_name(text: str) -> str | None:
+    """ "What did Priya work on?" → "Priya"."""
+    m = ASKED.search(text)
+    if not m:
+        return None
+    return next(g for g in m.groups() if g).strip(" .?!")
+
+
+def fold(name: str) -> list[str]:
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    return re.findall(r"[a-z0-9]+", plain)
+
+
+class PersonWork(QuestionKind):
+    name = "person-work"
+    needs_no_model = True  # the list is exact: a model would list the few it is shown
+    filters = False
+
+    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+        if parsed.issue_keys or parsed.follow_up:
+            return False
+        name = asked_name(parsed.text)
+        return name is not None and not set(name.split()) & set(parsed.projects)
+
+    def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
+        return [STEP]
+
+    def run(self, ctx: Context) -> None:
+        out = ctx.outcome
+        asked = asked_name(ctx.parsed.text) or ""
+        store = ctx.toolbox.graph_query.store
+        names = people_named(ctx, asked)
+        out.anchor_words = asked
+        out.reads_all = reads_all()
+        out.composed_kind = names[0] if len(names) == 1 else ""
+        out.listed = []
+        if len(names) == 1:
+            full = names[0]
+            logins = sorted(handles(full))
+            found: dict[str, Document] = {}
+            for field, values in (("assignee", [full]), ("author", [full, *logins])):
+                for d in store.find_documents({field: values}, limit=MOST):
+                    if ctx.scope.allows(d):
+                        found.setdefault(d.id, d)
+            docs = sorted(found.values(), key=lambda d: d.updated_at, reverse=True)
+            if NOW.search(ctx.parsed.text):  # still going on: unresolved issues, open pull requests
+                docs = [d for d in docs if _going_on(d)]
+            out.listed = [
+                EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)
+            ]
+            ctx.scope.add(out.listed[:LIST_SHOWN])
+            ctx.scope.record(
+                ToolCall(GraphQuery.name, {"assignee": [full], "author": [full, *logins]}, len(out.listed))
+            )
+        out.not_found = {} if len(names) == 1 else {asked: tuple(names)}
+        ctx.took(STEP)
+
+    def sources(self, out: Outcome, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
+        return (out.listed or [])[:most]
+
+    def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        if not out.composed_kind:
+            who = "two or more people" if out.not_found.get(out.anchor_words) else "nobody"
+            return "not_found", trust.exact_confidence(f"{who} named {out.anchor_words}", kind="key_missing")
+        n = len(out.listed or [])
+        return "answered", trust.exact_confidence(f"{n} listed from the graph", docs, "graph_list")
+
+    def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
+        whose = "" if out.reads_all else " you can read"
+        if not out.composed_kind:
+            fits = out.not_found.get(out.anchor_words) or ()
+            if fits:
+                return f"More than one person is called {out.anchor_words}: {', '.join(fits)}. Which one do you mean?"
+            return f"I found nobody called {out.anchor_words} in the documents{whose}."
+        person, listed = out.composed_kind, out.listed or []
+        now = bool(NOW.search(out.parsed.text))
+        if not listed and now:
+            return (
+                f"{person} has no unresolved issue assigned and no open pull request in the documents{whose}."
+            )
+        if not listed:
+            return f"{person} has no issue assigned and wrote no commit, pull request or page in the documents{whose}."
+        numbers = {d.id: i for i, d in enumerate(docs, 1)}
+        kinds = Counter(_noun(d.document) for d in listed)
+        summary = ", ".join(f"{n} {k}{'s' * (n != 1)}" for k, n in kinds.most_common())
+        items = []
+        for d in listed[:LIST_SHOWN]:
+            cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+            status = d.document.metadata.get("status") or d.document.metadata.get("state")
+            role = "assignee" if _noun(d.document) == "issue" else "author"
+            items.append(f"{d.document.title} ({role}{f', {status}' if status else ''}){cite}")
+        more = f"; and {len(listed) - LIST_SHOWN} more" if len(listed) > LIST_SHOWN else ""
+        verb = "is working on" if now else "worked on"
+        return f"{person} {verb} {summary}; the newest first: " + "; ".join(items) + more + "."
+
+
+def people_named(ctx: Context, asked: str) -> list[str]:
+    """The full names, among the people of the documents a search for ``asked`` finds, that hold
+    every word of it (one: the person; two or more: ambiguous; none: nobody)."""
+    words = fold(asked)
+    if not words:
+        return []
+    store = ctx.toolbox.graph_query.store
+    seen: Counter[str] = Counter()
+    for hit in store.keyword_search(asked, top_k=50):
+        if not ctx.scope.allows(hit.document):
+            continue
+        meta = hit.document.metadata
+        people = [meta.get(f) for f in _PEOPLE_FIELDS] + list(meta.get("people") or [])
+        for p in people:
+            if isinstance(p, str) and " " in p.strip() and set(words) <= set(fold(p)):
+                seen[p.strip()] += 1
+    names = sorted(seen, key=lambda p: (-seen[p], p))
+    # "Priya Raman" and "priya raman" are one person
+    return list({tuple(fold(n)): n for n in reversed(names)}.values())[::-1]
+
+
+def _going_on(doc: Document) -> bool:
+    kind = str(doc.metadata.get("kind") or "")
+    if kind in ("issue", "gh-issue"):
+        return not is_resolved(doc.metadata) and str(doc.metadata.get("state", "open")).lower() == "open"
+    return kind == "pull" and str(doc.metadata.get("state", "")).lower() == "open"
+
+
+def _noun(doc: Document) -> str:
+    kind = str(doc.metadata.get("kind") or "")
+    return {"pull": "pull request", "gh-issue": "issue", "": "page"}.get(kind, kind)
