@@ -627,7 +627,7 @@ def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, em
     hit as its anchor and listed that one's neighbours. Now every issue whose text holds the words
     in order, case and hyphens aside, and "not found" when none does."""
     from devkb.agent.hybrid_search import HybridSearch
-    from devkb.agent.kinds.mentions import asked_phrase
+    from devkb.agent.kinds.mentions import _own_text, asked_phrase
     from devkb.agent.tools import Toolbox
     from devkb.indexing.references.context import LinkContext
     from devkb_devtools.testkit import build_indexer
@@ -656,6 +656,9 @@ def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, em
         asked_phrase("which issues mention that the refund webhook fails with a timeout after retries?")
         is None
     )
+    # a link line names another issue by its title: not a mention by this one
+    links = "Apple Pay.\n## Links\n- relates to PAY-9: Apple Pay\n## Comments\nok"
+    assert _own_text(links) == "Apple Pay.\n## Comments\nok"
     indexer.store.close()
 
 
@@ -686,6 +689,7 @@ def test_what_a_person_worked_on_lists_their_issues_not_passages_naming_them(tmp
     now = ask("what is Ada Lovelace working on?")
     assert now.answer.startswith("Ada Lovelace is working on 1 issue; "), now.answer
     assert [c.document_id for c in now.sources] == ["jira:PAY-1"]
+    assert ask("What has Ada Lovelace worked on?").answer == did.answer  # the verbs in any case
     first = ask("what did Linus work on?")  # a first name that fits one person
     assert first.answer.startswith("Linus Pauling worked on 1 issue"), first.answer
     two = ask("what did Ada work on?")

@@ -37,6 +37,13 @@ JIRA_URL = "https://issues.fluidproject.org"
 STATUS_WORDS = {"Open": "open", "Closed": "closed", "Resolved": "resolved", "Reopened": "reopened"}
 TYPE_WORDS = {"Bug": "bugs", "Task": "tasks", "Improvement": "improvements", "New Feature": "new features"}
 _COUNT = re.compile(r"^There (?:is|are) (no|at least \d+|\d+) ", re.IGNORECASE)
+# a person's work (agent/kinds/person_work.py): "Justin Obara worked on 12 issues; …"
+_WORKED = re.compile(r"^[^;]*? (?:worked|is working) on (\d+) issues?[;.]")
+# which issues mention words (agent/kinds/mentions.py): "3 issues mention “x y”: …"
+_MENTIONS = re.compile(r"^(?:at least )?(\d+) issues? mentions? “|^No issue mentions “")
+_NO_WORK = re.compile(r"^[^;.]*? has no (?:unresolved )?issue assigned")
+# resolved in any way: a resolution, or one of these statuses (agent/kinds/relation.is_resolved)
+DONE_STATUSES = ("closed", "resolved", "done")
 
 
 @dataclass
@@ -78,6 +85,9 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
     project_type: Counter[tuple[str, str]] = Counter()
     project_status_type: Counter[tuple[str, str, str]] = Counter()
     assignee: Counter[str] = Counter()
+    assignee_open: Counter[str] = Counter()
+    project_type_done: Counter[tuple[str, str]] = Counter()
+    people: set[str] = set()  # everyone named on an issue: a first name fits one of them or several
     for issue in _issues(fluid):
         f = issue["fields"]
         p = issue["key"].split("-")[0]
@@ -87,8 +97,12 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
         project_type[p, kind] += 1
         project_status_type[p, status, kind] += 1
         name = (f.get("assignee") or {}).get("displayName")
+        done = bool(f.get("resolution")) or status.lower() in DONE_STATUSES
         if name:
             assignee[name] += 1
+            assignee_open[name] += not done
+        project_type_done[p, kind] += done
+        people.update(_people(issue))
     rng = random.Random(seed)
     out: list[CountQuestion] = []
 
@@ -141,13 +155,100 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             [f"Which issues are assigned to {name}?", f"how many issues are assigned to {name}?"],
             assignee[name],
         )
+    closable = sorted(k for k in project_type if k[1] in TYPE_WORDS)
+    for p, t in rng.sample(closable, min(per_shape, len(closable))):
+        w = TYPE_WORDS[t]
+        add(
+            "closed (project+type)",
+            [
+                f"How many {w} did we close in {p}?",
+                f"how many {p} {w} were fixed?",
+                f"which {w} got resolved in {p}?",
+            ],
+            project_type_done[p, t],
+        )
+    firsts = Counter(n.split()[0] for n in people if " " in n)
+    unique = sorted(
+        n for n in assignee if " " in n and firsts[n.split()[0]] == 1 and n.split()[0][:1].isupper()
+    )
+    for name in rng.sample(unique, min(per_shape, len(unique))):
+        first = name.split()[0]
+        if len(out) % 2:
+            add(
+                "person's work (first name)",
+                [f"what did {first} work on?", f"What has {first} worked on?"],
+                assignee[name],
+            )
+        else:
+            add("person's work now (first name)", [f"what is {first} working on?"], assignee_open[name])
+    for phrase, n in _phrases(fluid, rng, per_shape):
+        add(
+            "mentions",
+            [f"which issues mention {phrase}?", f"are there any issues that reference {phrase}?"],
+            n,
+        )
     return out
+
+
+_STOP = frozenset(
+    "the and for with from that this when into have should does will when then than there their "
+    "also only some more must need make used using user users able work works file files page".split()
+)
+
+
+def _raw_text(issue: dict[str, Any]) -> str:
+    f = issue["fields"]
+    comments = [c.get("body") or "" for c in (f.get("comment") or {}).get("comments", [])]
+    return "\n".join([f.get("summary") or "", f.get("description") or "", *comments])
+
+
+def _phrases(fluid: Path, rng: random.Random, most: int) -> list[tuple[str, int]]:
+    """Two-word phrases from issue summaries that 2 to 25 issues' own text (summary, description,
+    comments) holds in order (anything but letters and digits between the words, case aside),
+    with that number of issues: what "which issues mention X?" should list."""
+    texts = [_raw_text(i) for i in _issues(fluid)]
+    summaries = [i["fields"].get("summary") or "" for i in _issues(fluid)]
+    pairs: set[tuple[str, str]] = set()
+    for summary in summaries:
+        words = re.findall(r"[A-Za-z]+", summary)
+        for a, b in zip(words, words[1:], strict=False):
+            if len(a) >= 4 and len(b) >= 4 and a.lower() not in _STOP and b.lower() not in _STOP:
+                pairs.add((a.lower(), b.lower()))
+    out: list[tuple[str, int]] = []
+    for a, b in rng.sample(sorted(pairs), min(len(pairs), most * 12)):
+        pattern = re.compile(rf"(?<!\w){a}\W+{b}(?!\w)", re.IGNORECASE)
+        n = sum(1 for t in texts if pattern.search(t))
+        if 2 <= n <= 25:
+            out.append((f"{a} {b}", n))
+        if len(out) == most:
+            break
+    return out
+
+
+def _people(issue: dict[str, Any]) -> set[str]:
+    """Everyone the raw issue names: assignee, reporter, commenters, who changed it."""
+    f = issue["fields"]
+    named = [(f.get(k) or {}).get("displayName") for k in ("assignee", "reporter", "creator")]
+    named += [
+        (c.get("author") or {}).get("displayName") for c in (f.get("comment") or {}).get("comments", [])
+    ]
+    named += [
+        (h.get("author") or {}).get("displayName")
+        for h in (issue.get("changelog") or {}).get("histories", [])
+    ]
+    return {n.strip() for n in named if n}
 
 
 def stated_count(answer: str) -> int | None:
     m = _COUNT.match(answer)
     if not m:
-        return None
+        mentions = _MENTIONS.match(answer)
+        if mentions:
+            return int(mentions.group(1) or 0)
+        worked = _WORKED.match(answer)
+        if worked:
+            return int(worked.group(1))
+        return 0 if _NO_WORK.match(answer) else None
     said = m.group(1).lower()
     return 0 if said == "no" else int(said.removeprefix("at least "))
 

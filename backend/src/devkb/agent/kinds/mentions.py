@@ -18,13 +18,14 @@ from devkb.agent.tools import RAGSearch
 from devkb.store.models import Document, SourceType
 
 CANDIDATES = 200  # chunks read from the full-text index
+AT_LEAST = "at least"  # the outcome's mark for a list the candidates may have cut short
 MOST_WORDS = 6  # a longer "phrase" is a sentence, not a name to look for
 _ASKED = re.compile(
     r"\b(?:mention(?:s|ed|ing)?|referenc(?:e|es|ed|ing)|cit(?:e|es|ed|ing))\s+(?:of\s+|to\s+)?"
     r"(?P<phrase>.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
-_ARTICLE = re.compile(r"^(?:the|a|an|any)\s+", re.IGNORECASE)
+_ARTICLES = frozenset({"the", "a", "an", "any"})
 _SCOPE = re.compile(r"\s+(?:in|from|of)\s+(?:the\s+)?([A-Z][A-Z0-9]{1,9})(?:\s+project)?$")
 _WORD = re.compile(r"[\w'’]+")
 # the wanted type → the sources it lives in and the kinds of document it is
@@ -43,7 +44,10 @@ def asked_phrase(text: str) -> tuple[str, str | None] | None:
     m = _ASKED.search(text.strip())
     if not m:
         return None
-    phrase = _ARTICLE.sub("", m.group("phrase").strip(" \"'“”‘’"))
+    phrase = m.group("phrase").strip(" \"'“”‘’")
+    first, _, rest = phrase.partition(" ")
+    if rest and first.lower() in _ARTICLES:
+        phrase = rest
     project = None
     scoped = _SCOPE.search(phrase)
     if scoped:
@@ -64,7 +68,9 @@ def phrase_pattern(phrase: str) -> re.Pattern[str]:
 def mentioning(ctx: Context, phrase: str, project: str | None) -> list[EvidenceDoc]:
     """Every document of the wanted type the reader can read whose title or text holds
     ``phrase`` (among the full-text index's best ``CANDIDATES`` chunks for it), newest first,
-    each with the sentence that holds it."""
+    each with the sentence that holds it. When the index gave all ``CANDIDATES`` chunks and the
+    last fifth of them still held it, more documents may: the outcome says "at least"
+    (``composed_kind``)."""
     wanted = ctx.parsed.wanted if ctx.parsed.wanted in _TYPES else None
     sources, kinds = _TYPES.get(wanted, ((), ()))
     types = [t for t in sources if ctx.scope.allows_type(t)] if sources else ctx.scope.allowed_types
@@ -72,7 +78,8 @@ def mentioning(ctx: Context, phrase: str, project: str | None) -> list[EvidenceD
     store = ctx.toolbox.graph_query.store
     hits = store.keyword_search(phrase, top_k=CANDIDATES, types=types) if types != [] else []
     found: dict[str, tuple[Document, str]] = {}
-    for hit in hits:
+    last = -1  # the rank of the last candidate that held the phrase
+    for rank, hit in enumerate(hits):
         doc = hit.document
         if doc.id in found or not ctx.scope.allows(doc):
             continue
@@ -80,14 +87,26 @@ def mentioning(ctx: Context, phrase: str, project: str | None) -> list[EvidenceD
             continue
         if project and doc.metadata.get("project") != project:
             continue
-        passage = _holding(pattern, doc.title) or _holding(pattern, hit.chunk.content)
+        passage = _holding(pattern, doc.title) or _holding(pattern, _own_text(hit.chunk.content))
         if passage:
             found[doc.id] = (doc, passage)
+            last = rank
     docs = sorted(found.values(), key=lambda dp: dp[0].updated_at, reverse=True)
     listed = [EvidenceDoc(d, (p,), 1.0 / (1 + i), RAGSearch.name) for i, (d, p) in enumerate(docs)]
+    if len(hits) >= CANDIDATES and last >= CANDIDATES * 4 // 5:
+        ctx.outcome.composed_kind = AT_LEAST  # still finding it among the last candidates: may be cut short
     asked = {"phrase": phrase, "types": [t.value for t in types or []]}
     ctx.scope.record(ToolCall(RAGSearch.name, asked, len(listed)))
     return listed
+
+
+def _own_text(text: str) -> str:
+    """``text`` without its "## Links" sections: a link line names another issue by its title
+    ("- relates to SJRK-329: Can't record audio …"), which this document does not say itself."""
+    while (start := text.find("## Links\n")) != -1 and (start == 0 or text[start - 1] == "\n"):
+        end = text.find("\n## ", start + 1)
+        text = text[:start] + (text[end + 1 :] if end != -1 else "")
+    return text
 
 
 def _holding(pattern: re.Pattern[str], text: str) -> str:
@@ -115,6 +134,7 @@ def phrase_list(
     numbers: dict[str, int],
     shown: int,
     reads_all: bool,
+    at_least: bool = False,
 ) -> str:
     """ "3 issues mention “Apple Pay”: WEB-5: … [1]; …." """
     n = len(listed)
@@ -127,4 +147,5 @@ def phrase_list(
         items.append(f"{d.document.title}{cite}")
     more = f"; and {n - shown} more" if n > shown else ""
     verb = "mentions" if n == 1 else "mention"
-    return f"{n} {noun}{'s' * (n != 1)} {verb} “{phrase}”: " + "; ".join(items) + more + "."
+    counted = f"at least {n}" if at_least else str(n)
+    return f"{counted} {noun}{'s' * (n != 1)} {verb} “{phrase}”: " + "; ".join(items) + more + "."

@@ -31,10 +31,12 @@ from devkb.store.models import Document
 STEP = Step(GraphQuery.name, "a person's work: issues assigned to them, what they wrote")
 MOST = 2_000  # documents read per field
 _NAME = r"([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})"
+# the name capitalised, the rest in any case ("What has Avtar worked on?")
 ASKED = re.compile(
-    rf"\bwhat\s+(?:did|does|do|has|have|is|was|were)\s+{_NAME}\s+(?:been\s+)?"
-    r"(?:work(?:ed|ing|s)?\s+on|done|doing|finish(?:ed)?|ship(?:ped)?|fix(?:ed)?)\b"
-    rf"|\b(?:show|list)(?:\s+me)?\s+{_NAME}[’']s?\s+(?:work|issues|tickets|commits|pull\s+requests|prs)\b",
+    rf"\b(?i:what\s+(?:did|does|do|has|have|is|was|were))\s+{_NAME}\s+(?i:(?:been\s+)?"
+    r"(?:work(?:ed|ing|s)?\s+on|done|doing|finish(?:ed)?|ship(?:ped)?|fix(?:ed)?))\b"
+    rf"|\b(?i:(?:show|list)(?:\s+me)?)\s+{_NAME}[’']s?\s+"
+    r"(?i:work|issues|tickets|commits|pull\s+requests|prs)\b",
 )
 _PEOPLE_FIELDS = ("assignee", "reporter", "author")
 # "what is Marcus working on?", "what is Hannah doing?": what is still going on
@@ -51,7 +53,7 @@ def asked_name(text: str) -> str | None:
 
 def fold(name: str) -> list[str]:
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return re.findall(r"[a-z0-9]+", plain)
+    return "".join(c if c.isalnum() else " " for c in plain).split()
 
 
 class PersonWork(QuestionKind):

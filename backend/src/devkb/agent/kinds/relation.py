@@ -20,7 +20,7 @@ from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up, reads_all
-from devkb.agent.kinds.mentions import asked_phrase, mentioning, phrase_list, phrase_pattern
+from devkb.agent.kinds.mentions import AT_LEAST, asked_phrase, mentioning, phrase_list, phrase_pattern
 from devkb.agent.kinds.titles import named_by_title, named_in_question
 from devkb.agent.question import ParsedQuestion, Relation, field_words, relation_named
 from devkb.agent.retrieval.fields import summary_of
@@ -58,17 +58,18 @@ class RelationKind(QuestionKind):
         relation = parsed.relation
         assert relation is not None
         first, neighbours = self.plan(parsed, bool(ctx.carried))
+        asked: tuple[str, str | None] | None = None
         if first is EXPAND:
             found = ctx.toolbox.rag_search.run(ctx.scope, parsed.text)
             ctx.took(EXPAND)
             named = title_anchor(parsed, found)
+            # "which issues mention Apple Pay?" asks for words: a title that holds them in order
+            # names a document ("the checkout redesign": WEB-1), one that does not ("Pay with an
+            # apple") is no anchor — then every document that holds the words
             asked = asked_phrase(parsed.text) if relation.name == "mentions" else None
-            if (
-                named is not None
-                and asked is not None
-                and not phrase_pattern(asked[0]).search(named[0].document.title)
-            ):
-                named = None  # "which issues mention Apple Pay?" does not name "Pay with an apple"
+            if named is not None and asked is not None:
+                if not phrase_pattern(asked[0]).search(named[0].document.title):
+                    named = None
             if named is not None:  # "what's blocking the checkout redesign?": WEB-1 by its title
                 anchor, relation, out.anchor_words = named
                 out.anchors = [anchor]
@@ -95,6 +96,12 @@ class RelationKind(QuestionKind):
             seed_ids = {a.id for a in anchors}
             out.listed = [d for d in got if d.id not in seed_ids and d.relation]
         ctx.took(neighbours)
+        if first is EXPAND and anchors and not out.listed and asked is not None:
+            # nothing refers to the document the title named: the documents that hold the words
+            out.anchors, out.anchor_words = [], asked[0]
+            out.listed = mentioning(ctx, asked[0], asked[1])
+            ctx.scope.add(out.listed[:LIST_SHOWN])
+            ctx.took(PHRASE)
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
         if out.listed == [] and out.anchor_words and not out.anchors:  # no document holds the phrase
@@ -110,7 +117,10 @@ class RelationKind(QuestionKind):
             noun = {"commit": "commit", "pull": "pull request", "page": "page", "file": "file"}.get(
                 out.parsed.wanted or "", "issue" if out.parsed.wanted == "issue" else "document"
             )
-            return phrase_list(noun, out.anchor_words, out.listed, numbers, LIST_SHOWN, out.reads_all)
+            at_least = out.composed_kind == AT_LEAST
+            return phrase_list(
+                noun, out.anchor_words, out.listed, numbers, LIST_SHOWN, out.reads_all, at_least
+            )
         lines = []
         if out.anchor_words and out.anchors:  # what was taken for what comes first
             a = out.anchors[0]
