@@ -23,3 +23,9 @@ def test_the_stated_count_is_read_off_the_answer():
     assert stated_count("There are no issues in NOPE.") == 0
     assert stated_count("There are at least 20000 issues; …") == 20000
     assert stated_count("FLUID-1: status Open [1].") is None
+    # a person's work and mentions (agent/kinds/person_work.py, agent/kinds/mentions.py)
+    assert stated_count("Avtar Gill worked on 12 issues; the newest first: …") == 12
+    assert stated_count("Kasper Markus is working on 1 issue; the newest first: …") == 1
+    assert stated_count("Alistair Smith has no unresolved issue assigned and no open pull request …") == 0
+    assert stated_count("3 issues mention “date time”: FLUID-1: …") == 3
+    assert stated_count("No issue mentions “date time” in the knowledge base.") == 0

@@ -45,6 +45,9 @@ QUESTIONS = (
     "What PRs are open?",
     "What's blocking the checkout redesign?",  # a relation whose anchor is named by title
     "Who is working on the ledger?",
+    "What did Aisha work on?",  # a person's work: she wrote restricted pages and the exposure postmortem
+    "Which issues mention card data?",  # the issues holding the words: the reader's own
+    "How many bugs did we close in PAY?",
     "What did the onboarding page say in October?",  # a page at the end of a month
     "What changed in the WEB project last month?",
     "Show me the onboarding handbook",
