@@ -656,6 +656,9 @@ def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, em
         asked_phrase("which issues mention that the refund webhook fails with a timeout after retries?")
         is None
     )
+    # a "who" question about an issue that mentions something asks for a person, not a list
+    who = ask("who opened the issue about refund webhooks that mention apple pay?")
+    assert "mention “" not in who.answer, who.answer
     # a link line names another issue by its title: not a mention by this one
     links = "Apple Pay.\n## Links\n- relates to PAY-9: Apple Pay\n## Comments\nok"
     assert _own_text(links) == "Apple Pay.\n## Comments\nok"

@@ -240,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             query_repeats=args.repeats,
             scale_repeats=args.repeats,
             embedding_runs=args.repeats,
+            pipeline_repeats=args.repeats,
         )
     if args.scale_chunks:
         opts = replace(opts, scale_chunks=args.scale_chunks)

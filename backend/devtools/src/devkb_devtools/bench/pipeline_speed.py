@@ -22,8 +22,15 @@ check off (a conformance check of the emulators that the test suite runs; a vend
 not pay it). The same run also measures the pass-through with the previous defaults (no
 read-ahead, one request at a time, store writes in the sync's own process) as its baseline.
 
-    python -m devkb_devtools.bench.pipeline_speed [--repeats N] [--out artifacts/bench]
+    python -m devkb_devtools.bench run --only pipeline --repeats N   # as make bench measures it
     python -m devkb_devtools.bench.pipeline_speed --request-cpu   # CPU per request, client and simulator
+
+Run on its own (``python -m devkb_devtools.bench.pipeline_speed [--repeats N]``), the figures are
+lower: the store's write process is spawned, and a spawned process first re-imports the module
+its parent ran as ``__main__`` — this one, with numpy and devkb's embedders (~3.5 s of CPU taken
+from the cores the sync runs on, as ``devkb`` itself paid until its script pointed at
+``devkb.cli.entry``, docs/deployment.md). ``python -m devkb_devtools.bench`` runs a package's
+``__main__``, which a spawned process never re-imports.
 """
 
 from __future__ import annotations

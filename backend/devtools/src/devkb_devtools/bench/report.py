@@ -1101,7 +1101,7 @@ def render(all_: dict[str, dict[str, Any]]) -> str:
         "make bench ARGS=--full          # ingest repeated on the whole Fluid corpus, then resync and queries on it",
         "make bench ARGS=--quick         # smoke run on the demo workspace (artifacts/bench/quick/)",
         "make bench ARGS='--only query --repeats 5'",
-        "cd backend && ../.venv/bin/python -m devkb_devtools.bench.pipeline_speed --repeats 2   # the pipeline section alone",
+        "cd backend && ../.venv/bin/python -m devkb_devtools.bench run --only pipeline --repeats 2   # the pipeline section alone",
         "```",
         "",
         (

@@ -66,7 +66,9 @@ class RelationKind(QuestionKind):
             # "which issues mention Apple Pay?" asks for words: a title that holds them in order
             # names a document ("the checkout redesign": WEB-1), one that does not ("Pay with an
             # apple") is no anchor — then every document that holds the words
-            asked = asked_phrase(parsed.text) if relation.name == "mentions" else None
+            # ("who opened the issue … to reference fluid-infusion?" asks for a person, not a list)
+            mentions = relation.name == "mentions" and parsed.qtype != "who"
+            asked = asked_phrase(parsed.text) if mentions else None
             if named is not None and asked is not None:
                 if not phrase_pattern(asked[0]).search(named[0].document.title):
                     named = None
