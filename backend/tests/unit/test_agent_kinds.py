@@ -622,6 +622,39 @@ def test_issues_we_closed_are_every_resolved_one_not_the_status_closed_alone(tmp
     indexer.store.close()
 
 
+def test_a_count_reads_a_priority_and_completes_an_assignees_first_name(tmp_path, embedder):
+    """ "What are the high priority bugs?" counted every bug; "which bugs are assigned to Hannah?"
+    counted none (no one is called just Hannah)."""
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.tools import Toolbox
+    from devkb.indexing.references.context import LinkContext
+    from devkb_devtools.testkit import build_indexer
+    from tests.agent_corpus import _jira
+
+    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Timeouts.", assignee="Hannah Weber"),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", assignee="Hannah Weber"),
+        _jira("PAY-3", "Old bug", "Gone.", assignee="Marcus Chen"),
+    ]
+    docs[0].metadata["priority"] = "Critical"
+    docs[2].metadata["priority"] = "High"
+    indexer.pipeline.run(docs, "jira")
+    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
+    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    high = ask("what are the high priority bugs?")
+    assert high.answer.startswith(
+        "There are 2 issues (type Bug, priority Highest or High or Blocker or Critical)"
+    )
+    assert {c.document_id for c in high.sources} == {"jira:PAY-1", "jira:PAY-3"}
+    assert ask("how many critical issues are in PAY?").answer.startswith(
+        "There is 1 issue in PAY (priority Critical)"
+    )
+    hannah = ask("which bugs are assigned to Hannah?")
+    assert hannah.answer.startswith("There are 2 issues (type Bug, assigned to Hannah Weber)"), hannah.answer
+    indexer.store.close()
+
+
 def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, embedder):
     """ "Which issues mention Apple Pay?" names no document: the relation took the search's first
     hit as its anchor and listed that one's neighbours. Now every issue whose text holds the words

@@ -87,7 +87,7 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
     assignee: Counter[str] = Counter()
     assignee_open: Counter[str] = Counter()
     project_type_done: Counter[tuple[str, str]] = Counter()
-    people: set[str] = set()  # everyone named on an issue: a first name fits one of them or several
+    everyone: set[str] = set()  # everyone named on an issue: a first name fits one of them or several
     for issue in _issues(fluid):
         f = issue["fields"]
         p = issue["key"].split("-")[0]
@@ -102,7 +102,7 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             assignee[name] += 1
             assignee_open[name] += not done
         project_type_done[p, kind] += done
-        people.update(_people(issue))
+        everyone.update(_people(issue))
     rng = random.Random(seed)
     out: list[CountQuestion] = []
 
@@ -167,7 +167,7 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             ],
             project_type_done[p, t],
         )
-    firsts = Counter(n.split()[0] for n in people if " " in n)
+    firsts = Counter(n.split()[0] for n in everyone if " " in n)
     unique = sorted(
         n for n in assignee if " " in n and firsts[n.split()[0]] == 1 and n.split()[0][:1].isupper()
     )

@@ -22,6 +22,7 @@ from devkb.agent.extractive import LIST_SHOWN, identifier
 from devkb.agent.identifiers import ISSUE_TYPE, ISSUE_TYPE_WORDS, STATUS, issue_type
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
+from devkb.agent.kinds.person_work import people_named
 from devkb.agent.kinds.relation import is_resolved
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
@@ -72,8 +73,25 @@ RECENT = re.compile(
     rf"\b(?:recent|latest|newest|most\s+recent|last)\s+(?:(\d{{1,2}})\s+)?{_COUNTED}", re.IGNORECASE
 )
 ASSIGNED = re.compile(r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})")
+# "the high priority bugs", "priority Critical", "critical issues", "blockers": the priorities a
+# word stands for, in Jira Cloud's scheme (Highest … Lowest) and Data Center's (Blocker … Trivial)
+PRIORITY = re.compile(
+    r"\b(highest|high|medium|normal|low|lowest|top)[\s-]+priority\b|"
+    r"\bpriority\s+(highest|high|medium|low|lowest|blocker|critical|major|minor|trivial)\b|"
+    r"\b(blocker|critical)\s+(?:bugs|issues|tickets|tasks)\b|\b(blocker)s\b",
+    re.IGNORECASE,
+)
+PRIORITIES = {
+    "highest": ["Highest", "Blocker"],
+    "top": ["Highest", "Blocker"],
+    "high": ["Highest", "High", "Blocker", "Critical"],
+    "medium": ["Medium", "Major"],
+    "normal": ["Medium", "Major"],
+    "low": ["Low", "Lowest", "Minor", "Trivial"],
+    "lowest": ["Lowest", "Trivial"],
+}
 _SCOPES = ("project", "space", "repository")
-_FIELDS = ("status", "issue_type")
+_FIELDS = ("status", "issue_type", "priority")
 # the wanted type → (what find_documents filters on, the source, the noun)
 _WANTED: dict[str, tuple[dict[str, list[str]], SourceType, str]] = {
     "issue": ({"kind": ["issue"]}, SourceType.JIRA, "issue"),
@@ -115,6 +133,11 @@ class Count(QuestionKind):
         wanted = parsed.wanted if parsed.wanted in _WANTED else "issue"
         base, source, _noun = _WANTED[wanted]
         filters = asked_fields(parsed)
+        if "assignee" in filters:  # "assigned to Hannah": the one person of that name, in full
+            named = people_named(ctx, filters["assignee"][0])
+            if len(named) == 1:
+                filters["assignee"] = named
+                ctx.outcome.anchor_words = named[0]
         states = filters.pop("state", [])  # a pull request's: read off the documents below
         closed = bool(filters.pop("resolved", []))  # closed as something done: read off the documents
         if any(f in filters for f in _FIELDS) or "project" in filters:
@@ -160,7 +183,10 @@ class Count(QuestionKind):
         listed = out.listed or []
         noun = _WANTED.get(out.composed_kind, _WANTED["issue"])[2]
         n = len(listed)
-        where = describe(asked_fields(out.parsed))
+        fields = asked_fields(out.parsed)
+        if out.anchor_words and "assignee" in fields:  # the name completed in run
+            fields["assignee"] = [out.anchor_words]
+        where = describe(fields)
         whose = "" if out.reads_all else " that you can read"
         counted = f"at least {n}" if n >= MOST else str(n)
         head = f"{counted} {noun}{'s' * (n != 1)}{where}{whose}"
@@ -220,6 +246,9 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         # "did we close", "were fixed": resolved in any way, not the status the verb's word names
         out.pop("status", None)
         out["resolved"] = ["yes"]
+    if "priority" not in out and (m := PRIORITY.search(parsed.text)):
+        word = next(g for g in m.groups() if g).lower()
+        out["priority"] = PRIORITIES.get(word, [word.title()])
     person = assignee_named(parsed.text)
     if person:
         out["assignee"] = [person]
@@ -239,7 +268,7 @@ def describe(fields: dict[str, list[str]]) -> str:
     for scope in _SCOPES:
         if scope in fields:
             parts.append(f" in {', '.join(fields[scope])}")
-    named = {"status": "status", "issue_type": "type", "state": "state"}
+    named = {"status": "status", "issue_type": "type", "priority": "priority", "state": "state"}
     extra = [f"{named[f]} {' or '.join(fields[f])}" for f in (*_FIELDS, "state") if f in fields]
     if "resolved" in fields:
         extra.append("closed or resolved")
