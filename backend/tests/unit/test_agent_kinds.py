@@ -655,6 +655,39 @@ def test_a_count_reads_a_priority_and_completes_an_assignees_first_name(tmp_path
     indexer.store.close()
 
 
+def test_a_count_reads_a_fix_version_and_when_issues_were_created(tmp_path, embedder):
+    """ "What did we ship in 2.1?" quoted a passage; "how many bugs were reported in March 2024?"
+    counted every bug, whenever it was created."""
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.tools import Toolbox
+    from devkb.indexing.references.context import LinkContext
+    from devkb_devtools.testkit import build_indexer
+    from tests.agent_corpus import _jira
+
+    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Closed"),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", status="Open"),
+        _jira("PAY-3", "Old bug", "Gone.", status="Closed"),
+    ]
+    docs[2].metadata["fix_version"] = ["2.0"]
+    for doc, created in zip(docs, ("2024-03-02", "2024-03-30", "2024-04-01"), strict=True):
+        doc.metadata["created"] = f"{created}T10:00:00+00:00"
+    indexer.pipeline.run(docs, "jira")
+    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
+    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    release = ask("which issues are in release 2.1.0?")
+    assert release.answer.startswith("There are 2 issues (fix version 2.1.0 or 2.1)"), release.answer
+    shipped = ask("what did we ship in 2.1?")  # shipped: resolved too
+    assert shipped.answer.startswith("There is 1 issue (fix version 2.1, closed or resolved)"), shipped.answer
+    march = ask("how many bugs were reported in March 2024?")
+    assert march.answer.startswith("There are 2 issues (type Bug, created 2024-03-01 to 2024-03-31)"), (
+        march.answer
+    )
+    assert {c.document_id for c in march.sources} == {"jira:PAY-1", "jira:PAY-2"}
+    indexer.store.close()
+
+
 def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, embedder):
     """ "Which issues mention Apple Pay?" names no document: the relation took the search's first
     hit as its anchor and listed that one's neighbours. Now every issue whose text holds the words

@@ -90,6 +90,14 @@ PRIORITIES = {
     "low": ["Low", "Lowest", "Minor", "Trivial"],
     "lowest": ["Lowest", "Trivial"],
 }
+# "what did we ship in 2026.6?", "which issues are in release 2026.6.0?": the fix version
+FIX_VERSION = re.compile(
+    r"\b(?:ship(?:ped|s)?\s+in|(?:in|for|of|from)\s+(?:the\s+)?(?:release|version)|fix\s+version)"
+    r"\s+v?(\d+(?:\.\d+){1,3})\b",
+    re.IGNORECASE,
+)
+# "how many bugs were reported this year?": created in the question's period
+CREATED = re.compile(r"\b(?:reported|created|opened|filed|raised|logged)\b", re.IGNORECASE)
 _SCOPES = ("project", "space", "repository")
 _FIELDS = ("status", "issue_type", "priority")
 # the wanted type → (what find_documents filters on, the source, the noun)
@@ -123,7 +131,9 @@ class Count(QuestionKind):
             return False
         if HOW_MANY.search(parsed.text) or RECENT.search(parsed.text) or LISTED.search(parsed.text):
             return True
-        return parsed.wanted in (None, "issue") and assignee_named(parsed.text) is not None
+        if parsed.wanted not in (None, "issue"):
+            return False
+        return assignee_named(parsed.text) is not None or FIX_VERSION.search(parsed.text) is not None
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [STEP]
@@ -140,6 +150,7 @@ class Count(QuestionKind):
                 ctx.outcome.anchor_words = named[0]
         states = filters.pop("state", [])  # a pull request's: read off the documents below
         closed = bool(filters.pop("resolved", []))  # closed as something done: read off the documents
+        created = filters.pop("created", [])  # the first and last day: read off the documents
         if any(f in filters for f in _FIELDS) or "project" in filters:
             base, source = _WANTED["issue"][0], SourceType.JIRA  # only issues have them
         store = ctx.toolbox.graph_query.store
@@ -151,6 +162,7 @@ class Count(QuestionKind):
                 if scope.allows(d)
                 and (not states or str(d.metadata.get("state", "")).lower() in states)
                 and (not closed or is_resolved(d.metadata))
+                and (not created or created[0] <= str(d.metadata.get("created", ""))[:10] <= created[1])
             ]
         docs.sort(key=lambda d: d.updated_at, reverse=True)
         if filters.get("status") == ["Open"] and source == SourceType.JIRA and scope.allows_type(source):
@@ -246,6 +258,11 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         # "did we close", "were fixed": resolved in any way, not the status the verb's word names
         out.pop("status", None)
         out["resolved"] = ["yes"]
+    if "fix_version" not in out and (m := FIX_VERSION.search(parsed.text)):
+        version = m.group(1)  # "2026.6.0" is also "2026.6"
+        out["fix_version"] = [version] + ([version.removesuffix(".0")] if version.endswith(".0") else [])
+    if parsed.time_from and parsed.time_to and CREATED.search(parsed.text):
+        out["created"] = [parsed.time_from[:10], parsed.time_to[:10]]
     if "priority" not in out and (m := PRIORITY.search(parsed.text)):
         word = next(g for g in m.groups() if g).lower()
         out["priority"] = PRIORITIES.get(word, [word.title()])
@@ -268,8 +285,18 @@ def describe(fields: dict[str, list[str]]) -> str:
     for scope in _SCOPES:
         if scope in fields:
             parts.append(f" in {', '.join(fields[scope])}")
-    named = {"status": "status", "issue_type": "type", "priority": "priority", "state": "state"}
-    extra = [f"{named[f]} {' or '.join(fields[f])}" for f in (*_FIELDS, "state") if f in fields]
+    named = {
+        "status": "status",
+        "issue_type": "type",
+        "priority": "priority",
+        "fix_version": "fix version",
+        "state": "state",
+    }
+    extra = [
+        f"{named[f]} {' or '.join(fields[f])}" for f in (*_FIELDS, "fix_version", "state") if f in fields
+    ]
+    if "created" in fields:
+        extra.append(f"created {fields['created'][0]} to {fields['created'][1]}")
     if "resolved" in fields:
         extra.append("closed or resolved")
     if "assignee" in fields:
