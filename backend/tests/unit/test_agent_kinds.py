@@ -23,7 +23,7 @@ from devkb.agent.kinds.unresolved import refers_to_nothing
 from devkb.agent.planner import Planner
 from devkb.agent.question import parse_question
 from devkb.agent.tools import RAGSearch
-from devkb.store.models import Document, SourceType
+from devkb.store.models import Document, Reference, SourceType
 
 KEYS = {"PAY", "FLUID"}
 EVAL = Path(__file__).resolve().parents[1] / "eval"
@@ -704,6 +704,17 @@ def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, em
         _jira("PAY-1", "Refund webhooks fail", "Apple Pay refunds time out.", status="Open"),
         _jira("PAY-2", "Ledger drift", "Totals drift for apple-pay captures. Nothing else.", status="Closed"),
         _jira("PAY-3", "Pay with an apple", "Pay buttons and apple icons.", status="Open"),
+        _jira("PAY-4", "Wallet rollout", "Ship wallets.", status="Open"),
+        _jira(
+            "PAY-5",
+            "Wallet icons",
+            "Icons.",
+            links=[
+                Reference(
+                    "jira:PAY-5", "jira:PAY-4", "jira-issuelink", "PAY-5 relates to PAY-4", "jira:PAY-5"
+                )
+            ],
+        ),
     ]
     indexer.pipeline.run(docs, "jira")
     toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
@@ -712,6 +723,12 @@ def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, em
     assert a.answer.startswith("2 issues mention “Apple Pay”: "), a.answer
     assert {c.document_id for c in a.sources} == {"jira:PAY-1", "jira:PAY-2"}
     assert a.status == "answered"
+    # a title that holds the words names its document: what refers to it follows, not counted
+    rollout = ask("which issues mention the wallet rollout?")
+    assert rollout.answer.startswith("1 issue mentions “wallet rollout”: PAY-4: Wallet rollout [1]."), (
+        rollout.answer
+    )
+    assert "Linked to PAY-4 [1]: PAY-5: Wallet icons [2]." in rollout.answer
     none = ask("which issues mention Google Pay?")
     assert none.status == "not_found" and none.sources == [], none.answer
     assert asked_phrase("are there any tickets that reference the 3-D Secure flow in WEB?") == (

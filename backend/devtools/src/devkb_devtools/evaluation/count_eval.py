@@ -16,6 +16,7 @@ scores 1 when the answer states the expected count ("There are 412 issues …", 
 from __future__ import annotations
 
 import argparse
+import calendar
 import gzip
 import hashlib
 import json
@@ -27,6 +28,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,13 @@ _WORKED = re.compile(r"^[^;]*? (?:worked|is working) on (\d+) issues?[;.]")
 # which issues mention words (agent/kinds/mentions.py): "3 issues mention “x y”: …"
 _MENTIONS = re.compile(r"^(?:at least )?(\d+) issues? mentions? “|^No issue mentions “")
 _NO_WORK = re.compile(r"^[^;.]*? has no (?:unresolved )?issue assigned")
+# how a question names a priority, and the priorities it means (agent/kinds/count.py)
+PRIORITY_WORDS = [
+    ("critical", ["Critical"]),
+    ("blocker", ["Blocker"]),
+    ("high priority", ["Highest", "High", "Blocker", "Critical"]),
+    ("low priority", ["Low", "Lowest", "Minor", "Trivial"]),
+]
 # resolved in any way: a resolution, or one of these statuses (agent/kinds/relation.is_resolved)
 DONE_STATUSES = ("closed", "resolved", "done")
 
@@ -87,6 +96,9 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
     assignee: Counter[str] = Counter()
     assignee_open: Counter[str] = Counter()
     project_type_done: Counter[tuple[str, str]] = Counter()
+    project_priority: Counter[tuple[str, str]] = Counter()
+    project_version: Counter[tuple[str, str]] = Counter()
+    project_month: Counter[tuple[str, str]] = Counter()
     everyone: set[str] = set()  # everyone named on an issue: a first name fits one of them or several
     for issue in _issues(fluid):
         f = issue["fields"]
@@ -103,6 +115,12 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             assignee_open[name] += not done
         project_type_done[p, kind] += done
         everyone.update(_people(issue))
+        project_priority[p, (f.get("priority") or {}).get("name") or ""] += 1
+        for version in {v["name"] for v in f.get("fixVersions") or []}:
+            project_version[p, version] += 1
+        created = _utc_month(f.get("created"))
+        if created:
+            project_month[p, created] += 1
     rng = random.Random(seed)
     out: list[CountQuestion] = []
 
@@ -181,6 +199,32 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             )
         else:
             add("person's work now (first name)", [f"what is {first} working on?"], assignee_open[name])
+    # a priority ("critical", "blocker", and "high priority": Highest, High, Blocker or Critical)
+    for p in rng.sample(sorted(project), min(per_shape, len(project))):
+        word, names = rng.choice(PRIORITY_WORDS)
+        add(
+            "priority",
+            [f"how many {word} issues are there in {p}?", f"what are the {word} issues in {p}?"],
+            sum(project_priority[p, n] for n in names),
+        )
+    versions = sorted(k for k in project_version if re.fullmatch(r"\d+(?:\.\d+){1,3}", k[1]))
+    for p, v in rng.sample(versions, min(per_shape, len(versions))):
+        add(
+            "fix version",
+            [f"which {p} issues are in release {v}?", f"how many issues in {p} have fix version {v}?"],
+            project_version[p, v],
+        )
+    months = sorted(project_month)
+    for p, month in rng.sample(months, min(per_shape, len(months))):
+        name = f"{calendar.month_name[int(month[5:])]} {month[:4]}"
+        add(
+            "created in a month",
+            [
+                f"how many {p} issues were reported in {name}?",
+                f"how many issues were created in {p} in {name}?",
+            ],
+            project_month[p, month],
+        )
     for phrase, n in _phrases(fluid, rng, per_shape):
         add(
             "mentions",
@@ -223,6 +267,13 @@ def _phrases(fluid: Path, rng: random.Random, most: int) -> list[tuple[str, int]
         if len(out) == most:
             break
     return out
+
+
+def _utc_month(value: str | None) -> str:
+    """ "2018-04-30T23:22:33.903-0400" → "2018-05" (the month in UTC, as the store keeps times)."""
+    if not value:
+        return ""
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%f%z").astimezone(UTC).strftime("%Y-%m")
 
 
 def _people(issue: dict[str, Any]) -> set[str]:

@@ -33,7 +33,8 @@ PAGE_AT = re.compile(
     re.IGNORECASE,
 )
 # "version 3", "v3 of the page"; "the retry policy v1 and v2 issues" name products, not page versions
-VERSION = re.compile(r"\b(?:version\s*#?\s*|v(?=\d{1,4}\s+of\b))(\d{1,4})\b", re.IGNORECASE)
+# a page's version: "version 3", "v3 of the page" — not a fix version, not a release ("version 1.3")
+VERSION = re.compile(r"\b(?<!fix )(?:version\s*#?\s*|v(?=\d{1,4}\s+of\b))(\d{1,4})\b(?!\.\d)", re.IGNORECASE)
 # the Jira fields a state question asks about, by the words that name them
 FIELD_WORDS = (
     (frozenset({"status", "state", "stand", "stood"}), (), "status"),

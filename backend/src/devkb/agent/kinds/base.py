@@ -38,6 +38,8 @@ class Outcome:
     # the question's words that named the anchor by its title, when no identifier did ("checkout redesign")
     anchor_words: str = ""
     listed: list[EvidenceDoc] | None = None  # None: not a list question
+    # mentions of words a title holds: [that document, what refers to it] (relation.py), not counted
+    linked_to: list[EvidenceDoc] = field(default_factory=list)
     # a count of "open" issues (the status Open): the unresolved ones in another status, named after
     unresolved_elsewhere: list[EvidenceDoc] = field(default_factory=list)
     dated: list[EvidenceDoc] | None = None  # documents updated in the question's period

@@ -125,7 +125,9 @@ class Count(QuestionKind):
         if parsed.issue_keys or parsed.follow_up:
             return False
         if parsed.relation is not None and parsed.relation.name != "subtask":  # "how many sub-tasks": a type
-            return False
+            # "how many blocker issues …": a priority, not what blocks what
+            if not PRIORITY.search(parsed.text):
+                return False
         kinds = set(parsed.lookups.kinds)
         if not kinds <= set(_SCOPES):  # a named commit, pull request, file or page is a lookup
             return False
@@ -259,8 +261,9 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         out.pop("status", None)
         out["resolved"] = ["yes"]
     if "fix_version" not in out and (m := FIX_VERSION.search(parsed.text)):
-        version = m.group(1)  # "2026.6.0" is also "2026.6"
-        out["fix_version"] = [version] + ([version.removesuffix(".0")] if version.endswith(".0") else [])
+        version = m.group(1)  # "2026.6.0" is also "2026.6" (but "2.0" is not "2")
+        short = version.count(".") >= 2 and version.endswith(".0")
+        out["fix_version"] = [version] + ([version.removesuffix(".0")] if short else [])
     if parsed.time_from and parsed.time_to and CREATED.search(parsed.text):
         out["created"] = [parsed.time_from[:10], parsed.time_to[:10]]
     if "priority" not in out and (m := PRIORITY.search(parsed.text)):

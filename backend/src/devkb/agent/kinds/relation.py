@@ -58,32 +58,29 @@ class RelationKind(QuestionKind):
         relation = parsed.relation
         assert relation is not None
         first, neighbours = self.plan(parsed, bool(ctx.carried))
-        asked: tuple[str, str | None] | None = None
         if first is EXPAND:
             found = ctx.toolbox.rag_search.run(ctx.scope, parsed.text)
             ctx.took(EXPAND)
             named = title_anchor(parsed, found)
-            # "which issues mention Apple Pay?" asks for words: a title that holds them in order
-            # names a document ("the checkout redesign": WEB-1), one that does not ("Pay with an
-            # apple") is no anchor — then every document that holds the words
+            # "which issues mention Apple Pay?" asks for words: every document that holds them in
+            # order, counted; when a title holds them ("the checkout redesign": WEB-1), also what
+            # refers to that document, named after the count ("Pay with an apple" names nothing)
             # ("who opened the issue … to reference fluid-infusion?" asks for a person, not a list)
             mentions = relation.name == "mentions" and parsed.qtype != "who"
             asked = asked_phrase(parsed.text) if mentions else None
-            if named is not None and asked is not None:
-                if not phrase_pattern(asked[0]).search(named[0].document.title):
-                    named = None
-            if named is not None:  # "what's blocking the checkout redesign?": WEB-1 by its title
-                anchor, relation, out.anchor_words = named
-                out.anchors = [anchor]
-                parsed = ctx.parsed = out.parsed = replace(parsed, relation=relation)
-            elif asked is not None:
-                # "which issues mention Apple Pay?": words, not a document — every one that holds them
+            if asked is not None:
                 out.anchor_words, project = asked
                 out.listed = mentioning(ctx, out.anchor_words, project)
                 out.reads_all = reads_all()
                 ctx.scope.add(out.listed[:LIST_SHOWN])
                 ctx.took(PHRASE)
+                if named is not None and phrase_pattern(out.anchor_words).search(named[0].document.title):
+                    _linked_to(ctx, named[0], named[1])
                 return
+            if named is not None:  # "what's blocking the checkout redesign?": WEB-1 by its title
+                anchor, relation, out.anchor_words = named
+                out.anchors = [anchor]
+                parsed = ctx.parsed = out.parsed = replace(parsed, relation=relation)
         elif first is CARRY_STEP:
             carry_over(ctx)
         else:
@@ -98,15 +95,18 @@ class RelationKind(QuestionKind):
             seed_ids = {a.id for a in anchors}
             out.listed = [d for d in got if d.id not in seed_ids and d.relation]
         ctx.took(neighbours)
-        if first is EXPAND and anchors and not out.listed and asked is not None:
-            # nothing refers to the document the title named: the documents that hold the words
-            out.anchors, out.anchor_words = [], asked[0]
-            out.listed = mentioning(ctx, asked[0], asked[1])
-            ctx.scope.add(out.listed[:LIST_SHOWN])
-            ctx.took(PHRASE)
+
+    def sources(self, out: Outcome, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
+        if out.linked_to:  # the words' holders, then the document a title named and its referrers
+            listed = out.listed or []
+            ids = {d.id for d in listed}
+            return (listed + [d for d in out.linked_to if d.id not in ids])[:most]
+        return super().sources(out, selection, most)
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
-        if out.listed == [] and out.anchor_words and not out.anchors:  # no document holds the phrase
+        if (
+            out.listed == [] and out.anchor_words and not out.anchors and not out.linked_to
+        ):  # no document holds the phrase
             reason = f"no document holds “{out.anchor_words}”"
             return "not_found", trust.exact_confidence(reason, kind="key_missing")
         return super().assess(out, docs)
@@ -120,9 +120,16 @@ class RelationKind(QuestionKind):
                 out.parsed.wanted or "", "issue" if out.parsed.wanted == "issue" else "document"
             )
             at_least = out.composed_kind == AT_LEAST
-            return phrase_list(
+            text = phrase_list(
                 noun, out.anchor_words, out.listed, numbers, LIST_SHOWN, out.reads_all, at_least
             )
+            if len(out.linked_to) > 1:  # [the document the title named, what refers to it]
+                by_title, *others = out.linked_to
+                items = [f"{d.document.title}{_cite(d, numbers)}" for d in others[:LIST_SHOWN]]
+                text += (
+                    f" Linked to {identifier(by_title)}{_cite(by_title, numbers)}: " + "; ".join(items) + "."
+                )
+            return text
         lines = []
         if out.anchor_words and out.anchors:  # what was taken for what comes first
             a = out.anchors[0]
@@ -132,6 +139,18 @@ class RelationKind(QuestionKind):
             lines.append(f"“{out.anchor_words}” taken as {named}{cite}.")
         lines += out.preamble(docs)
         return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers)])
+
+
+def _linked_to(ctx: Context, anchor: EvidenceDoc, relation: Relation) -> None:
+    """The documents that refer to ``anchor`` (the one a title holding the asked words named),
+    beyond the ones that hold the words: ``Outcome.linked_to``, named after the count."""
+    listed = {d.id for d in ctx.outcome.listed or []}
+    accept = neighbour_filter(relation, ctx.parsed.wanted, {anchor.id})
+    got = ctx.toolbox.fetch_neighbors.run(
+        ctx.scope, document_ids=[anchor.id], limit=40, accept=accept, relation=describe(relation)
+    )
+    others = [d for d in got if d.id not in listed and d.id != anchor.id and d.relation]
+    ctx.outcome.linked_to = [anchor, *others]
 
 
 def describe(relation: Relation) -> str:
@@ -261,6 +280,10 @@ def relation_list(
         items.append(f"{d.document.title}{link}{by}{cite}")
     more = f"; and {n - LIST_SHOWN} more" if n > LIST_SHOWN else ""
     return f"{head}: " + "; ".join(items) + more + "."
+
+
+def _cite(doc: EvidenceDoc, numbers: dict[str, int]) -> str:
+    return f" [{numbers[doc.id]}]" if doc.id in numbers else ""
 
 
 def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
