@@ -652,6 +652,12 @@ def test_a_count_reads_a_priority_and_completes_an_assignees_first_name(tmp_path
     )
     hannah = ask("which bugs are assigned to Hannah?")
     assert hannah.answer.startswith("There are 2 issues (type Bug, assigned to Hannah Weber)"), hannah.answer
+    theirs = ask("show me Hannah's open issues")  # hers: the assignee
+    assert theirs.answer.startswith("There are 2 issues (status Open, assigned to Hannah Weber)"), (
+        theirs.answer
+    )
+    # "did we close" is every resolved one; "did Ada close" is no count of them all
+    assert kind_of(parse_question("which issues did Ada close?", KEYS), False).name != "count"
     indexer.store.close()
 
 
@@ -783,7 +789,8 @@ def test_what_a_person_worked_on_lists_their_issues_not_passages_naming_them(tmp
     assert ask("what did Nobody work on?").status == "not_found"
     # a thing, not a person: "what does the webhook do?" is no person's work
     assert kind_of(parse_question("what does Meridian do?", KEYS), False).name != "person-work"
-    assert kind_of(parse_question("show me Sofia's issues", KEYS), False).name == "person-work"
+    assert kind_of(parse_question("show me Sofia's work", KEYS), False).name == "person-work"
+    assert kind_of(parse_question("show me Sofia's open issues", KEYS), False).name == "count"
     indexer.store.close()
 
 

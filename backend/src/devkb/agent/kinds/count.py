@@ -49,8 +49,11 @@ _QUALIFIED = (
 # many issues are closed?" asks for the status Closed
 _CLOSE_VERB = r"(?:close|fix|resolve|finish|complete|ship)"
 _CLOSED_WORD = r"(?:closed|fixed|resolved|finished|completed|done|shipped)"
+# who closed them: "we", "they", "the team", "the web team" — a person ("did Priya close") is not
+# read as all closing (who moved an issue to Done is in its history, not a field)
+_CLOSERS = r"(?:we|they|you|i|(?:the\s+)?(?:\w+\s+)?team)"
 CLOSING = re.compile(
-    rf"\b(?:did\s+(?:\w+\s+){{1,2}}?{_CLOSE_VERB}|(?:were|was|got|have\s+been|has\s+been)\s+{_CLOSED_WORD})\b",
+    rf"\b(?:did\s+{_CLOSERS}\s+{_CLOSE_VERB}|(?:were|was|got|have\s+been|has\s+been)\s+{_CLOSED_WORD})\b",
     re.IGNORECASE,
 )
 HOW_MANY = re.compile(rf"\b(?:how\s+many|(?:the\s+)?(?:number|count)\s+of)\s+{_COUNTED}", re.IGNORECASE)
@@ -62,7 +65,7 @@ LISTED = re.compile(
     rf"\b(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+the)?\s+{_COUNTED}|"
     rf"\b(?:what|which)\s+are\s+(?:all\s+)?the\s+{_QUALIFIED}|"
     rf"\b(?:what|which)\s+{_QUALIFIED}\s+(?:are\s+there|do\s+(?:we|you|i)\s+have)\b|"
-    rf"\b(?:what|which)\s+{_COUNTED}\s+(?:did\s+(?:\w+\s+){{1,2}}?{_CLOSE_VERB}|"
+    rf"\b(?:what|which)\s+{_COUNTED}\s+(?:did\s+{_CLOSERS}\s+{_CLOSE_VERB}|"
     rf"(?:were|got|have\s+been)\s+{_CLOSED_WORD})\b)",
     re.IGNORECASE,
 )
@@ -72,7 +75,12 @@ PULL_STATES = {"open": ("open",), "closed": ("closed", "merged"), "merged": ("me
 RECENT = re.compile(
     rf"\b(?:recent|latest|newest|most\s+recent|last)\s+(?:(\d{{1,2}})\s+)?{_COUNTED}", re.IGNORECASE
 )
-ASSIGNED = re.compile(r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})")
+ASSIGNED = re.compile(
+    r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})"
+    # "Hannah's open issues", "show me Marcus Chen's bugs": theirs, as the assignee
+    r"|\b([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})[’']s\s+(?:(?i:open|closed|resolved|in\s+progress)\s+)?"
+    r"(?i:issues|bugs|tickets|tasks)\b"
+)
 # "the high priority bugs", "priority Critical", "critical issues", "blockers": the priorities a
 # word stands for, in Jira Cloud's scheme (Highest … Lowest) and Data Center's (Blocker … Trivial)
 PRIORITY = re.compile(
@@ -113,7 +121,7 @@ _WANTED: dict[str, tuple[dict[str, list[str]], SourceType, str]] = {
 def assignee_named(text: str) -> str | None:
     """ "… assigned to Marcus Chen?" → "Marcus Chen"."""
     m = ASSIGNED.search(text)
-    return m.group(1).strip(" .?!") if m else None
+    return next(g for g in m.groups() if g).strip(" .?!") if m else None
 
 
 class Count(QuestionKind):
