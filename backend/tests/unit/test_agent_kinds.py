@@ -551,24 +551,31 @@ def test_title_words_compare_by_stem_and_runs_skip_stop_words():
     )
 
 
-def test_open_issues_count_the_status_open_and_name_the_other_unresolved_ones(tmp_path, embedder):
-    """ "What are the open bugs in WEB?" answered from a passage, and "how many open …" counted the
-    status Open only, silent about the bug in progress that people mean by open too."""
+def _ask_over(tmp_path: Path, embedder: Any, docs: list[Any]) -> tuple[Callable[..., Any], Any]:
+    """Extractive answers over ``docs`` (issues of PAY) in a fresh embedded store; and the store,
+    for the test to close."""
     from devkb.agent.hybrid_search import HybridSearch
     from devkb.agent.tools import Toolbox
     from devkb.indexing.references.context import LinkContext
     from devkb_devtools.testkit import build_indexer
-    from tests.agent_corpus import _jira
 
     indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
+    indexer.pipeline.run(docs, "jira")
+    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
+    return AskService(Planner(toolbox, lambda: {"PAY"})).ask, indexer.store
+
+
+def test_open_issues_count_the_status_open_and_name_the_other_unresolved_ones(tmp_path, embedder):
+    """ "What are the open bugs in WEB?" answered from a passage, and "how many open …" counted the
+    status Open only, silent about the bug in progress that people mean by open too."""
+    from tests.agent_corpus import _jira
+
     docs = [
         _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Open"),
         _jira("PAY-2", "Ledger drift", "Totals drift.", status="In Progress"),
         _jira("PAY-3", "Old bug", "Gone.", status="Closed"),
     ]
-    indexer.pipeline.run(docs, "jira")
-    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
-    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    ask, store = _ask_over(tmp_path, embedder, docs)
     for text in (
         "what are the open bugs in PAY?",
         "how many open bugs are in PAY?",
@@ -583,29 +590,22 @@ def test_open_issues_count_the_status_open_and_name_the_other_unresolved_ones(tm
     # a closed count says nothing more; "the issues with X" is a topic, not a list
     assert "Not counted" not in ask("how many closed bugs are in PAY?").answer
     assert kind_of(parse_question("what are the issues with refund webhooks?", KEYS), False).name != "count"
-    indexer.store.close()
+    store.close()
 
 
 def test_issues_we_closed_are_every_resolved_one_not_the_status_closed_alone(tmp_path, embedder):
     """ "How many bugs did we close in WEB?" counted every bug of the project, the one in progress
     too: the verb was no field. Closing as something done is any resolution (Closed, Resolved,
     Done); "how many bugs are closed" stays the status Closed."""
-    from devkb.agent.hybrid_search import HybridSearch
-    from devkb.agent.tools import Toolbox
-    from devkb.indexing.references.context import LinkContext
-    from devkb_devtools.testkit import build_indexer
     from tests.agent_corpus import _jira
 
-    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
     docs = [
         _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Open"),
         _jira("PAY-2", "Ledger drift", "Totals drift.", status="In Progress"),
         _jira("PAY-3", "Old bug", "Gone.", status="Closed"),
         _jira("PAY-4", "Rounding bug", "Cents.", status="Resolved"),
     ]
-    indexer.pipeline.run(docs, "jira")
-    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
-    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    ask, store = _ask_over(tmp_path, embedder, docs)
     for text in (
         "how many bugs did we close in PAY?",
         "which bugs were fixed in PAY?",
@@ -619,19 +619,14 @@ def test_issues_we_closed_are_every_resolved_one_not_the_status_closed_alone(tmp
         )
         assert {c.document_id for c in a.sources} == {"jira:PAY-3", "jira:PAY-4"}, text
     assert ask("how many bugs are closed in PAY?").answer.startswith("There is 1 issue in PAY (status Closed")
-    indexer.store.close()
+    store.close()
 
 
 def test_a_count_reads_a_priority_and_completes_an_assignees_first_name(tmp_path, embedder):
     """ "What are the high priority bugs?" counted every bug; "which bugs are assigned to Hannah?"
     counted none (no one is called just Hannah)."""
-    from devkb.agent.hybrid_search import HybridSearch
-    from devkb.agent.tools import Toolbox
-    from devkb.indexing.references.context import LinkContext
-    from devkb_devtools.testkit import build_indexer
     from tests.agent_corpus import _jira
 
-    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
     docs = [
         _jira("PAY-1", "Refund webhooks fail", "Timeouts.", assignee="Hannah Weber"),
         _jira("PAY-2", "Ledger drift", "Totals drift.", assignee="Hannah Weber"),
@@ -639,9 +634,7 @@ def test_a_count_reads_a_priority_and_completes_an_assignees_first_name(tmp_path
     ]
     docs[0].metadata["priority"] = "Critical"
     docs[2].metadata["priority"] = "High"
-    indexer.pipeline.run(docs, "jira")
-    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
-    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    ask, store = _ask_over(tmp_path, embedder, docs)
     high = ask("what are the high priority bugs?")
     assert high.answer.startswith(
         "There are 2 issues (type Bug, priority Highest or High or Blocker or Critical)"
@@ -658,19 +651,14 @@ def test_a_count_reads_a_priority_and_completes_an_assignees_first_name(tmp_path
     )
     # "did we close" is every resolved one; "did Ada close" is no count of them all
     assert kind_of(parse_question("which issues did Ada close?", KEYS), False).name != "count"
-    indexer.store.close()
+    store.close()
 
 
 def test_a_count_reads_a_fix_version_and_when_issues_were_created(tmp_path, embedder):
     """ "What did we ship in 2.1?" quoted a passage; "how many bugs were reported in March 2024?"
     counted every bug, whenever it was created."""
-    from devkb.agent.hybrid_search import HybridSearch
-    from devkb.agent.tools import Toolbox
-    from devkb.indexing.references.context import LinkContext
-    from devkb_devtools.testkit import build_indexer
     from tests.agent_corpus import _jira
 
-    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
     docs = [
         _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Closed"),
         _jira("PAY-2", "Ledger drift", "Totals drift.", status="Open"),
@@ -679,9 +667,7 @@ def test_a_count_reads_a_fix_version_and_when_issues_were_created(tmp_path, embe
     docs[2].metadata["fix_version"] = ["2.0"]
     for doc, created in zip(docs, ("2024-03-02", "2024-03-30", "2024-04-01"), strict=True):
         doc.metadata["created"] = f"{created}T10:00:00+00:00"
-    indexer.pipeline.run(docs, "jira")
-    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
-    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    ask, store = _ask_over(tmp_path, embedder, docs)
     release = ask("which issues are in release 2.1.0?")
     assert release.answer.startswith("There are 2 issues (fix version 2.1.0 or 2.1)"), release.answer
     shipped = ask("what did we ship in 2.1?")  # shipped: resolved too
@@ -691,21 +677,16 @@ def test_a_count_reads_a_fix_version_and_when_issues_were_created(tmp_path, embe
         march.answer
     )
     assert {c.document_id for c in march.sources} == {"jira:PAY-1", "jira:PAY-2"}
-    indexer.store.close()
+    store.close()
 
 
 def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, embedder):
     """ "Which issues mention Apple Pay?" names no document: the relation took the search's first
     hit as its anchor and listed that one's neighbours. Now every issue whose text holds the words
     in order, case and hyphens aside, and "not found" when none does."""
-    from devkb.agent.hybrid_search import HybridSearch
     from devkb.agent.kinds.mentions import _own_text, asked_phrase
-    from devkb.agent.tools import Toolbox
-    from devkb.indexing.references.context import LinkContext
-    from devkb_devtools.testkit import build_indexer
     from tests.agent_corpus import _jira
 
-    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
     docs = [
         _jira("PAY-1", "Refund webhooks fail", "Apple Pay refunds time out.", status="Open"),
         _jira("PAY-2", "Ledger drift", "Totals drift for apple-pay captures. Nothing else.", status="Closed"),
@@ -722,9 +703,7 @@ def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, em
             ],
         ),
     ]
-    indexer.pipeline.run(docs, "jira")
-    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
-    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    ask, store = _ask_over(tmp_path, embedder, docs)
     a = ask("which issues mention Apple Pay?")
     assert a.answer.startswith("2 issues mention “Apple Pay”: "), a.answer
     assert {c.document_id for c in a.sources} == {"jira:PAY-1", "jira:PAY-2"}
@@ -751,29 +730,22 @@ def test_which_issues_mention_words_lists_every_one_that_holds_them(tmp_path, em
     # a link line names another issue by its title: not a mention by this one
     links = "Apple Pay.\n## Links\n- relates to PAY-9: Apple Pay\n## Comments\nok"
     assert _own_text(links) == "Apple Pay.\n## Comments\nok"
-    indexer.store.close()
+    store.close()
 
 
 def test_what_a_person_worked_on_lists_their_issues_not_passages_naming_them(tmp_path, embedder):
     """ "What did Priya work on?" quoted changelog lines that named her. Now the issues assigned to
     the person (the full name completed from a first name when one person fits), what they wrote,
     and for "is … working on" only what is still going on; two people who fit are asked back."""
-    from devkb.agent.hybrid_search import HybridSearch
-    from devkb.agent.tools import Toolbox
-    from devkb.indexing.references.context import LinkContext
-    from devkb_devtools.testkit import build_indexer
     from tests.agent_corpus import _jira
 
-    indexer = build_indexer(tmp_path, embedder, [], link_context=LinkContext(project_keys={"PAY"}))
     docs = [
         _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Open", assignee="Ada Lovelace"),
         _jira("PAY-2", "Ledger drift", "Totals drift.", status="Closed", assignee="Ada Lovelace"),
         _jira("PAY-3", "Old bug", "Gone.", status="Open", assignee="Ada Byron"),
         _jira("PAY-4", "Rounding", "Cents.", status="Open", assignee="Linus Pauling"),
     ]
-    indexer.pipeline.run(docs, "jira")
-    toolbox = Toolbox(indexer.store, HybridSearch(indexer.store, embedder), lambda: {"PAY"})
-    ask = AskService(Planner(toolbox, lambda: {"PAY"})).ask
+    ask, store = _ask_over(tmp_path, embedder, docs)
     did = ask("what did Ada Lovelace work on?")
     assert did.answer.startswith("Ada Lovelace worked on 2 issues; the newest first: "), did.answer
     assert {c.document_id for c in did.sources} == {"jira:PAY-1", "jira:PAY-2"}
@@ -791,7 +763,7 @@ def test_what_a_person_worked_on_lists_their_issues_not_passages_naming_them(tmp
     assert kind_of(parse_question("what does Meridian do?", KEYS), False).name != "person-work"
     assert kind_of(parse_question("show me Sofia's work", KEYS), False).name == "person-work"
     assert kind_of(parse_question("show me Sofia's open issues", KEYS), False).name == "count"
-    indexer.store.close()
+    store.close()
 
 
 def test_who_should_i_talk_to_is_who_to_ask():

@@ -267,6 +267,12 @@ def identifier(doc: EvidenceDoc) -> str:
     return str(str(meta.get("sha", ""))[:7] or meta.get("path") or doc.document.title)
 
 
+def citation(doc: EvidenceDoc, numbers: dict[str, int]) -> str:
+    """ " [3]" — the citation of ``doc`` by its number among an answer's sources ("" when it is not
+    one of them)."""
+    return f" [{numbers[doc.id]}]" if doc.id in numbers else ""
+
+
 def _shown(value: Any) -> str:
     return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
 

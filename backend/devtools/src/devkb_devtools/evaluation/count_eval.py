@@ -173,8 +173,7 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             [f"Which issues are assigned to {name}?", f"how many issues are assigned to {name}?"],
             assignee[name],
         )
-    closable = sorted(k for k in project_type if k[1] in TYPE_WORDS)
-    for p, t in rng.sample(closable, min(per_shape, len(closable))):
+    for p, t in rng.sample(types, min(per_shape, len(types))):  # the types asked as closed
         w = TYPE_WORDS[t]
         add(
             "closed (project+type)",

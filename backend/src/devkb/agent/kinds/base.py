@@ -161,6 +161,19 @@ class QuestionKind:
         return assess_topic(out.parsed.text, docs)
 
 
+def document_kind(doc_id: str, metadata: dict[str, object]) -> str:
+    """What a document is ("issue", "page", "commit", "pull", "file", …): its ``kind`` field, or
+    its id's source for Jira issues and Confluence pages stored without one."""
+    kind = str(metadata.get("kind") or "")
+    if kind:
+        return kind
+    if doc_id.startswith("confluence:"):
+        return "page"
+    if doc_id.startswith("jira:"):
+        return "issue"
+    return ""
+
+
 def exact_kind(out: Outcome) -> str | None:
     """Which exact evidence an outcome rests on (``confidence.EXACT_KINDS``), or ``None`` when
     it rests on search results."""

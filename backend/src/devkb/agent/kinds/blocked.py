@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN
+from devkb.agent.extractive import LIST_SHOWN, citation
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.relation import is_resolved, link_phrase
 from devkb.agent.question import ParsedQuestion, has_phrase
@@ -100,7 +100,7 @@ def blocked_list(listed: Sequence[EvidenceDoc], numbers: dict[str, int]) -> str:
     n = len(listed)
     items = []
     for d in listed[:LIST_SHOWN]:
-        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        cite = citation(d, numbers)
         items.append(f"{d.document.title} — {d.relation}{cite}")
     more = f"; and {n - LIST_SHOWN} more" if n > LIST_SHOWN else ""
     verb = "issue is" if n == 1 else "issues are"

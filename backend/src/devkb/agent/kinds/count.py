@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN, identifier
+from devkb.agent.extractive import LIST_SHOWN, citation, identifier
 from devkb.agent.identifiers import ISSUE_TYPE, ISSUE_TYPE_WORDS, STATUS, issue_type
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
@@ -218,7 +218,7 @@ class Count(QuestionKind):
         shown = named_at_most(out.parsed)
         items = []
         for d in listed[:shown]:
-            cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+            cite = citation(d, numbers)
             status = d.document.metadata.get("status")
             items.append(f"{d.document.title}{f' ({status})' if status else ''}{cite}")
         more = f"; and {n - shown} more" if n > shown else ""

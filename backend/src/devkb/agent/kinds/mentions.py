@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.kinds.base import Context
+from devkb.agent.extractive import citation
+from devkb.agent.kinds.base import Context, document_kind
 from devkb.agent.tools import RAGSearch
 from devkb.store.models import Document, SourceType
 
@@ -83,7 +84,7 @@ def mentioning(ctx: Context, phrase: str, project: str | None) -> list[EvidenceD
         doc = hit.document
         if doc.id in found or not ctx.scope.allows(doc):
             continue
-        if kinds and _kind_of(doc) not in kinds:
+        if kinds and document_kind(doc.id, doc.metadata) not in kinds:
             continue
         if project and doc.metadata.get("project") != project:
             continue
@@ -120,13 +121,6 @@ def _holding(pattern: re.Pattern[str], text: str) -> str:
     return " ".join(text[start:end].split())[:300]
 
 
-def _kind_of(doc: Document) -> str:
-    kind = str(doc.metadata.get("kind") or "")
-    if kind:
-        return kind
-    return {"confluence:": "page", "jira:": "issue"}.get(doc.id[: doc.id.find(":") + 1], "")
-
-
 def phrase_list(
     noun: str,
     phrase: str,
@@ -143,7 +137,7 @@ def phrase_list(
         return f"No {noun} mentions “{phrase}” {where}."
     items = []
     for d in listed[:shown]:
-        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        cite = citation(d, numbers)
         items.append(f"{d.document.title}{cite}")
     more = f"; and {n - shown} more" if n > shown else ""
     verb = "mentions" if n == 1 else "mention"

@@ -12,18 +12,17 @@ Two people who fit ("Chen": Marcus Chen, Mei Chen) are named back instead of gue
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN
+from devkb.agent.extractive import LIST_SHOWN, citation
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
 from devkb.agent.kinds.relation import is_resolved
-from devkb.agent.kinds.who_to_ask import handles
+from devkb.agent.kinds.who_to_ask import handles, name_words
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
 from devkb.store.models import Document
@@ -49,11 +48,6 @@ def asked_name(text: str) -> str | None:
     if not m:
         return None
     return next(g for g in m.groups() if g).strip(" .?!")
-
-
-def fold(name: str) -> list[str]:
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return "".join(c if c.isalnum() else " " for c in plain).split()
 
 
 class PersonWork(QuestionKind):
@@ -130,7 +124,7 @@ class PersonWork(QuestionKind):
         summary = ", ".join(f"{n} {k}{'s' * (n != 1)}" for k, n in kinds.most_common())
         items = []
         for d in listed[:LIST_SHOWN]:
-            cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+            cite = citation(d, numbers)
             status = d.document.metadata.get("status") or d.document.metadata.get("state")
             role = "assignee" if _noun(d.document) == "issue" else "author"
             items.append(f"{d.document.title} ({role}{f', {status}' if status else ''}){cite}")
@@ -142,7 +136,7 @@ class PersonWork(QuestionKind):
 def people_named(ctx: Context, asked: str) -> list[str]:
     """The full names, among the people of the documents a search for ``asked`` finds, that hold
     every word of it (one: the person; two or more: ambiguous; none: nobody)."""
-    words = fold(asked)
+    words = name_words(asked)
     if not words:
         return []
     store = ctx.toolbox.graph_query.store
@@ -153,11 +147,11 @@ def people_named(ctx: Context, asked: str) -> list[str]:
         meta = hit.document.metadata
         people = [meta.get(f) for f in _PEOPLE_FIELDS] + list(meta.get("people") or [])
         for p in people:
-            if isinstance(p, str) and " " in p.strip() and set(words) <= set(fold(p)):
+            if isinstance(p, str) and " " in p.strip() and set(words) <= set(name_words(p)):
                 seen[p.strip()] += 1
     names = sorted(seen, key=lambda p: (-seen[p], p))
     # "Priya Raman" and "priya raman" are one person
-    return list({tuple(fold(n)): n for n in reversed(names)}.values())[::-1]
+    return list({tuple(name_words(n)): n for n in reversed(names)}.values())[::-1]
 
 
 def _going_on(doc: Document) -> bool:

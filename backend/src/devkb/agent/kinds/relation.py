@@ -15,8 +15,8 @@ from typing import Any
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN, identifier
-from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.extractive import LIST_SHOWN, citation, identifier
+from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, document_kind
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up, reads_all
@@ -125,15 +125,17 @@ class RelationKind(QuestionKind):
             )
             if len(out.linked_to) > 1:  # [the document the title named, what refers to it]
                 by_title, *others = out.linked_to
-                items = [f"{d.document.title}{_cite(d, numbers)}" for d in others[:LIST_SHOWN]]
+                items = [f"{d.document.title}{citation(d, numbers)}" for d in others[:LIST_SHOWN]]
                 text += (
-                    f" Linked to {identifier(by_title)}{_cite(by_title, numbers)}: " + "; ".join(items) + "."
+                    f" Linked to {identifier(by_title)}{citation(by_title, numbers)}: "
+                    + "; ".join(items)
+                    + "."
                 )
             return text
         lines = []
         if out.anchor_words and out.anchors:  # what was taken for what comes first
             a = out.anchors[0]
-            cite = f" [{numbers[a.id]}]" if a.id in numbers else ""
+            cite = citation(a, numbers)
             name, title = identifier(a), summary_of(a.document)
             named = f"{name}: {title}" if name != title else f"“{title}”"
             lines.append(f"“{out.anchor_words}” taken as {named}{cite}.")
@@ -170,7 +172,7 @@ def neighbour_filter(relation: Relation, wanted: str | None, anchors: set[str]) 
         doc = n.document
         if doc.id in anchors or doc.id == n.via:
             return False
-        kind = _kind(doc.id, doc.metadata)
+        kind = document_kind(doc.id, doc.metadata)
         if wanted in ("commit", "pull", "file") and kind != wanted:
             return False
         if wanted == "page" and kind not in ("page", "file"):  # "documentation page" may be a file
@@ -178,7 +180,7 @@ def neighbour_filter(relation: Relation, wanted: str | None, anchors: set[str]) 
         if wanted == "issue" and kind not in ("issue", "gh-issue"):
             return False
         if relation.name in ("worked_on",) and wanted is None:
-            return _kind(doc.id, doc.metadata) in ("commit", "pull")
+            return document_kind(doc.id, doc.metadata) in ("commit", "pull")
         if relation.name == "subtask" and n.kind in ("jira-subtask", "jira-epic"):
             return True  # Jira Software structure: sub-task ↔ parent, issue ↔ epic
         if relation.name in ("depends", "duplicates", "supersedes", "subtask"):
@@ -218,17 +220,6 @@ def is_resolved(metadata: dict[str, Any]) -> bool:
         "closed",
         "resolved",
     )
-
-
-def _kind(doc_id: str, metadata: dict[str, object]) -> str:
-    kind = str(metadata.get("kind") or "")
-    if kind:
-        return kind
-    if doc_id.startswith("confluence:"):
-        return "page"
-    if doc_id.startswith("jira:"):
-        return "issue"
-    return ""
 
 
 def relation_list(
@@ -273,17 +264,13 @@ def relation_list(
         head += f" ({shown} shown as sources)"
     items = []
     for d in listed[:LIST_SHOWN]:
-        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        cite = citation(d, numbers)
         link = _link_type(d, anchors) if noun == "issue" else ""
         author = d.document.metadata.get("author")
         by = f" (by {author})" if author and parsed.qtype == "who" else ""
         items.append(f"{d.document.title}{link}{by}{cite}")
     more = f"; and {n - LIST_SHOWN} more" if n > LIST_SHOWN else ""
     return f"{head}: " + "; ".join(items) + more + "."
-
-
-def _cite(doc: EvidenceDoc, numbers: dict[str, int]) -> str:
-    return f" [{numbers[doc.id]}]" if doc.id in numbers else ""
 
 
 def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
@@ -315,7 +302,7 @@ def title_anchor(
     if parsed.wanted not in ("commit", "pull"):
         return None
     named = named_in_question(parsed, found, field_words(parsed.text), top)
-    if named is not None and _kind(named[0].id, named[0].document.metadata) in ("issue", "gh-issue"):
+    if named is not None and document_kind(named[0].id, named[0].document.metadata) in ("issue", "gh-issue"):
         relation = relation_named(parsed.text, named[1])
         if relation is not None:
             return named[0], relation, " ".join(named[1])

@@ -10,7 +10,7 @@ from typing import Any
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN
+from devkb.agent.extractive import LIST_SHOWN, citation
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
@@ -111,7 +111,7 @@ def resolved_list(parsed: ParsedQuestion, listed: Sequence[EvidenceDoc], numbers
     n = len(listed)
     items = []
     for d in listed[:LIST_SHOWN]:
-        cite = f" [{numbers[d.id]}]" if d.id in numbers else ""
+        cite = citation(d, numbers)
         resolved = str(d.document.metadata.get("resolved") or "")[:10]
         how = d.document.metadata.get("resolution")
         detail = ", ".join(str(x) for x in (how, resolved) if x)

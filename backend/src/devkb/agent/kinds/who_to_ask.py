@@ -166,12 +166,17 @@ def rank_people(
 _LOGIN = re.compile(r"[a-z0-9][a-z0-9._-]*")
 
 
+def name_words(name: str) -> list[str]:
+    """ "Tomás O'Brien" → ["tomas", "o", "brien"]: a name's words, accents and case aside."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    return re.findall(r"[a-z0-9]+", plain)
+
+
 def handles(name: str) -> set[str]:
     """The handles a person called ``name`` usually has (GitHub logins, user names): for "Marcus
     Chen" mchen, marcusc, marcuschen, marcus.chen, marcus-chen, marcus_chen, chenm, chen.marcus.
     Empty for a name of one word (it would match too much)."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    words = re.findall(r"[a-z0-9]+", plain)
+    words = name_words(name)
     if len(words) < 2:
         return set()
     first, last = words[0], words[-1]
