@@ -121,6 +121,34 @@ def test_confluence_urls_and_titles_in_jira_text():
     }
 
 
+def test_title_mentions_in_one_pass_keep_word_bounds_and_the_first_mention():
+    c = ctx()
+    c.confluence_titles["idempotency keys design notes"] = "confluence:page:7"
+    i = doc(
+        SourceType.JIRA,
+        "issue",
+        "jira:PAY-7",
+        description=(
+            "XIdempotency keys design (inside a word: no); Idempotency keys designs (longer word: no); "
+            "Idempotency Keys Design Notes, then IDEMPOTENCY KEYS DESIGN later"
+        ),
+        comment="İstanbul: Idempotency keys design",  # a letter whose lower case is longer
+    )
+    got = {(r.to_id, r.evidence) for r in ReferenceExtractor().extract(i, c) if r.kind.endswith("title")}
+    # both titles start at the same word; the first mention of each page is its evidence
+    assert got == {
+        ("confluence:page:3", "Idempotency Keys Design"),
+        ("confluence:page:7", "Idempotency Keys Design Notes"),
+    }
+    only_turkish = doc(SourceType.JIRA, "issue", "jira:PAY-8", comment="İstanbul: Idempotency keys design")
+    got = {
+        (r.to_id, r.evidence)
+        for r in ReferenceExtractor().extract(only_turkish, c)
+        if r.kind.endswith("title")
+    }
+    assert got == {("confluence:page:3", "Idempotency keys design")}
+
+
 def test_signature_changes_only_with_what_the_source_type_depends_on():
     ex, c = ReferenceExtractor(), ctx()
     jira, github = ex.signature(c, SourceType.JIRA), ex.signature(c, SourceType.GITHUB)

@@ -143,16 +143,21 @@ class GitHubEmulator(EmulatorApp):
         shapes_for(self._shapes_path())
 
     def _full_shape(self, request: Request, response: Response) -> Response:
-        """The recorded body completed to GitHub's published response shape (``vendor_shapes``)."""
-        if response.status != 200 or "json" not in (response.header("Content-Type") or ""):
+        """The recorded body completed to GitHub's published response shape (``vendor_shapes``);
+        the bodies of ``_json`` are completed before they are encoded, once."""
+        if response.shaped or response.status != 200 or "json" not in (response.header("Content-Type") or ""):
             return response
-        shapes = shapes_for(self._shapes_path())
-        schema = shapes.schema(request.method, request.path, 200) if shapes is not None else None
+        schema = self._schema(request)
         if schema is None:
             return response
         body = complete(response.json_value(), schema)
         response.body = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return response
+
+    def _schema(self, request: Request) -> dict[str, Any] | None:
+        """GitHub's published schema of this request's 200 response, if it describes one."""
+        shapes = shapes_for(self._shapes_path())
+        return shapes.schema(request.method, request.path, 200) if shapes is not None else None
 
     def fault_response(
         self, request: Request, status: int, message: str | None, retry_after: float | None
@@ -662,7 +667,11 @@ class GitHubEmulator(EmulatorApp):
         origins = {repo.api_origin: request.base_url for repo in self.dataset.repos()}
         origins[RAW_ORIGIN] = f"{request.base_url}/raw"
         headers = [("Link", link)] if link else []
-        return json_response(UrlRewriter(origins).rewrite(data), headers=headers)
+        body = UrlRewriter(origins).rewrite(data)
+        schema = self._schema(request)
+        response = json_response(body if schema is None else complete(body, schema), headers=headers)
+        response.shaped = True
+        return response
 
 
 def _list_shape(commit: dict[str, Any]) -> dict[str, Any]:

@@ -78,6 +78,8 @@ class Response:
     # the value ``json_response`` encoded as ``body``: read back without decoding while the body
     # is still those bytes (a step that completes a response's shape reads every JSON body)
     encoded: tuple[bytes, Any] | None = field(default=None, repr=False, compare=False)
+    # the body already has its vendor's published shape (completed before it was encoded once)
+    shaped: bool = field(default=False, repr=False, compare=False)
 
     def json_value(self) -> Any:
         """The body's JSON value."""

@@ -22,6 +22,8 @@ import re
 from collections.abc import Iterable
 from urllib.parse import parse_qs, unquote_plus, urlsplit
 
+import ahocorasick
+
 from devkb.indexing.references.context import LinkContext
 from devkb.indexing.references.rule import ReferenceRule
 from devkb.sources.base import SourceDocument
@@ -30,6 +32,7 @@ from devkb.store.models import Reference, SourceType
 
 MIN_TITLE_WORDS = 3
 _WORD = re.compile(r"\w+")
+_WORD_CHAR = re.compile(r"\w")
 # The start of a word that may begin with a capital letter: words starting with a-z, a digit or
 # "_" (most of the text) are skipped inside the regex engine; the rest are checked with isupper.
 _WORD_START = re.compile(r"(?<!\w)[^\W\d_a-z]")
@@ -46,6 +49,21 @@ def _title_index(ctx: LinkContext) -> dict[str, list[tuple[str, str]]]:
             continue  # titles starting with punctuation cannot start with a capital letter
         index.setdefault(first.group(0), []).append((title, page_id))
     return index
+
+
+def _title_automaton(ctx: LinkContext) -> ahocorasick.Automaton | None:
+    """Every title long enough to match (lower case) in one Aho-Corasick automaton, whose value
+    is ``(order, title, page id)``: one pass over a text finds every title in it."""
+    automaton = ahocorasick.Automaton()
+    order = 0
+    for entries in ctx.cached("confluence.titles", lambda: _title_index(ctx)).values():
+        for title, page_id in entries:
+            automaton.add_word(title, (order, title, page_id))
+            order += 1
+    if order == 0:
+        return None
+    automaton.make_automaton()
+    return automaton
 
 
 def _alias_hosts(ctx: LinkContext) -> set[str]:
@@ -91,9 +109,31 @@ def resolve_url(ctx: LinkContext, url: str) -> str | None:
 
 
 def _title_mentions(ctx: LinkContext, text: str) -> Iterable[tuple[str, str]]:
+    """``(page id, the words as written)`` for each title the text names, in the order they
+    appear: a title found where a word starts with a capital letter and ends with its word."""
+    automaton = ctx.cached("confluence.title_automaton", lambda: _title_automaton(ctx))
+    if automaton is None:
+        return []
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer ("İ"): positions move
+        return list(_title_mentions_by_word(ctx, text))
+    found = []
+    for last, (order, title, page_id) in automaton.iter(lowered):
+        start = last + 1 - len(title)
+        end = last + 1
+        if (
+            text[start].isupper()
+            and (start == 0 or _WORD_CHAR.match(text, start - 1) is None)
+            and not (end < len(text) and (text[end].isalnum() or text[end] == "_"))
+        ):
+            found.append((start, order, page_id, text[start:end]))
+    found.sort()
+    return [(page_id, mention) for _, _, page_id, mention in found]
+
+
+def _title_mentions_by_word(ctx: LinkContext, text: str) -> Iterable[tuple[str, str]]:
+    """The same, word by word (for the rare text whose lower case is longer than itself)."""
     index = ctx.cached("confluence.titles", lambda: _title_index(ctx))
-    if not index:
-        return
     for m in _WORD_START.finditer(text):
         start = m.start()
         if not text[start].isupper():

@@ -25,7 +25,8 @@ from devkb.indexing.references.rule import ReferenceRule
 from devkb.sources.base import VERSION_MESSAGES_FIELD, SourceDocument
 from devkb.store.models import Reference, SourceType
 
-KEY_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_])([A-Z][A-Z0-9]+)-(\d+)(?!\d)")
+# not after a letter, digit or "_" (checked after the first letter: see extractor.ISSUE_KEY)
+KEY_IN_TEXT = re.compile(r"([A-Z](?<![A-Za-z0-9_][A-Z])[A-Z0-9]+)-(\d+)(?!\d)")
 
 # document kind → (edge kind, edge points from the issue to the document?)
 KINDS: dict[str, tuple[str, bool]] = {
