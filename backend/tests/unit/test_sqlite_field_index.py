@@ -7,7 +7,13 @@ import sqlite3
 
 from devkb.store.models import Document, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
-from devkb.store.sqlite.field_index import META_KEY, TRIGGERS, ensure_field_index
+from devkb.store.sqlite.field_index import (
+    INSERT_TRIGGER,
+    META_KEY,
+    TRIGGERS,
+    _insert_values,
+    ensure_field_index,
+)
 
 
 def doc(id: str, **meta) -> Document:
@@ -125,19 +131,80 @@ def test_triggers_of_an_older_version_are_replaced_on_open(tmp_path):
     store.write_documents([(doc("jira:E-1", key="E-1", status="Open"), [])])
     store.close()
     with sqlite3.connect(path) as conn:  # same name, other SQL: as an older devkb wrote it
-        conn.execute("DROP TRIGGER documents_fields_ai")
+        conn.execute("DROP TRIGGER documents_fields_au")
         conn.execute(
-            "CREATE TRIGGER documents_fields_ai AFTER INSERT ON documents BEGIN "
+            "CREATE TRIGGER documents_fields_au AFTER UPDATE OF id, metadata ON documents BEGIN "
             "INSERT INTO document_fields(document_id, field, value) VALUES (new.id, 'old', 'old'); END"
         )
     reopened = SQLiteGraphStore(path)
     with sqlite3.connect(path) as conn:
         assert not ensure_field_index(conn)  # already rebuilt by the open above
     reopened.write_documents([(doc("jira:E-2", key="E-2", status="Closed"), [])])
+    reopened.write_documents([(doc("jira:E-1", key="E-1", status="Resolved"), [])])
     assert rows(path) == [
         ("jira:E-1", "key", "e-1"),
-        ("jira:E-1", "status", "open"),
+        ("jira:E-1", "status", "resolved"),
         ("jira:E-2", "key", "e-2"),
         ("jira:E-2", "status", "closed"),
     ]
     reopened.close()
+
+
+def _older_insert_trigger(path) -> None:
+    """The insert trigger of a devkb from before 2026-11-29 (an older process re-creates it)."""
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            f"CREATE TRIGGER {INSERT_TRIGGER} AFTER INSERT ON documents BEGIN {_insert_values('new')} END;"
+        )
+
+
+def test_rows_are_written_once_with_or_without_an_older_insert_trigger(tmp_path):
+    path = tmp_path / "g.sqlite"
+    store = SQLiteGraphStore(path)
+    store.write_documents([(doc("jira:F-1", key="F-1", label=["Ä-Team", "UX"]), [])])
+    _older_insert_trigger(path)  # while it exists, the trigger writes new documents' rows
+    store.write_documents([(doc("jira:F-2", key="F-2"), []), (doc("jira:F-2", key="F-2", status="Open"), [])])
+    store.close()
+    reopened = SQLiteGraphStore(path)  # this version drops the trigger when it opens the store
+    with sqlite3.connect(path) as conn:
+        assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (INSERT_TRIGGER,)).fetchall()
+    # a document written twice in one batch: inserted, then updated (the update trigger's rows)
+    reopened.write_documents(
+        [(doc("jira:F-3", key="F-3"), []), (doc("jira:F-3", key="F-3", status="Done"), [])]
+    )
+    reopened.close()
+    assert rows(path) == [
+        ("jira:F-1", "key", "f-1"),
+        ("jira:F-1", "label", "ux"),
+        ("jira:F-1", "label", "Ä-team"),  # SQLite's lower() folds ASCII only, and so does the index
+        ("jira:F-2", "key", "f-2"),
+        ("jira:F-2", "status", "open"),
+        ("jira:F-3", "key", "f-3"),
+        ("jira:F-3", "status", "done"),
+    ]
+
+
+def test_values_python_might_write_differently_are_left_to_sqlite(tmp_path):
+    path = tmp_path / "g.sqlite"
+    store = SQLiteGraphStore(path)
+    store.write_documents(
+        [
+            (doc("jira:G-1", key="G-1", number=2**70, flag=True), []),
+            (doc("jira:G-2", key="G-2", label=[True, 1, None, ["x"], {"y": 1}, "Z"]), []),
+        ]
+    )
+    store.close()
+    python_rows = rows(path)
+    # the same documents through SQLite's own statements (the older insert trigger)
+    old = tmp_path / "old.sqlite"
+    store = SQLiteGraphStore(old)
+    _older_insert_trigger(old)
+    store.write_documents(
+        [
+            (doc("jira:G-1", key="G-1", number=2**70, flag=True), []),
+            (doc("jira:G-2", key="G-2", label=[True, 1, None, ["x"], {"y": 1}, "Z"]), []),
+        ]
+    )
+    store.close()
+    assert python_rows == rows(old)
+    assert ("jira:G-2", "label", "1") in python_rows and ("jira:G-2", "label", "z") in python_rows

@@ -34,7 +34,7 @@ from devkb.store.models import (
     Version,
 )
 from devkb.store.protocol import Direction
-from devkb.store.sqlite import history
+from devkb.store.sqlite import field_index, history
 from devkb.store.sqlite.field_index import ensure_field_index
 from devkb.store.sqlite.schema import DDL, FTS_INSERT_TRIGGER, SCHEMA_VERSION
 from devkb.store.sqlite.term_pruning import TermPruner
@@ -242,7 +242,13 @@ class SQLiteGraphStore:
             )
             if references is not None:
                 self._replace_references(c, [d.id for d, _ in items], references)
+            # New documents' field rows (field_index.insert_rows); None: an older version's insert
+            # trigger writes them. An update's rows are the update trigger's.
+            stored: set[str] | None = (
+                None if _has_trigger(c, field_index.INSERT_TRIGGER) else self._stored_ids(c, items)
+            )
             for doc, chunks in items:
+                metadata = json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True)
                 c.execute(
                     "INSERT INTO documents(id, type, title, url, updated_at, content_hash, metadata, source) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET type=excluded.type, "
@@ -255,10 +261,13 @@ class SQLiteGraphStore:
                         doc.url,
                         doc.updated_at,
                         doc.content_hash,
-                        json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True),
+                        metadata,
                         doc.source,
                     ),
                 )
+                if stored is not None and doc.id not in stored:
+                    field_index.insert_rows(c, doc.id, doc.metadata, metadata)
+                    stored.add(doc.id)
                 if pending is not None and doc.id in pending:  # written twice in one batch
                     _index_text(c, pending.pop(doc.id))  # indexed before the delete trigger unindexes
                 c.execute("DELETE FROM chunks WHERE document_id = ?", (doc.id,))
@@ -285,6 +294,16 @@ class SQLiteGraphStore:
             history.write_versions(c, versions or [])
             if pending:
                 _index_text(c, [row for rows in pending.values() for row in rows])
+
+    @staticmethod
+    def _stored_ids(c: sqlite3.Connection, items: Sequence[tuple[Document, Sequence[Chunk]]]) -> set[str]:
+        """Which of these documents the store already holds."""
+        found: set[str] = set()
+        for part in _chunks_of(list(dict.fromkeys(d.id for d, _ in items))):
+            found.update(
+                r[0] for r in c.execute(f"SELECT id FROM documents WHERE id IN ({_marks(len(part))})", part)
+            )
+        return found
 
     @staticmethod
     def _check_version_owners(owner_set: set[str], versions: Sequence[Version]) -> None:
