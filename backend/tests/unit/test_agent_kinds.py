@@ -654,6 +654,56 @@ def test_a_count_reads_a_priority_and_completes_an_assignees_first_name(tmp_path
     store.close()
 
 
+def test_a_count_of_unassigned_issues_and_of_pull_requests_waiting_for_review(tmp_path, embedder):
+    """ "Which issues have no assignee?" quoted a passage that named no assignee, "which pull
+    requests are waiting for review?" passages about reviews."""
+    from devkb.sources.base import SourceDocument
+    from tests.agent_corpus import _jira
+
+    def pull(number: int, state: str, approved: list[str]) -> SourceDocument:
+        meta: dict[str, Any] = {"repository": "acme/pay", "number": number, "author": "ada", "state": state}
+        if approved:
+            meta["approved_by"] = approved
+        return SourceDocument(
+            id=f"github:acme/pay:pull:{number}",
+            type=SourceType.GITHUB,
+            kind="pull",
+            title=f"PR #{number}: change {number}",
+            url=f"https://github.com/acme/pay/pull/{number}",
+            updated_at=f"2024-05-0{number}T10:00:00+00:00",
+            content=f"PR #{number}: change {number}\nState: {state}",
+            metadata=meta,
+        )
+
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Timeouts.", assignee=""),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", status="In Progress", assignee=""),
+        _jira("PAY-3", "Old bug", "Gone.", status="Closed", assignee=""),
+        _jira("PAY-4", "Taken", "Mine.", assignee="Marcus Chen"),
+        pull(1, "open", []),
+        pull(2, "open", ["grace"]),
+        pull(3, "closed", []),
+    ]
+    for d in docs[:3]:
+        del d.metadata["assignee"]
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    for text in ("which issues have no assignee?", "what issues in PAY are not assigned to anyone?"):
+        nobody = ask(text)  # still unresolved: work nobody owns, not the closed PAY-3
+        assert "2 issues" in nobody.answer and "nobody assigned" in nobody.answer, (text, nobody.answer)
+        assert {c.document_id for c in nobody.sources} == {"jira:PAY-1", "jira:PAY-2"}
+    assert ask("how many closed issues are unassigned?").answer.startswith(
+        "There is 1 issue (status Closed, nobody assigned)"
+    )
+    for text in ("which pull requests are waiting for review?", "what PRs need a review?"):
+        waiting = ask(text)
+        assert waiting.answer.startswith("There is 1 pull request (state open, not approved by anyone)"), (
+            text,
+            waiting.answer,
+        )
+        assert [c.document_id for c in waiting.sources] == ["github:acme/pay:pull:1"]
+    store.close()
+
+
 def test_a_count_reads_a_fix_version_and_when_issues_were_created(tmp_path, embedder):
     """ "What did we ship in 2.1?" quoted a passage; "how many bugs were reported in March 2024?"
     counted every bug, whenever it was created."""

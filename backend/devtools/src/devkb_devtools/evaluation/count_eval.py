@@ -99,6 +99,7 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
     project_priority: Counter[tuple[str, str]] = Counter()
     project_version: Counter[tuple[str, str]] = Counter()
     project_month: Counter[tuple[str, str]] = Counter()
+    project_unassigned: Counter[str] = Counter()  # nobody assigned and not done
     everyone: set[str] = set()  # everyone named on an issue: a first name fits one of them or several
     for issue in _issues(fluid):
         f = issue["fields"]
@@ -114,6 +115,7 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             assignee[name] += 1
             assignee_open[name] += not done
         project_type_done[p, kind] += done
+        project_unassigned[p] += not name and not done
         everyone.update(_people(issue))
         project_priority[p, (f.get("priority") or {}).get("name") or ""] += 1
         for version in {v["name"] for v in f.get("fixVersions") or []}:
@@ -229,6 +231,17 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             "mentions",
             [f"which issues mention {phrase}?", f"are there any issues that reference {phrase}?"],
             n,
+        )
+    # after the shapes above, so their samples stay the ones they were
+    for p in rng.sample(sorted(project), min(per_shape, len(project))):
+        add(
+            "unassigned",
+            [
+                f"which {p} issues are unassigned?",
+                f"how many issues in {p} have no assignee?",
+                f"what issues in {p} are not assigned to anyone?",
+            ],
+            project_unassigned[p],
         )
     return out
 

@@ -1,5 +1,5 @@
 """Count: "how many issues are in WEB?", "how many open bugs does PAY have?", "which issues are
-assigned to Marcus Chen?" — a question about every document that has some fields, not about one
+assigned to Marcus Chen?", "which issues have no assignee?", "which PRs are waiting for review?" — a question about every document that has some fields, not about one
 document → ``GraphQuery`` on those fields over the reader's documents, answered with the exact
 count and the newest of them listed (``LIST_SHOWN``), never a passage of one of them.
 
@@ -98,6 +98,23 @@ PRIORITIES = {
     "low": ["Low", "Lowest", "Minor", "Trivial"],
     "lowest": ["Lowest", "Trivial"],
 }
+# "which issues have no assignee?", "what's unassigned in WEB?": nobody assigned (and, unless a
+# status or closing is asked, still unresolved: work nobody owns, not the tracker's history)
+UNASSIGNED = re.compile(
+    r"\b(?:unassigned|not\s+(?:yet\s+)?assigned(?:\s+to\s+any(?:one|body))?|(?:have|has|with)\s+no\s+assignee|"
+    r"without\s+(?:an?\s+)?assignee|no\s*(?:one|body)\s+(?:is\s+)?assigned|"
+    # "assigned to no one", not "assigned to Nobody Here": a name starts with a capital letter
+    r"assigned\s+to\s+(?-i:no\s*(?:one|body)))\b",
+    re.IGNORECASE,
+)
+# "which pull requests are waiting for review?", "PRs that need a review", "unapproved PRs": open
+# and not approved by anyone (a pull request's reviews: its ``approved_by``)
+AWAITING_REVIEW = re.compile(
+    r"\b(?:(?:waiting|wait|waits|pending)\s+(?:for\s+|on\s+)?(?:an?\s+)?(?:review|approval)|awaiting\s+(?:review|approval)|"
+    r"needs?\s+(?:an?\s+)?(?:review|approval)|(?:up|ready)\s+for\s+review|not\s+(?:yet\s+)?(?:been\s+)?(?:reviewed|approved)|"
+    r"unreviewed|unapproved|without\s+(?:an?\s+)?(?:review|approval))\b",
+    re.IGNORECASE,
+)
 # "what did we ship in 2026.6?", "which issues are in release 2026.6.0?": the fix version
 FIX_VERSION = re.compile(
     r"\b(?:ship(?:ped|s)?\s+in|(?:in|for|of|from)\s+(?:the\s+)?(?:release|version)|fix\s+version)"
@@ -141,9 +158,15 @@ class Count(QuestionKind):
             return False
         if HOW_MANY.search(parsed.text) or RECENT.search(parsed.text) or LISTED.search(parsed.text):
             return True
+        if parsed.wanted == "pull":
+            return AWAITING_REVIEW.search(parsed.text) is not None
         if parsed.wanted not in (None, "issue"):
             return False
-        return assignee_named(parsed.text) is not None or FIX_VERSION.search(parsed.text) is not None
+        return (
+            assignee_named(parsed.text) is not None
+            or FIX_VERSION.search(parsed.text) is not None
+            or UNASSIGNED.search(parsed.text) is not None
+        )
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [STEP]
@@ -158,10 +181,27 @@ class Count(QuestionKind):
             if len(named) == 1:
                 filters["assignee"] = named
                 ctx.outcome.anchor_words = named[0]
-        states = filters.pop("state", [])  # a pull request's: read off the documents below
-        closed = bool(filters.pop("resolved", []))  # closed as something done: read off the documents
-        created = filters.pop("created", [])  # the first and last day: read off the documents
-        if any(f in filters for f in _FIELDS) or "project" in filters:
+        # read off the documents below: a pull request's state and approval, closed as something
+        # done, the first and last day created, nobody assigned, still unresolved
+        states = filters.pop("state", [])
+        unapproved = bool(filters.pop("unapproved", []))
+        closed = bool(filters.pop("resolved", []))
+        created = filters.pop("created", [])
+        unassigned = bool(filters.pop("unassigned", []))
+        unresolved = bool(filters.pop("unresolved", []))
+
+        def read_off(d: Document) -> bool:
+            m = d.metadata
+            return (
+                (not states or str(m.get("state", "")).lower() in states)
+                and (not unapproved or not m.get("approved_by"))
+                and (not closed or is_resolved(m))
+                and (not created or created[0] <= str(m.get("created", ""))[:10] <= created[1])
+                and (not unassigned or not m.get("assignee"))
+                and (not unresolved or not is_resolved(m))
+            )
+
+        if any(f in filters for f in _FIELDS) or "project" in filters or unassigned:
             base, source = _WANTED["issue"][0], SourceType.JIRA  # only issues have them
         store = ctx.toolbox.graph_query.store
         docs: list[Document] = []
@@ -169,10 +209,7 @@ class Count(QuestionKind):
             docs = [
                 d
                 for d in store.find_documents({**base, **filters}, types=[source], limit=MOST)
-                if scope.allows(d)
-                and (not states or str(d.metadata.get("state", "")).lower() in states)
-                and (not closed or is_resolved(d.metadata))
-                and (not created or created[0] <= str(d.metadata.get("created", ""))[:10] <= created[1])
+                if scope.allows(d) and read_off(d)
             ]
         docs.sort(key=lambda d: d.updated_at, reverse=True)
         if filters.get("status") == ["Open"] and source == SourceType.JIRA and scope.allows_type(source):
@@ -180,7 +217,10 @@ class Count(QuestionKind):
             others = [
                 d
                 for d in store.find_documents({**base, **rest}, types=[source], limit=MOST)
-                if scope.allows(d) and d.metadata.get("status") != "Open" and not is_resolved(d.metadata)
+                if scope.allows(d)
+                and d.metadata.get("status") != "Open"
+                and not is_resolved(d.metadata)
+                and read_off(d)
             ]
             others.sort(key=lambda d: d.updated_at, reverse=True)
             ctx.outcome.unresolved_elsewhere = [EvidenceDoc(d, (d.title,)) for d in others]
@@ -277,14 +317,21 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
     if "priority" not in out and (m := PRIORITY.search(parsed.text)):
         word = next(g for g in m.groups() if g).lower()
         out["priority"] = PRIORITIES.get(word, [word.title()])
-    person = assignee_named(parsed.text)
-    if person:
-        out["assignee"] = [person]
+    if parsed.wanted in (None, "issue") and UNASSIGNED.search(parsed.text):
+        out["unassigned"] = ["yes"]
+        if "status" not in out and "resolved" not in out:
+            out["unresolved"] = ["yes"]
+    else:
+        person = assignee_named(parsed.text)
+        if person:
+            out["assignee"] = [person]
     if parsed.wanted == "pull":  # a pull request has a state (open, closed, merged), not a status
         out.pop("status", None)
         out.pop("issue_type", None)
         words = re.findall(r"\b(open|closed|merged)\b", parsed.text.lower())
         states = [s for w in dict.fromkeys(words) for s in PULL_STATES[w]]
+        if AWAITING_REVIEW.search(parsed.text):  # waiting for a review: still open, nobody approved
+            states, out["unapproved"] = ["open"], ["yes"]
         if states:
             out["state"] = list(dict.fromkeys(states))
     return out
@@ -310,6 +357,12 @@ def describe(fields: dict[str, list[str]]) -> str:
         extra.append(f"created {fields['created'][0]} to {fields['created'][1]}")
     if "resolved" in fields:
         extra.append("closed or resolved")
+    if "unresolved" in fields:
+        extra.append("unresolved")
+    if "unassigned" in fields:
+        extra.append("nobody assigned")
+    if "unapproved" in fields:
+        extra.append("not approved by anyone")
     if "assignee" in fields:
         extra.append(f"assigned to {fields['assignee'][0]}")
     return "".join(parts) + (" (" + ", ".join(extra) + ")" if extra else "")
