@@ -704,6 +704,51 @@ def test_a_count_of_unassigned_issues_and_of_pull_requests_waiting_for_review(tm
     store.close()
 
 
+def test_which_issues_a_person_closed_comes_from_the_issues_history(tmp_path, embedder):
+    """ "Which issues did Priya close?" quoted changelog lines that named her; the issues she moved
+    to a done status are in their history (not their assignee)."""
+    from devkb.sources.jira.convert import transition_versions
+    from tests.agent_corpus import _jira
+
+    def moved(doc: Any, *rows: tuple[str, str, str, str]) -> None:
+        changes = [{"at": at, "by": by, "field": "status", "from": a, "to": b} for at, by, a, b in rows]
+        doc.versions = transition_versions(doc.id, changes)
+        doc.metadata["people"] = sorted({doc.metadata["assignee"], *(r[1] for r in rows)})
+
+    docs = [
+        _jira(
+            "PAY-1",
+            "Refund webhooks fail",
+            "Priya Raman reviewed it.",
+            status="Closed",
+            assignee="Marcus Chen",
+        ),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", status="Done", assignee="Priya Raman"),
+        _jira("PAY-3", "Old bug", "Reopened by Priya Raman.", status="In Progress", assignee="Ada Lovelace"),
+    ]
+    moved(docs[0], ("2024-05-01T10:00:00+00:00", "Priya Raman", "In Review", "Closed"))
+    moved(docs[1], ("2024-05-02T10:00:00+00:00", "Marcus Chen", "In Progress", "Done"))  # hers, closed by him
+    moved(
+        docs[2],
+        ("2024-04-01T10:00:00+00:00", "Priya Raman", "Open", "Resolved"),
+        ("2024-04-03T10:00:00+00:00", "Priya Raman", "Resolved", "In Progress"),
+    )
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    for text in ("which issues did Priya close?", "issues closed by Priya Raman", "what has Priya resolved?"):
+        closed = ask(text)
+        assert closed.answer.startswith("Priya Raman closed 2 issues (moved to Closed, Resolved or Done)"), (
+            text,
+            closed.answer,
+        )
+        assert [c.document_id for c in closed.sources] == ["jira:PAY-1", "jira:PAY-3"]
+        assert "(Closed on 2024-05-01)" in closed.answer and "(Resolved on 2024-04-01)" in closed.answer
+    nobody = ask("which issues did Ada close?")
+    assert nobody.answer == "Ada Lovelace moved no issue to Closed, Resolved or Done in the documents.", (
+        nobody.answer
+    )
+    store.close()
+
+
 def test_a_count_reads_a_fix_version_and_when_issues_were_created(tmp_path, embedder):
     """ "What did we ship in 2.1?" quoted a passage; "how many bugs were reported in March 2024?"
     counted every bug, whenever it was created."""

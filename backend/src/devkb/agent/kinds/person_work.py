@@ -7,7 +7,11 @@ The question may give a first name only. It is completed from the people of the 
 full-text search for it finds (assignee, reporter, author, commenters: the ``people`` field),
 when exactly one full name there holds all of the question's name words; GitHub logins that are a
 usual handle of that name ("pRaman", "praman") count as the same person (``who_to_ask.handles``).
-Two people who fit ("Chen": Marcus Chen, Mei Chen) are named back instead of guessed."""
+Two people who fit ("Chen": Marcus Chen, Mei Chen) are named back instead of guessed.
+
+"Which issues did Priya close?", "what has Marcus resolved?", "issues closed by Hannah": the
+issues whose status that person moved to Closed, Resolved or Done, from the issues' history (the
+``transition`` versions of the issues that name them), newest first with the day of the move."""
 
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from devkb.agent.kinds.relation import is_resolved
 from devkb.agent.kinds.who_to_ask import handles, name_words
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
-from devkb.store.models import Document
+from devkb.store.models import Document, SourceType
 
 STEP = Step(GraphQuery.name, "a person's work: issues assigned to them, what they wrote")
 MOST = 2_000  # documents read per field
@@ -37,14 +41,22 @@ ASKED = re.compile(
     rf"|\b(?i:(?:show|list)(?:\s+me)?)\s+{_NAME}[’']s?\s+"
     r"(?i:work|issues|tickets|commits|pull\s+requests|prs)\b",
 )
+# "which issues did Priya close?", "what has Marcus resolved?", "bugs closed by Hannah": who moved
+# an issue's status to a done one, from its history (not its assignee)
+CLOSED_BY = re.compile(
+    rf"\b(?i:(?:what|which)(?:\s+(?:issues|bugs|tickets|tasks|stories))?\s+(?:did|has|have))\s+{_NAME}\s+"
+    r"(?i:close[sd]?|resolve[sd]?)\b"
+    rf"|\b(?i:(?:issues|bugs|tickets|tasks)\s+(?:that\s+)?(?:were\s+|got\s+)?(?:closed|resolved)\s+by)\s+{_NAME}",
+)
+DONE_STATUSES = ("closed", "resolved", "done")
 _PEOPLE_FIELDS = ("assignee", "reporter", "author")
 # "what is Marcus working on?", "what is Hannah doing?": what is still going on
 NOW = re.compile(r"\b(?:is|are)\s+\S+(?:\s+\S+){0,2}?\s+(?:working\s+on|doing)\b", re.IGNORECASE)
 
 
 def asked_name(text: str) -> str | None:
-    """ "What did Priya work on?" → "Priya"."""
-    m = ASKED.search(text)
+    """ "What did Priya work on?", "which issues did Priya close?" → "Priya"."""
+    m = ASKED.search(text) or CLOSED_BY.search(text)
     if not m:
         return None
     return next(g for g in m.groups() if g).strip(" .?!")
@@ -87,6 +99,8 @@ class PersonWork(QuestionKind):
             out.listed = [
                 EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)
             ]
+            if CLOSED_BY.search(ctx.parsed.text):
+                out.listed = closed_by(ctx, full)
             ctx.scope.add(out.listed[:LIST_SHOWN])
             ctx.scope.record(
                 ToolCall(GraphQuery.name, {"assignee": [full], "author": [full, *logins]}, len(out.listed))
@@ -113,6 +127,8 @@ class PersonWork(QuestionKind):
             return f"I found nobody called {out.anchor_words} in the documents{whose}."
         person, listed = out.composed_kind, out.listed or []
         now = bool(NOW.search(out.parsed.text))
+        if CLOSED_BY.search(out.parsed.text):
+            return _compose_closed(person, listed, docs, whose)
         if not listed and now:
             return (
                 f"{person} has no unresolved issue assigned and no open pull request in the documents{whose}."
@@ -131,6 +147,58 @@ class PersonWork(QuestionKind):
         more = f"; and {len(listed) - LIST_SHOWN} more" if len(listed) > LIST_SHOWN else ""
         verb = "is working on" if now else "worked on"
         return f"{person} {verb} {summary}; the newest first: " + "; ".join(items) + more + "."
+
+
+def closed_by(ctx: Context, person: str) -> list[EvidenceDoc]:
+    """The issues whose status ``person`` moved to Closed, Resolved or Done (the latest such move
+    of each, newest first; ``relation`` says the status and the day)."""
+    store = ctx.toolbox.graph_query.store
+    issues = {
+        d.id: d
+        for d in store.find_documents({"people": [person]}, types=[SourceType.JIRA], limit=MOST)
+        if ctx.scope.allows(d)
+    }
+    moved: dict[str, tuple[str, str]] = {}
+    if issues:
+        # every change of these issues, newest first: the first move to done by the person counts
+        for v in store.changes_between(
+            "", "9999", types=[SourceType.JIRA], document_ids=sorted(issues), limit=100_000
+        ):
+            if (
+                v.kind == "transition"
+                and v.field.lower() == "status"
+                and v.author == person
+                and v.to_value.lower() in DONE_STATUSES
+            ):
+                moved.setdefault(v.document_id, (v.valid_from, v.to_value))
+    order = sorted(moved, key=lambda i: moved[i][0], reverse=True)
+    return [
+        EvidenceDoc(
+            issues[i],
+            (issues[i].title,),
+            1.0 / (1 + n),
+            GraphQuery.name,
+            f"{moved[i][1]} on {moved[i][0][:10]}",
+        )
+        for n, i in enumerate(order)
+    ]
+
+
+def _compose_closed(
+    person: str, listed: Sequence[EvidenceDoc], docs: Sequence[EvidenceDoc], whose: str
+) -> str:
+    if not listed:
+        return f"{person} moved no issue to Closed, Resolved or Done in the documents{whose}."
+    numbers = {d.id: i for i, d in enumerate(docs, 1)}
+    items = [f"{d.document.title} ({d.relation}){citation(d, numbers)}" for d in listed[:LIST_SHOWN]]
+    more = f"; and {len(listed) - LIST_SHOWN} more" if len(listed) > LIST_SHOWN else ""
+    n = len(listed)
+    return (
+        f"{person} closed {n} issue{'s' * (n != 1)} (moved to Closed, Resolved or Done); the newest first: "
+        + "; ".join(items)
+        + more
+        + "."
+    )
 
 
 def people_named(ctx: Context, asked: str) -> list[str]:
