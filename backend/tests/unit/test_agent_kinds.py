@@ -749,6 +749,44 @@ def test_which_issues_a_person_closed_comes_from_the_issues_history(tmp_path, em
     store.close()
 
 
+def test_rankings_by_person_and_by_comments_come_from_every_document_with_the_fields(tmp_path, embedder):
+    """ "Who reported the most bugs?" quoted a passage that said "most"; "which issues have the most
+    comments?" the passage of one issue."""
+    from tests.agent_corpus import _jira
+
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Timeouts.", assignee="Marcus Chen"),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", status="Closed", assignee="Marcus Chen"),
+        _jira("PAY-3", "Old bug", "Gone.", status="Closed", assignee="Hannah Weber"),
+        _jira("PAY-4", "Slow page", "Slow.", assignee="Hannah Weber"),
+    ]
+    for d, reporter, comments in zip(
+        docs, ["Grace Lee", "Grace Lee", "Tomás Silva", "Grace Lee"], [2, 0, 7, 1], strict=True
+    ):
+        d.metadata["reporter"], d.metadata["comment_count"] = reporter, comments
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    reported = ask("who reported the most bugs?")
+    assert reported.answer.startswith("Grace Lee reported the most issues (type Bug): 3 of 4"), (
+        reported.answer
+    )
+    assert reported.answer.endswith("; then Tomás Silva (1).")
+    assert {c.document_id for c in reported.sources} == {"jira:PAY-1", "jira:PAY-2", "jira:PAY-4"}
+    tie = ask("who has the most issues in PAY?")  # the assignee; two at the top are both named
+    assert tie.answer.startswith("Hannah Weber has the most issues in PAY: 2 of 4"), tie.answer
+    assert "as many as Marcus Chen" in tie.answer
+    fixed = ask("who fixed the most issues in PAY?")  # the assignee of the resolved ones
+    assert fixed.answer.startswith(
+        "Hannah Weber resolved the most issues in PAY (the assignee of the resolved ones): 1 of 2"
+    ), fixed.answer
+    talked = ask("which issues have the most comments?")
+    assert talked.answer.startswith(
+        "The issues with the most comments (of 4): PAY-3: Old bug (7 comments) [1]; "
+    ), talked.answer
+    assert [c.document_id for c in talked.sources][:3] == ["jira:PAY-3", "jira:PAY-1", "jira:PAY-4"]
+    assert "PAY-2" not in talked.answer  # no comment: not among the most commented
+    store.close()
+
+
 def test_a_count_reads_a_fix_version_and_when_issues_were_created(tmp_path, embedder):
     """ "What did we ship in 2.1?" quoted a passage; "how many bugs were reported in March 2024?"
     counted every bug, whenever it was created."""

@@ -48,6 +48,10 @@ QUESTIONS = (
     "What did Aisha work on?",  # a person's work: she wrote restricted pages and the exposure postmortem
     "Which issues mention card data?",  # the issues holding the words: the reader's own
     "How many bugs did we close in PAY?",
+    "Who reported the most bugs?",  # a ranking: counts over the reader's own documents only
+    "Which issues have the most comments?",
+    "Which issues have no assignee?",
+    "Which issues did Priya close?",  # a person's closes, from the history of the issues the reader reads
     "What did the onboarding page say in October?",  # a page at the end of a month
     "What changed in the WEB project last month?",
     "Show me the onboarding handbook",

@@ -25,7 +25,7 @@ import re
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -44,6 +44,11 @@ _WORKED = re.compile(r"^[^;]*? (?:worked|is working) on (\d+) issues?[;.]")
 # which issues mention words (agent/kinds/mentions.py): "3 issues mention “x y”: …"
 _MENTIONS = re.compile(r"^(?:at least )?(\d+) issues? mentions? “|^No issue mentions “")
 _NO_WORK = re.compile(r"^[^;.]*? has no (?:unresolved )?issue assigned")
+# a ranking (agent/kinds/ranking.py): "Justin Obara reported the most issues in FLUID: 312 of 1,200 [1]…",
+# "The issues in FLUID with the most comments (of 800): FLUID-1: … (14 comments) [1]; …"
+_RANKED = re.compile(
+    r"^[^:]*? the most [^:]*: (\d+) of \d+|^The [^:]* with the most comments[^:]*: .*? \((\d+) comments?\)|^None of the (\d*)"
+)
 # how a question names a priority, and the priorities it means (agent/kinds/count.py)
 PRIORITY_WORDS = [
     ("critical", ["Critical"]),
@@ -100,6 +105,9 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
     project_version: Counter[tuple[str, str]] = Counter()
     project_month: Counter[tuple[str, str]] = Counter()
     project_unassigned: Counter[str] = Counter()  # nobody assigned and not done
+    reported_in: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)  # (project, type) → reporters
+    assigned_in: dict[str, Counter[str]] = defaultdict(Counter)  # project → assignees
+    most_comments: Counter[str] = Counter()  # project → the most comments one issue has
     everyone: set[str] = set()  # everyone named on an issue: a first name fits one of them or several
     for issue in _issues(fluid):
         f = issue["fields"]
@@ -116,6 +124,13 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             assignee_open[name] += not done
         project_type_done[p, kind] += done
         project_unassigned[p] += not name and not done
+        reporter = ((f.get("reporter") or {}).get("displayName") or "").strip()
+        if reporter:
+            reported_in[p, kind][reporter] += 1
+        if name:
+            assigned_in[p][name.strip()] += 1
+        comments = len((f.get("comment") or {}).get("comments") or [])
+        most_comments[p] = max(most_comments[p], comments)
         everyone.update(_people(issue))
         project_priority[p, (f.get("priority") or {}).get("name") or ""] += 1
         for version in {v["name"] for v in f.get("fixVersions") or []}:
@@ -243,6 +258,27 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             ],
             project_unassigned[p],
         )
+    # rankings, after the shapes above (their samples stay as they were): the top count is the
+    # figure (a tie at the top names several people, the count is the same)
+    for p, t in rng.sample(types, min(per_shape, len(types))):
+        w = TYPE_WORDS[t]
+        add(
+            "who reported the most",
+            [f"who reported the most {w} in {p}?", f"Who filed the most {p} {w}?"],
+            max(reported_in[p, t].values(), default=0),
+        )
+    for p in rng.sample(sorted(project), min(per_shape, len(project))):
+        add(
+            "who has the most issues",
+            [f"who has the most issues in {p}?", f"who is assigned the most {p} issues?"],
+            max(assigned_in[p].values(), default=0),
+        )
+    for p in rng.sample(sorted(project), min(per_shape, len(project))):
+        add(
+            "the most comments",
+            [f"which {p} issues have the most comments?", f"what are the most commented issues in {p}?"],
+            most_comments[p],
+        )
     return out
 
 
@@ -308,6 +344,9 @@ def stated_count(answer: str) -> int | None:
         mentions = _MENTIONS.match(answer)
         if mentions:
             return int(mentions.group(1) or 0)
+        ranked = _RANKED.match(answer)
+        if ranked:
+            return int(ranked.group(1) or ranked.group(2) or 0)
         worked = _WORKED.match(answer)
         if worked:
             return int(worked.group(1))

@@ -19,6 +19,7 @@ from devkb.agent.kinds.history import History
 from devkb.agent.kinds.lookup import Lookup
 from devkb.agent.kinds.period import Period
 from devkb.agent.kinds.person_work import PersonWork
+from devkb.agent.kinds.ranking import Ranking
 from devkb.agent.kinds.relation import RelationKind
 from devkb.agent.kinds.resolved import ResolvedInPeriod
 from devkb.agent.kinds.search import Search
@@ -28,6 +29,7 @@ from devkb.agent.question import ParsedQuestion
 
 KINDS: tuple[QuestionKind, ...] = (
     UnresolvedReference(),  # "who worked on it?" with nothing earlier: which document is meant?
+    Ranking(),  # "who reported the most bugs?", "which issues have the most comments?": before who-to-ask
     History(),  # about change (a date, a version, "first moved", "what changed"): from stored versions
     ResolvedInPeriod(),  # a project with a period is a scope, not an anchor: before Lookup
     Blocked(),

@@ -43,6 +43,10 @@ class Outcome:
     # a count of "open" issues (the status Open): the unresolved ones in another status, named after
     unresolved_elsewhere: list[EvidenceDoc] = field(default_factory=list)
     dated: list[EvidenceDoc] | None = None  # documents updated in the question's period
+    # a ranking (ranking.py): the people in the asked role with their counts, most first, and how
+    # many documents were ranked
+    ranked: list[tuple[str, int]] = field(default_factory=list)
+    ranked_of: int = 0
     composed: str | None = None  # the answer, when the kind composes it while it runs (history)
     composed_kind: str = ""  # which answer it composed (history: state, first, digest, …)
     # of ``not_found``: the keys the question's source filter left out (key → source type, JIRA…)

@@ -172,61 +172,13 @@ class Count(QuestionKind):
         return [STEP]
 
     def run(self, ctx: Context) -> None:
-        parsed, scope = ctx.parsed, ctx.scope
-        wanted = parsed.wanted if parsed.wanted in _WANTED else "issue"
-        base, source, _noun = _WANTED[wanted]
-        filters = asked_fields(parsed)
-        if "assignee" in filters:  # "assigned to Hannah": the one person of that name, in full
-            named = people_named(ctx, filters["assignee"][0])
-            if len(named) == 1:
-                filters["assignee"] = named
-                ctx.outcome.anchor_words = named[0]
-        # read off the documents below: a pull request's state and approval, closed as something
-        # done, the first and last day created, nobody assigned, still unresolved
-        states = filters.pop("state", [])
-        unapproved = bool(filters.pop("unapproved", []))
-        closed = bool(filters.pop("resolved", []))
-        created = filters.pop("created", [])
-        unassigned = bool(filters.pop("unassigned", []))
-        unresolved = bool(filters.pop("unresolved", []))
-
-        def read_off(d: Document) -> bool:
-            m = d.metadata
-            return (
-                (not states or str(m.get("state", "")).lower() in states)
-                and (not unapproved or not m.get("approved_by"))
-                and (not closed or is_resolved(m))
-                and (not created or created[0] <= str(m.get("created", ""))[:10] <= created[1])
-                and (not unassigned or not m.get("assignee"))
-                and (not unresolved or not is_resolved(m))
-            )
-
-        if any(f in filters for f in _FIELDS) or "project" in filters or unassigned:
-            base, source = _WANTED["issue"][0], SourceType.JIRA  # only issues have them
-        store = ctx.toolbox.graph_query.store
-        docs: list[Document] = []
-        if scope.allows_type(source):  # else the question's source filter leaves it out: nothing to count
-            docs = [
-                d
-                for d in store.find_documents({**base, **filters}, types=[source], limit=MOST)
-                if scope.allows(d) and read_off(d)
-            ]
-        docs.sort(key=lambda d: d.updated_at, reverse=True)
-        if filters.get("status") == ["Open"] and source == SourceType.JIRA and scope.allows_type(source):
-            rest = {k: v for k, v in filters.items() if k != "status"}
-            others = [
-                d
-                for d in store.find_documents({**base, **rest}, types=[source], limit=MOST)
-                if scope.allows(d)
-                and d.metadata.get("status") != "Open"
-                and not is_resolved(d.metadata)
-                and read_off(d)
-            ]
-            others.sort(key=lambda d: d.updated_at, reverse=True)
-            ctx.outcome.unresolved_elsewhere = [EvidenceDoc(d, (d.title,)) for d in others]
+        docs, wanted, base, filters, others = counted_documents(ctx)
         listed = [EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)]
-        scope.add(listed[:LIST_SHOWN])
-        scope.record(ToolCall(GraphQuery.name, {"fields": {**base, **filters}, "count": True}, len(listed)))
+        ctx.outcome.unresolved_elsewhere = [EvidenceDoc(d, (d.title,)) for d in others]
+        ctx.scope.add(listed[:LIST_SHOWN])
+        ctx.scope.record(
+            ToolCall(GraphQuery.name, {"fields": {**base, **filters}, "count": True}, len(listed))
+        )
         ctx.outcome.listed = listed
         ctx.outcome.reads_all = reads_all()
         ctx.outcome.composed_kind = wanted
@@ -264,6 +216,68 @@ class Count(QuestionKind):
         more = f"; and {n - shown} more" if n > shown else ""
         newest = "the newest first" if n > 1 else "it is"
         return f"There {'is' if n == 1 else 'are'} {head}; {newest}: " + "; ".join(items) + more + "." + also
+
+
+def counted_documents(
+    ctx: Context, wanted: str | None = None
+) -> tuple[list[Document], str, dict[str, list[str]], dict[str, list[str]], list[Document]]:
+    """The reader's documents with the question's fields, newest first: (them, the wanted type, the
+    base filter, the store's filters, and for the status Open the issues with the same fields
+    unresolved in another status). What the count kind counts, and the ranking kind ranks (which
+    names the type: a "who" question's wanted is a person)."""
+    parsed, scope = ctx.parsed, ctx.scope
+    wanted = wanted or (parsed.wanted if parsed.wanted in _WANTED else "issue")
+    base, source, _noun = _WANTED[wanted]
+    filters = asked_fields(parsed)
+    if "assignee" in filters:  # "assigned to Hannah": the one person of that name, in full
+        named = people_named(ctx, filters["assignee"][0])
+        if len(named) == 1:
+            filters["assignee"] = named
+            ctx.outcome.anchor_words = named[0]
+    # read off the documents below: a pull request's state and approval, closed as something
+    # done, the first and last day created, nobody assigned, still unresolved
+    states = filters.pop("state", [])
+    unapproved = bool(filters.pop("unapproved", []))
+    closed = bool(filters.pop("resolved", []))
+    created = filters.pop("created", [])
+    unassigned = bool(filters.pop("unassigned", []))
+    unresolved = bool(filters.pop("unresolved", []))
+
+    def read_off(d: Document) -> bool:
+        m = d.metadata
+        return (
+            (not states or str(m.get("state", "")).lower() in states)
+            and (not unapproved or not m.get("approved_by"))
+            and (not closed or is_resolved(m))
+            and (not created or created[0] <= str(m.get("created", ""))[:10] <= created[1])
+            and (not unassigned or not m.get("assignee"))
+            and (not unresolved or not is_resolved(m))
+        )
+
+    if any(f in filters for f in _FIELDS) or "project" in filters or unassigned:
+        base, source = _WANTED["issue"][0], SourceType.JIRA  # only issues have them
+    store = ctx.toolbox.graph_query.store
+    docs: list[Document] = []
+    if scope.allows_type(source):  # else the question's source filter leaves it out: nothing to count
+        docs = [
+            d
+            for d in store.find_documents({**base, **filters}, types=[source], limit=MOST)
+            if scope.allows(d) and read_off(d)
+        ]
+    docs.sort(key=lambda d: d.updated_at, reverse=True)
+    others: list[Document] = []
+    if filters.get("status") == ["Open"] and source == SourceType.JIRA and scope.allows_type(source):
+        rest = {k: v for k, v in filters.items() if k != "status"}
+        others = [
+            d
+            for d in store.find_documents({**base, **rest}, types=[source], limit=MOST)
+            if scope.allows(d)
+            and d.metadata.get("status") != "Open"
+            and not is_resolved(d.metadata)
+            and read_off(d)
+        ]
+        others.sort(key=lambda d: d.updated_at, reverse=True)
+    return docs, wanted, base, filters, others
 
 
 def _unresolved_elsewhere(docs: Sequence[EvidenceDoc], noun: str, most: int = 5) -> str:
