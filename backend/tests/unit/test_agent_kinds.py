@@ -787,6 +787,35 @@ def test_rankings_by_person_and_by_comments_come_from_every_document_with_the_fi
     store.close()
 
 
+def test_what_a_person_reported_and_the_newest_one_of_a_type(tmp_path, embedder):
+    """ "Which bugs did Grace report?" and "which PRs did Marcus open?" quoted passages that named
+    them; "what is the most recent issue in PAY?" said the knowledge base does not say."""
+    from tests.agent_corpus import _jira
+
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Grace Lee saw it.", assignee="Marcus Chen"),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", assignee="Marcus Chen"),
+        _jira("PAY-3", "Old task", "Gone.", status="Closed", assignee="Hannah Weber"),
+    ]
+    docs[2].metadata["issue_type"] = "Task"
+    for d, reporter, day in zip(
+        docs, ["Grace Lee", "Tomás Silva", "Grace Lee"], ["01", "03", "02"], strict=True
+    ):
+        d.metadata["reporter"], d.updated_at = reporter, f"2024-05-{day}T10:00:00+00:00"
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    issues = ask("which issues did Grace report?")
+    assert issues.answer.startswith(
+        "Grace Lee reported 2 issues; the newest first: PAY-3: Old task (Closed) [1]; "
+    ), issues.answer
+    bugs = ask("which bugs did Grace report?")  # the type the noun names
+    assert bugs.answer.startswith("Grace Lee reported 1 bug; the newest first: PAY-1: "), bugs.answer
+    newest = ask("what is the most recent issue in PAY?")
+    assert newest.answer.startswith(
+        "The newest of the 3 issues in PAY is PAY-2: Ledger drift (Open, updated 2024-05-03) [1]."
+    ), newest.answer
+    store.close()
+
+
 def test_a_count_reads_a_fix_version_and_when_issues_were_created(tmp_path, embedder):
     """ "What did we ship in 2.1?" quoted a passage; "how many bugs were reported in March 2024?"
     counted every bug, whenever it was created."""

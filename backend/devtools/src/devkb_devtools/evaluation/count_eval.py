@@ -46,6 +46,10 @@ _MENTIONS = re.compile(r"^(?:at least )?(\d+) issues? mentions? “|^No issue me
 _NO_WORK = re.compile(r"^[^;.]*? has no (?:unresolved )?issue assigned")
 # a ranking (agent/kinds/ranking.py): "Justin Obara reported the most issues in FLUID: 312 of 1,200 [1]…",
 # "The issues in FLUID with the most comments (of 800): FLUID-1: … (14 comments) [1]; …"
+# what a person reported (person_work.py): "Grace Lee reported 6 issues; …", "… reported no issue"
+_REPORTED = re.compile(
+    r"^[^;]*? reported (\d+) (?:issue|bug|task|story|improvement|new feature)s?;|^[^;.]*? reported (no) "
+)
 _RANKED = re.compile(
     r"^[^:]*? the most [^:]*: (\d+) of \d+|^The [^:]* with the most comments[^:]*: .*? \((\d+) comments?\)|^None of the (\d*)"
 )
@@ -106,6 +110,7 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
     project_month: Counter[tuple[str, str]] = Counter()
     project_unassigned: Counter[str] = Counter()  # nobody assigned and not done
     reported_in: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)  # (project, type) → reporters
+    reported: Counter[str] = Counter()  # everyone's reported issues
     assigned_in: dict[str, Counter[str]] = defaultdict(Counter)  # project → assignees
     most_comments: Counter[str] = Counter()  # project → the most comments one issue has
     everyone: set[str] = set()  # everyone named on an issue: a first name fits one of them or several
@@ -127,6 +132,7 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
         reporter = ((f.get("reporter") or {}).get("displayName") or "").strip()
         if reporter:
             reported_in[p, kind][reporter] += 1
+            reported[reporter] += 1
         if name:
             assigned_in[p][name.strip()] += 1
         comments = len((f.get("comment") or {}).get("comments") or [])
@@ -279,6 +285,17 @@ def questions(fluid: Path, per_shape: int = 24, seed: int = 5) -> list[CountQues
             [f"which {p} issues have the most comments?", f"what are the most commented issues in {p}?"],
             most_comments[p],
         )
+    # what a person reported: people whose first name no one else named on any issue has
+    reporters = sorted(
+        n for n in reported if " " in n and firsts[n.split()[0]] == 1 and n.split()[0][:1].isupper()
+    )
+    for name in rng.sample(reporters, min(per_shape, len(reporters))):
+        first = name.split()[0]
+        add(
+            "reported by a person (first name)",
+            [f"which issues did {first} report?", f"what issues has {first} filed?"],
+            reported[name],
+        )
     return out
 
 
@@ -344,6 +361,9 @@ def stated_count(answer: str) -> int | None:
         mentions = _MENTIONS.match(answer)
         if mentions:
             return int(mentions.group(1) or 0)
+        by = _REPORTED.match(answer)
+        if by:
+            return 0 if by.group(2) else int(by.group(1))
         ranked = _RANKED.match(answer)
         if ranked:
             return int(ranked.group(1) or ranked.group(2) or 0)

@@ -75,6 +75,13 @@ PULL_STATES = {"open": ("open",), "closed": ("closed", "merged"), "merged": ("me
 RECENT = re.compile(
     rf"\b(?:recent|latest|newest|most\s+recent|last)\s+(?:(\d{{1,2}})\s+)?{_COUNTED}", re.IGNORECASE
 )
+# "what is the most recent commit?", "the latest issue in PAY?": the newest one, the question
+# ending there (so "the last issue Marcus worked on" is not every issue's newest)
+RECENT_ONE = re.compile(
+    r"\b(?:most\s+recent|latest|newest|last)\s+(?:(?:open|closed|merged|[A-Z][A-Z0-9]{1,9})\s+)*"
+    r"(?:commit|pull\s+request|pr|issue|bug|ticket|page|file)(?:\s+(?:in|of|for|on)\s+[\w.-]+)?\s*[?.!]?\s*$",
+    re.IGNORECASE,
+)
 ASSIGNED = re.compile(
     r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})"
     # "Hannah's open issues", "show me Marcus Chen's bugs": theirs, as the assignee
@@ -158,6 +165,8 @@ class Count(QuestionKind):
             return False
         if HOW_MANY.search(parsed.text) or RECENT.search(parsed.text) or LISTED.search(parsed.text):
             return True
+        if RECENT_ONE.search(parsed.text):
+            return True
         if parsed.wanted == "pull":
             return AWAITING_REVIEW.search(parsed.text) is not None
         if parsed.wanted not in (None, "issue"):
@@ -208,6 +217,15 @@ class Count(QuestionKind):
         if not listed:
             return f"There are no {noun}s{where}{whose}.{also}"
         shown = named_at_most(out.parsed)
+        if shown == 1 and RECENT_ONE.search(out.parsed.text) and not RECENT.search(out.parsed.text):
+            first = listed[0]
+            status = first.document.metadata.get("status") or first.document.metadata.get("state")
+            day = first.document.updated_at[:10]
+            of = f" of the {counted} {noun}s{where}{whose}" if n > 1 else f"{where}{whose}"
+            return (
+                f"The newest{of} is {first.document.title}"
+                f"{f' ({status}' if status else ' ('}{', ' if status else ''}updated {day}){citation(first, numbers)}.{also}"
+            )
         items = []
         for d in listed[:shown]:
             cite = citation(d, numbers)
@@ -292,7 +310,10 @@ def _unresolved_elsewhere(docs: Sequence[EvidenceDoc], noun: str, most: int = 5)
 
 
 def named_at_most(parsed: ParsedQuestion) -> int:
-    """How many of the list the answer names: N of "the latest N …", else ``LIST_SHOWN``."""
+    """How many of the list the answer names: N of "the latest N …", one for "the latest commit",
+    else ``LIST_SHOWN``."""
+    if RECENT_ONE.search(parsed.text) and not RECENT.search(parsed.text):
+        return 1
     recent = RECENT.search(parsed.text)
     return min(int(recent.group(1)), LIST_SHOWN) if recent and recent.group(1) else LIST_SHOWN
 

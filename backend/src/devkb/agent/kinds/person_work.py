@@ -23,6 +23,7 @@ from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation
+from devkb.agent.identifiers import issue_type
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
 from devkb.agent.kinds.relation import is_resolved
@@ -49,6 +50,15 @@ CLOSED_BY = re.compile(
     rf"|\b(?i:(?:issues|bugs|tickets|tasks)\s+(?:that\s+)?(?:were\s+|got\s+)?(?:closed|resolved)\s+by)\s+{_NAME}",
 )
 DONE_STATUSES = ("closed", "resolved", "done")
+# "which PRs did Marcus open?", "what commits has Priya made?", "which bugs did Grace report?": one
+# type, the person as its author (commits, pull requests, pages) or reporter (issues)
+CREATED_BY = re.compile(
+    r"\b(?i:(?:what|which)\s+(?P<noun>issues|bugs|tickets|tasks|stories|commits|pull\s+requests|prs|pages)\s+"
+    rf"(?:did|has|have))\s+{_NAME}\s+"
+    r"(?i:open(?:ed)?|create[ds]?|write|wrote|written|author(?:ed)?|ma[dk]e|submit(?:ted)?|push(?:ed)?|"
+    r"report(?:ed)?|file[ds]?|raise[ds]?|log(?:ged)?)\b"
+)
+_CREATED_KIND = {"commits": "commit", "pull requests": "pull", "prs": "pull", "pages": "page"}
 _PEOPLE_FIELDS = ("assignee", "reporter", "author")
 # "what is Marcus working on?", "what is Hannah doing?": what is still going on
 NOW = re.compile(r"\b(?:is|are)\s+\S+(?:\s+\S+){0,2}?\s+(?:working\s+on|doing)\b", re.IGNORECASE)
@@ -57,9 +67,10 @@ NOW = re.compile(r"\b(?:is|are)\s+\S+(?:\s+\S+){0,2}?\s+(?:working\s+on|doing)\b
 def asked_name(text: str) -> str | None:
     """ "What did Priya work on?", "which issues did Priya close?" → "Priya"."""
     m = ASKED.search(text) or CLOSED_BY.search(text)
-    if not m:
-        return None
-    return next(g for g in m.groups() if g).strip(" .?!")
+    if m:
+        return next(g for g in m.groups() if g).strip(" .?!")
+    created = CREATED_BY.search(text)
+    return created.group(2).strip(" .?!") if created else None
 
 
 class PersonWork(QuestionKind):
@@ -101,6 +112,8 @@ class PersonWork(QuestionKind):
             ]
             if CLOSED_BY.search(ctx.parsed.text):
                 out.listed = closed_by(ctx, full)
+            elif created := CREATED_BY.search(ctx.parsed.text):
+                out.listed = created_by(ctx, full, logins, created.group("noun"))
             ctx.scope.add(out.listed[:LIST_SHOWN])
             ctx.scope.record(
                 ToolCall(GraphQuery.name, {"assignee": [full], "author": [full, *logins]}, len(out.listed))
@@ -129,6 +142,8 @@ class PersonWork(QuestionKind):
         now = bool(NOW.search(out.parsed.text))
         if CLOSED_BY.search(out.parsed.text):
             return _compose_closed(person, listed, docs, whose)
+        if not ASKED.search(out.parsed.text) and CREATED_BY.search(out.parsed.text):
+            return _compose_created(person, out.parsed.text, listed, docs, whose)
         if not listed and now:
             return (
                 f"{person} has no unresolved issue assigned and no open pull request in the documents{whose}."
@@ -182,6 +197,46 @@ def closed_by(ctx: Context, person: str) -> list[EvidenceDoc]:
         )
         for n, i in enumerate(order)
     ]
+
+
+def created_by(ctx: Context, person: str, logins: Sequence[str], noun: str) -> list[EvidenceDoc]:
+    """The documents of the type ``noun`` names that ``person`` wrote (author, or one of their
+    usual logins) or, for issues, reported; newest first."""
+    kind = _CREATED_KIND.get(re.sub(r"\s+", " ", noun.lower()), "issue")
+    if kind == "issue":
+        wanted, field, names = {"kind": ["issue"]}, "reporter", [person]
+        if noun.lower() not in ("issues", "tickets"):  # "which bugs did Grace report?": that type
+            wanted["issue_type"] = [issue_type(noun.lower())]
+    else:
+        wanted, field, names = ({"kind": [kind]} if kind != "page" else {}), "author", [person, *logins]
+    docs = [
+        d
+        for d in ctx.toolbox.graph_query.store.find_documents({**wanted, field: names}, limit=MOST)
+        if ctx.scope.allows(d) and _noun(d) == {"pull": "pull request"}.get(kind, kind)
+    ]
+    docs.sort(key=lambda d: d.updated_at, reverse=True)
+    return [EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)]
+
+
+def _compose_created(
+    person: str, text: str, listed: Sequence[EvidenceDoc], docs: Sequence[EvidenceDoc], whose: str
+) -> str:
+    m = CREATED_BY.search(text)
+    kind = _CREATED_KIND.get(re.sub(r"\s+", " ", m.group("noun").lower()), "issue") if m else "issue"
+    noun = {"pull": "pull request"}.get(kind, kind)
+    if kind == "issue" and m and m.group("noun").lower() not in ("issues", "tickets"):
+        noun = issue_type(m.group("noun").lower()).lower()  # "bugs" → bug
+    verb = {"issue": "reported", "pull": "opened"}.get(kind, "wrote")
+    n = len(listed)
+    if not listed:
+        return f"{person} {verb} no {noun} in the documents{whose}."
+    numbers = {d.id: i for i, d in enumerate(docs, 1)}
+    items = []
+    for d in listed[:LIST_SHOWN]:
+        status = d.document.metadata.get("status") or d.document.metadata.get("state")
+        items.append(f"{d.document.title}{f' ({status})' if status else ''}{citation(d, numbers)}")
+    more = f"; and {n - LIST_SHOWN} more" if n > LIST_SHOWN else ""
+    return f"{person} {verb} {n} {noun}{'s' * (n != 1)}; the newest first: " + "; ".join(items) + more + "."
 
 
 def _compose_closed(
