@@ -59,6 +59,13 @@ CREATED_BY = re.compile(
     r"report(?:ed)?|file[ds]?|raise[ds]?|log(?:ged)?)\b"
 )
 _CREATED_KIND = {"commits": "commit", "pull requests": "pull", "prs": "pull", "pages": "page"}
+
+
+def created_kind(noun: str) -> str:
+    """The document kind a "which <noun> did … open" question names (issue for its issue words)."""
+    return _CREATED_KIND.get(" ".join(noun.lower().split()), "issue")
+
+
 _PEOPLE_FIELDS = ("assignee", "reporter", "author")
 # "what is Marcus working on?", "what is Hannah doing?": what is still going on
 NOW = re.compile(r"\b(?:is|are)\s+\S+(?:\s+\S+){0,2}?\s+(?:working\s+on|doing)\b", re.IGNORECASE)
@@ -202,7 +209,7 @@ def closed_by(ctx: Context, person: str) -> list[EvidenceDoc]:
 def created_by(ctx: Context, person: str, logins: Sequence[str], noun: str) -> list[EvidenceDoc]:
     """The documents of the type ``noun`` names that ``person`` wrote (author, or one of their
     usual logins) or, for issues, reported; newest first."""
-    kind = _CREATED_KIND.get(re.sub(r"\s+", " ", noun.lower()), "issue")
+    kind = created_kind(noun)
     if kind == "issue":
         wanted, field, names = {"kind": ["issue"]}, "reporter", [person]
         if noun.lower() not in ("issues", "tickets"):  # "which bugs did Grace report?": that type
@@ -222,7 +229,7 @@ def _compose_created(
     person: str, text: str, listed: Sequence[EvidenceDoc], docs: Sequence[EvidenceDoc], whose: str
 ) -> str:
     m = CREATED_BY.search(text)
-    kind = _CREATED_KIND.get(re.sub(r"\s+", " ", m.group("noun").lower()), "issue") if m else "issue"
+    kind = created_kind(m.group("noun")) if m else "issue"
     noun = {"pull": "pull request"}.get(kind, kind)
     if kind == "issue" and m and m.group("noun").lower() not in ("issues", "tickets"):
         noun = issue_type(m.group("noun").lower()).lower()  # "bugs" → bug
