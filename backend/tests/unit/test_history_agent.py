@@ -81,6 +81,10 @@ def test_other_questions_are_left_to_the_planner(question):
         ("before June", "", "2026-06-01"),
         ("from March 3 to March 10", "2026-03-03", "2026-03-11"),
         ("between March 3 and 10 March", "2026-03-03", "2026-03-11"),
+        # "what changed yesterday?" read the last 30 days
+        ("what changed yesterday?", "2026-11-24", "2026-11-25"),
+        ("closed today", "2026-11-25", "2026-11-26"),
+        ("since yesterday", "2026-11-24", "2026-11-26"),
     ],
 )
 def test_time_words_resolve_against_today(text, start, end):
@@ -133,6 +137,15 @@ def test_a_month_without_a_day_reads_a_page_or_an_issue_at_its_end():
     assert state is not None and state.kind == "state" and state.at_label == "at the end of May 2026"
 
 
-@pytest.mark.parametrize("text", ["you may 5 times retry", "the march of progress", "we may need it"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "you may 5 times retry",
+        "the march of progress",
+        "we may need it",
+        "how does it differ from today",
+        "as of today",
+    ],
+)
 def test_a_month_name_is_a_time_only_after_a_time_word(text):
     assert window_in(text, TODAY, UTC) is None

@@ -37,6 +37,12 @@ DAY_ALONE = re.compile(
 YEAR = re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d{2})\b", re.IGNORECASE)
 RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|quarter|year)\b", re.IGNORECASE)
 PAST_DAYS = re.compile(r"\b(?:last|past)\s+(\d{1,3})\s+days\b", re.IGNORECASE)
+# "what changed yesterday?", "closed today", "since yesterday" — not "differ from today" or "as of
+# today" (the present, not a day's window)
+TODAY_OR_YESTERDAY = re.compile(
+    r"(?<!\bfrom )(?<!\bthan )(?<!\bof )(?<!\bto )(?<!\buntil )(?<!\bwith )\b(today|yesterday)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,16 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
         if re.search(r"\b(before|until|by)\s+$", before):
             return Window("", iso(_start(day, zone)), f"before {day}")
         return Window(iso(_start(day, zone)), iso(_start(day, zone) + timedelta(days=1)), f"on {day}")
+    m = TODAY_OR_YESTERDAY.search(text)
+    if m:
+        day = today - timedelta(days=1) if m.group(1).lower() == "yesterday" else today
+        if re.search(r"\bsince\s+$", lower[max(0, m.start() - 7) : m.start()]):
+            return Window(
+                iso(_start(day, zone)),
+                iso(_start(today, zone) + timedelta(days=1)),
+                f"since {m.group(1).lower()}",
+            )
+        return Window(iso(_start(day, zone)), iso(_start(day, zone) + timedelta(days=1)), m.group(1).lower())
     m = PAST_DAYS.search(text)
     if m:
         n = int(m.group(1))
