@@ -106,21 +106,23 @@ class PersonWork(QuestionKind):
         if len(names) == 1:
             full = names[0]
             logins = sorted(handles(full))
-            found: dict[str, Document] = {}
-            for field, values in (("assignee", [full]), ("author", [full, *logins])):
-                for d in store.find_documents({field: values}, limit=MOST):
-                    if ctx.scope.allows(d):
-                        found.setdefault(d.id, d)
-            docs = sorted(found.values(), key=lambda d: d.updated_at, reverse=True)
-            if NOW.search(ctx.parsed.text):  # still going on: unresolved issues, open pull requests
-                docs = [d for d in docs if _going_on(d)]
-            out.listed = [
-                EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)
-            ]
-            if CLOSED_BY.search(ctx.parsed.text):
+            mode = _mode(ctx.parsed.text)
+            if mode == "closed":
                 out.listed = closed_by(ctx, full)
-            elif created := CREATED_BY.search(ctx.parsed.text):
+            elif mode == "created" and (created := CREATED_BY.search(ctx.parsed.text)):
                 out.listed = created_by(ctx, full, logins, created.group("noun"))
+            else:
+                found: dict[str, Document] = {}
+                for field, values in (("assignee", [full]), ("author", [full, *logins])):
+                    for d in store.find_documents({field: values}, limit=MOST):
+                        if ctx.scope.allows(d):
+                            found.setdefault(d.id, d)
+                docs = sorted(found.values(), key=lambda d: d.updated_at, reverse=True)
+                if NOW.search(ctx.parsed.text):  # still going on: unresolved issues, open pull requests
+                    docs = [d for d in docs if _going_on(d)]
+                out.listed = [
+                    EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)
+                ]
             ctx.scope.add(out.listed[:LIST_SHOWN])
             ctx.scope.record(
                 ToolCall(GraphQuery.name, {"assignee": [full], "author": [full, *logins]}, len(out.listed))
@@ -147,9 +149,10 @@ class PersonWork(QuestionKind):
             return f"I found nobody called {out.anchor_words} in the documents{whose}."
         person, listed = out.composed_kind, out.listed or []
         now = bool(NOW.search(out.parsed.text))
-        if CLOSED_BY.search(out.parsed.text):
+        mode = _mode(out.parsed.text)
+        if mode == "closed":
             return _compose_closed(person, listed, docs, whose)
-        if not ASKED.search(out.parsed.text) and CREATED_BY.search(out.parsed.text):
+        if mode == "created":
             return _compose_created(person, out.parsed.text, listed, docs, whose)
         if not listed and now:
             return (
@@ -169,6 +172,16 @@ class PersonWork(QuestionKind):
         more = f"; and {len(listed) - LIST_SHOWN} more" if len(listed) > LIST_SHOWN else ""
         verb = "is working on" if now else "worked on"
         return f"{person} {verb} {summary}; the newest first: " + "; ".join(items) + more + "."
+
+
+def _mode(text: str) -> str:
+    """Which list the question asks for: "closed" (who closed what), "created" (what a person
+    opened or reported), else "work" (a person's work)."""
+    if CLOSED_BY.search(text):
+        return "closed"
+    if not ASKED.search(text) and CREATED_BY.search(text):
+        return "created"
+    return "work"
 
 
 def closed_by(ctx: Context, person: str) -> list[EvidenceDoc]:
