@@ -14,6 +14,8 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from devkb.sources.http_session import SettledSession
+
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
@@ -75,7 +77,7 @@ def retrying_session(
         raise_on_status=True,
     )
     retry.on_retry = on_retry
-    session = requests.Session()
+    session = SettledSession()  # the environment's proxy settings read once per host
     adapter = HTTPAdapter(max_retries=retry, pool_connections=4, pool_maxsize=8)
     session.mount("http://", adapter)
     session.mount("https://", adapter)

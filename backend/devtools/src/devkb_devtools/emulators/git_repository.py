@@ -202,6 +202,22 @@ class GitRepository:
             found = self._ancestors[sha] = frozenset(seen)
             return found
 
+    def reachable_only_from(self, head: str, base: str) -> frozenset[str]:
+        """``ancestors(head) - ancestors(base)`` (``git rev-list base..head``), walking from
+        ``head`` only as far as ``base``'s history: a pull request's few commits, not the
+        repository's whole history once per pull request."""
+        excluded = self.ancestors(base)
+        with self._lock:
+            seen: set[str] = set()
+            stack = [head]
+            while stack:
+                current = stack.pop()
+                if current in seen or current in excluded or current not in self._commits:
+                    continue
+                seen.add(current)
+                stack.extend(p["sha"] for p in self._commits[current]["parents"])
+            return frozenset(seen)
+
     def log(self, sha: str) -> list[dict[str, Any]]:
         """Commits reachable from ``sha``, newest first (recorded topological order)."""
         reachable = self.ancestors(sha)

@@ -495,7 +495,7 @@ class GitHubEmulator(EmulatorApp):
         repo = self._repo(owner, name)
         pull = self._pull_or_404(repo, number)
         head, base = (pull.get("head") or {}).get("sha"), (pull.get("base") or {}).get("sha")
-        commits = repo.ordered(repo.ancestors(head) - repo.ancestors(base)) if head and base else []
+        commits = repo.ordered(repo.reachable_only_from(head, base)) if head and base else []
         commits.reverse()
         return self._paginated(request, commits, render=_list_shape)
 

@@ -31,6 +31,7 @@ from urllib.parse import quote, urlsplit
 import requests
 from github import Auth, Github, GithubException
 from github.Repository import Repository
+from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass
 from pydantic import SecretStr
 
 from devkb.errors import ConfigurationError, PermanentSourceError, TransientSourceError
@@ -46,12 +47,41 @@ from devkb.sources.github.convert import (
 from devkb.sources.github.cursor import GitHubCursor, RepoCursor
 from devkb.sources.github.paths import PathFilter
 from devkb.sources.github.rate_limit import RateLimitGuard, make_retry
+from devkb.sources.http_session import settled
 from devkb.sources.timestamps import to_utc_iso
 from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 COMPARE_FILES_LIMIT = 300  # GitHub lists at most this many files in a compare
+
+
+class _SettledHTTP(HTTPRequestsConnectionClass):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.session = settled(self.session)
+
+
+class _SettledHTTPS(HTTPSRequestsConnectionClass):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.session = settled(self.session)
+
+
+def settle_connections(gh: Github) -> None:
+    """Make ``gh``'s connections read the environment's proxy settings once per host
+    (``sources/http_session.py``): PyGithub builds a plain ``requests`` session per connection
+    and lets a caller choose the connection class only for every client of the process at once
+    (``Requester.injectConnectionClasses``, which also stops it from keeping connections), so the
+    class is set on this client's requester. ``tests/unit/test_http_session.py`` fails if a
+    PyGithub release renames it."""
+    requester = gh.requester
+    name = "_Requester__connectionClass"
+    current = getattr(requester, name)
+    if current is HTTPSRequestsConnectionClass:
+        setattr(requester, name, _SettledHTTPS)
+    elif current is HTTPRequestsConnectionClass:
+        setattr(requester, name, _SettledHTTP)
 
 
 @dataclass
@@ -141,6 +171,7 @@ class GitHubLoader:
                     self.config.retries, self.config.backoff, self._on_retry, self.config.max_rate_limit_wait
                 ),
             )
+            settle_connections(self._gh)
             self._guard = RateLimitGuard(self._gh, self.config.max_rate_limit_wait, self._on_retry)
         return self._gh
 
