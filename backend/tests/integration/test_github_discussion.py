@@ -98,3 +98,28 @@ def test_lists_are_read_as_json_page_by_page_following_the_link_header(
         paged = load(suite.github_url)
     assert sorted(paged) == sorted(documents)
     assert all(paged[i].content == documents[i].content for i in documents)
+
+
+def test_pull_requests_are_listed_among_the_issues_with_their_conversation_counts() -> None:
+    """As on GitHub, ``/issues`` lists pull requests too (each with a ``pull_request`` key), and
+    ``comments`` counts a pull request's conversation — so the loader asks for the conversation
+    only of the pull requests someone commented on, and still indexes every discussion."""
+    with EmulatorSuite(Dataset.load(DEMO_DATA)) as suite:
+        listed = httpx.get(f"{suite.github_url}/repos/{REPO}/issues", params={"state": "all"}).json()
+        pulls = {i["number"]: i for i in listed if "pull_request" in i}
+        assert sorted(pulls) == list(range(1, 10))
+        assert (pulls[3]["comments"], pulls[4]["comments"], pulls[5]["comments"]) == (2, 1, 0)
+        single = httpx.get(f"{suite.github_url}/repos/{REPO}/issues/3").json()
+        assert single["comments"] == 2 and single["pull_request"]["url"].endswith("/pulls/3")
+        assert {i["number"] for i in listed} - set(pulls) >= {10, 11}  # the issues themselves
+
+        suite.faults.log.clear()
+        docs = load(suite.github_url)
+        asked = {
+            int(r.path.split("/")[-2])
+            for r in suite.faults.log.records(service="github")
+            if r.path.startswith(f"/repos/{REPO}/issues/") and r.path.endswith("/comments")
+        }
+    assert asked == {3, 4, 10}  # the commented pull requests and the commented issue
+    assert "## Conversation" in docs[f"github:{REPO}:pull:4"].content
+    assert "## Conversation" not in docs[f"github:{REPO}:pull:5"].content

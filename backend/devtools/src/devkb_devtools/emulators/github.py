@@ -500,13 +500,16 @@ class GitHubEmulator(EmulatorApp):
         return self._paginated(request, commits, render=_list_shape)
 
     def list_issues(self, request: Request, owner: str, name: str) -> Response:
-        """Issues from the dataset's ``issues.jsonl`` (pull requests are not listed)."""
+        """Issues from the dataset's ``issues.jsonl`` and pull requests in their issue view, as
+        GitHub lists them ("GitHub's REST API considers every pull request an issue": each
+        carries a ``pull_request`` key and its conversation's ``comments`` count)."""
         repo = self._repo(owner, name)
         state = request.param("state", "open") or "open"
-        issues = [i for i in repo.issues() if state == "all" or i.get("state") == state]
+        records = [_public(i) for i in repo.issues()] + [_pull_as_issue(repo, p) for p in repo.pulls()]
+        issues = [i for i in records if state == "all" or i.get("state") == state]
         if since := _time_param(request, "since"):
             issues = [i for i in issues if parse_timestamp(i["updated_at"]) >= since]
-        return self._paginated(request, _sorted_by_time(request, issues), render=_public)
+        return self._paginated(request, _sorted_by_time(request, issues))
 
     def get_issue(self, request: Request, owner: str, name: str, number: str) -> Response:
         """One issue; a pull request number answers with its issue view, as on GitHub."""
@@ -515,23 +518,7 @@ class GitHubEmulator(EmulatorApp):
         if issue is not None:
             return self._json(request, _public(issue))
         pull = self._pull_or_404(repo, number)
-        body = {
-            "url": f"{repo.api_url}/issues/{pull['number']}",
-            "html_url": pull.get("html_url"),
-            "number": pull["number"],
-            "state": pull.get("state"),
-            "title": pull.get("title"),
-            "body": pull.get("body"),
-            "user": pull.get("user"),
-            "labels": [],
-            "comments": 0,
-            "created_at": pull.get("created_at"),
-            "updated_at": pull.get("updated_at"),
-            "closed_at": pull.get("closed_at"),
-            "pull_request": {
-                k: pull.get(k) for k in ("url", "html_url", "diff_url", "patch_url", "merged_at")
-            },
-        }
+        body = _pull_as_issue(repo, pull)
         return self._json(request, body)
 
     def issue_comments(self, request: Request, owner: str, name: str, number: str) -> Response:
@@ -686,6 +673,27 @@ def _branches(repo: GitRepository) -> dict[str, str]:
         if p.get("state") == "open" and (p.get("head") or {}).get("ref") and (p.get("head") or {}).get("sha")
     }
     return {**found, **repo.branches()}
+
+
+def _pull_as_issue(repo: GitRepository, pull: dict[str, Any]) -> dict[str, Any]:
+    """A pull request as ``/issues`` shows it: the issue fields, ``comments`` counting its
+    conversation (``_comments``; review comments are not counted, as on GitHub) and a
+    ``pull_request`` key with its links."""
+    return {
+        "url": f"{repo.api_url}/issues/{pull['number']}",
+        "html_url": pull.get("html_url"),
+        "number": pull["number"],
+        "state": pull.get("state"),
+        "title": pull.get("title"),
+        "body": pull.get("body"),
+        "user": pull.get("user"),
+        "labels": [],
+        "comments": len(pull.get("_comments") or []),
+        "created_at": pull.get("created_at"),
+        "updated_at": pull.get("updated_at"),
+        "closed_at": pull.get("closed_at"),
+        "pull_request": {k: pull.get(k) for k in ("url", "html_url", "diff_url", "patch_url", "merged_at")},
+    }
 
 
 def _public(record: dict[str, Any]) -> dict[str, Any]:

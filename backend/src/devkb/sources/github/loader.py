@@ -484,6 +484,10 @@ class GitHubLoader:
             yield LoadBatch([], cursor.dump(), total=None)
 
         pulls = self._pulls(name, st.pulls)
+        # GitHub lists pull requests among the issues, each with its conversation's comment count:
+        # read once, that list spares a request per pull request nobody commented on
+        issues = self._issue_listing(name, st.issues) if self.config.include_issues else None
+        talk = {int(i["number"]): i.get("comments") for i in issues or [] if "pull_request" in i}
         if pulls and self._history.get(name, ("",))[0] != head:
             self._main_history(name, head)  # to skip pull-request commits already on the default branch
         known = self._known_main(name)  # commits already indexed as part of the default branch
@@ -495,9 +499,13 @@ class GitHubLoader:
                     f"{name} PR #{number} review comments",
                     functools.partial(self._list, name, f"/pulls/{number}/comments", "body"),
                 )
-                conversation = self._call(
-                    f"{name} PR #{number} conversation",
-                    functools.partial(self._list, name, f"/issues/{number}/comments", "body"),
+                conversation = (
+                    []
+                    if talk.get(number) == 0
+                    else self._call(
+                        f"{name} PR #{number} conversation",
+                        functools.partial(self._list, name, f"/issues/{number}/comments", "body"),
+                    )
                 )
                 reviews = self._call(
                     f"{name} PR #{number} reviews",
@@ -523,13 +531,18 @@ class GitHubLoader:
             for _, branch_chunk in self._batches(branch_docs):
                 yield LoadBatch(branch_chunk, cursor.dump(), total=None)
 
-        if self.config.include_issues:
-            yield from self._load_issues(name, cursor, st)
+        if issues is not None:
+            yield from self._load_issues(name, cursor, st, issues)
 
-    def _load_issues(self, name: str, cursor: GitHubCursor, st: RepoCursor) -> Iterator[LoadBatch]:
-        items = self._updated_since(
-            f"{name} issues", lambda: self._listing(name, "/issues", "number", UPDATED_DESC), st.issues
+    def _issue_listing(self, name: str, since: str | None) -> list[dict[str, Any]]:
+        """``/issues`` (issues and pull requests) updated since ``since``, oldest first."""
+        return self._updated_since(
+            f"{name} issues", lambda: self._listing(name, "/issues", "number", UPDATED_DESC), since
         )
+
+    def _load_issues(
+        self, name: str, cursor: GitHubCursor, st: RepoCursor, items: list[dict[str, Any]]
+    ) -> Iterator[LoadBatch]:
         issues = [i for i in items if "pull_request" not in i]
         for _, chunk in self._batches(issues):
             docs = []
