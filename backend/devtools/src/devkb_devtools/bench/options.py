@@ -37,8 +37,9 @@ class BenchOptions:
     only: tuple[str, ...] = BENCHMARKS
     corpus: Literal["demo", "fluid-slice", "fluid-full"] = "fluid-slice"
     slice_projects: tuple[str, ...] = SLICE_PROJECTS
-    # pipeline without the model (pass-through and simulated GPU embedders, whole Fluid)
-    pipeline_repeats: int = 1
+    # pipeline without the model (pass-through and simulated GPU embedders, whole Fluid): three
+    # repeats (~65 s each), as one pass moved by a fifth with the host's load (2026-11-30)
+    pipeline_repeats: int = 3
     # ingest
     ingest_repeats: int = 3
     # embedding speed (the ONNX engineer's script)
