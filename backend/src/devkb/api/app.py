@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -141,9 +142,21 @@ def _api_docs(app: FastAPI) -> None:
     app.add_api_route("/redoc", redoc, include_in_schema=False)
 
 
+def report_native_crashes() -> None:
+    """A server process that dies in native code (a library's segmentation fault or abort) first
+    writes every thread's Python stack to its standard error — the server's log —, so the crash
+    can be traced to the call that made it. Only for server processes: in-process apps (tests,
+    embedding) keep their host's own setting."""
+    try:
+        faulthandler.enable(all_threads=True)
+    except (OSError, ValueError, AttributeError) as e:  # a standard error without a file descriptor
+        log.warning("no stack report on a crash in native code: %s", e)
+
+
 def app_from_environment() -> FastAPI:
     """The app of one of ``devkb serve --workers N``'s processes (uvicorn's factory): its own
     container from the environment, its own instance id in leases and sync runs."""
+    report_native_crashes()
     instance = os.environ.get("DEVKB_INSTANCE_ID")
     if instance:  # one name given to all the workers: each still needs its own
         os.environ["DEVKB_INSTANCE_ID"] = f"{instance}/{os.getpid()}"

@@ -326,8 +326,9 @@ def serve(
     """Serve the API (and the web app) with uvicorn."""
     import uvicorn
 
-    from devkb.api.app import create_app
+    from devkb.api.app import create_app, report_native_crashes
 
+    report_native_crashes()
     if workers is not None:  # the workers read their settings from the environment too
         os.environ["DEVKB_WORKERS"] = str(workers)
     c = _container()

@@ -110,4 +110,8 @@ class DevkbServer:
         self._log.close()
 
     def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-5000:]
+        """The log's end, or — after a crash in native code — from the crash's report on (every
+        thread's stack, written by ``report_native_crashes``)."""
+        text = self.log_path.read_text(errors="replace")
+        crash = text.find("Fatal Python error:")
+        return text[crash : crash + 20000] if crash >= 0 else text[-5000:]
