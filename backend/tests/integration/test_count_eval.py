@@ -33,3 +33,15 @@ def test_the_stated_count_is_read_off_the_answer():
     assert stated_count("Alistair Smith has no unresolved issue assigned and no open pull request …") == 0
     assert stated_count("3 issues mention “date time”: FLUID-1: …") == 3
     assert stated_count("No issue mentions “date time” in the knowledge base.") == 0
+
+
+def test_every_release_answer_matches_the_raw_export(fluid_dir):
+    """The latest and next release, the versions and a version's issues, per Fluid project, as the
+    raw JSON has them (devkb_devtools.evaluation.releases_eval)."""
+    from devkb_devtools.evaluation.releases_eval import evaluate as evaluate_releases
+    from devkb_devtools.evaluation.releases_eval import questions as release_questions
+
+    outcomes, _ = evaluate_releases(fluid_dir, ["tuning", "heldout"])
+    assert len(outcomes) == len(release_questions(fluid_dir)) > 100
+    wrong = [(o.question, o.expected, o.stated) for o in outcomes if not o.right]
+    assert not wrong, wrong[:5]

@@ -59,6 +59,12 @@ def test_the_registry_ends_with_search_and_names_each_kind_once():
         ("who is the assignee of the checkout redesign?", False, "field-by-title"),
         ("is the Apple Pay button done?", False, "field-by-title"),
         ("when was the checkout redesign created?", False, "search"),  # a date, not a field value
+        ("what is the latest release of PAY?", False, "releases"),
+        ("what's the newest FLUID release?", False, "releases"),
+        ("which versions are there in PAY?", False, "releases"),
+        ("what was fixed in FLUID 4.7?", False, "releases"),  # one version's content: its issues
+        ("what's new in 2026.10?", False, "releases"),  # a version, not a digest of changes
+        ("what is the latest version of jQuery we use?", False, "search"),  # more than a version
     ],
 )
 def test_each_question_finds_its_kind(text, carried, kind):
@@ -979,3 +985,68 @@ def test_how_many_counts_every_document_with_the_fields_asked(planner):
     ):
         assert kind_of(parse_question(text, KEYS), False).name == "count", text
     assert kind_of(parse_question("how many issues depend on PAY-1?", KEYS), False).name == "relation"
+
+
+def test_releases_are_read_off_the_fix_versions_of_every_issue(tmp_path, embedder):
+    """ "What is the latest release of PAY?" quoted a passage that said "latest release"; "what was
+    fixed in PAY 2.1?" listed the project's newest issues whatever their version. Versions are
+    ordered by their numbers (2.10 after 2.9); a version with most of its issues resolved is out,
+    one straggler left open does not hold it back; the next is the lowest above it still open."""
+    from tests.agent_corpus import _jira
+
+    layout = [  # key, fix version, status, resolved
+        ("PAY-1", "2.9", "Closed", "2024-03-02"),
+        ("PAY-2", "2.9", "Closed", "2024-03-09"),
+        ("PAY-3", "2.10", "Closed", "2024-04-20"),
+        ("PAY-4", "2.10", "Resolved", "2024-04-28"),
+        ("PAY-5", "2.10", "In Progress", ""),  # a straggler: 2.10 is still out
+        ("PAY-6", "3.0", "Open", ""),
+        ("PAY-7", "3.0", "Closed", "2024-05-01"),
+        ("PAY-8", "3.1", "Open", ""),
+    ]
+    docs = []
+    for key, version, status, resolved in layout:
+        d = _jira(key, f"Change {key[4:]}", "Details.", status=status)
+        d.metadata["fix_version"] = [version]
+        if resolved:
+            d.metadata["resolved"] = f"{resolved}T12:00:00+00:00"
+            d.metadata["resolution"] = "Fixed"
+        docs.append(d)
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    for text in (
+        "What is the latest release of PAY?",
+        "what's the current version?",
+        "When was the last release?",
+    ):
+        a = ask(text)
+        assert a.answer.startswith(
+            "PAY's latest release is 2.10: 3 issues, 2 resolved, 1 still open, the last resolved on 2024-04-28"
+        ), (text, a.answer)
+        assert "Above it, still in progress: 3.0 (1 of 2 open), 3.1 (1 of 1 open)." in a.answer, a.answer
+        assert [c.document_id for c in a.sources] == ["jira:PAY-4", "jira:PAY-3", "jira:PAY-5"], text
+        assert a.status == "answered" and a.confidence.level == "high"
+    following = ask("What is the next release of PAY?")
+    assert following.answer.startswith(
+        "PAY's next release is 3.0 (after 2.10): 2 issues, 1 resolved, 1 still open"
+    ), following.answer
+    listed = ask("Which versions are there in PAY?").answer
+    assert listed.startswith(
+        "PAY has 4 fix versions, the highest first: 3.1 (1 issue, not resolved yet), 3.0 ("
+    ), listed
+    assert listed.index("2.10 (") < listed.index(
+        "2.9 (2 issues, all resolved, the last resolved on 2024-03-09)"
+    )
+    fixed = ask("What was fixed in PAY 2.9?")  # one version's content: the count kind's list
+    assert fixed.answer.startswith("There are 2 issues in PAY (fix version 2.9, closed or resolved)"), (
+        fixed.answer
+    )
+    assert {c.document_id for c in fixed.sources} == {"jira:PAY-1", "jira:PAY-2"}
+    went = ask("what went into release 2.10?")
+    assert {c.document_id for c in went.sources} == {"jira:PAY-3", "jira:PAY-4", "jira:PAY-5"}, went.answer
+    assert kind_of(parse_question("how do I upgrade to the latest release?", KEYS), False).name != "releases"
+    # not a project of the tracker: a search, not versions
+    assert kind_of(parse_question("What is the latest version of jQuery?", KEYS), False).name == "releases"
+    other = ask("What is the latest version of jQuery?")
+    assert "release" not in other.answer.split(":")[0], other.answer
+    assert all(t.tool != "GraphQuery" for t in other.tool_calls), other.tool_calls
+    store.close()

@@ -21,6 +21,7 @@ from devkb.agent.kinds.period import Period
 from devkb.agent.kinds.person_work import PersonWork
 from devkb.agent.kinds.ranking import Ranking
 from devkb.agent.kinds.relation import RelationKind
+from devkb.agent.kinds.releases import Releases
 from devkb.agent.kinds.resolved import ResolvedInPeriod
 from devkb.agent.kinds.search import Search
 from devkb.agent.kinds.unresolved import UnresolvedReference
@@ -30,6 +31,7 @@ from devkb.agent.question import ParsedQuestion
 KINDS: tuple[QuestionKind, ...] = (
     UnresolvedReference(),  # "who worked on it?" with nothing earlier: which document is meant?
     Ranking(),  # "who reported the most bugs?", "which issues have the most comments?": before who-to-ask
+    Releases(),  # "the latest release of PAY?", "what went into 2026.6?": versions, before history
     History(),  # about change (a date, a version, "first moved", "what changed"): from stored versions
     ResolvedInPeriod(),  # a project with a period is a scope, not an anchor: before Lookup
     Blocked(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status
@@ -47,6 +47,9 @@ class Outcome:
     # many documents were ranked
     ranked: list[tuple[str, int]] = field(default_factory=list)
     ranked_of: int = 0
+    # releases (releases.py): each project's fix versions, highest first, and the projects named
+    releases: dict[str, list[Any]] = field(default_factory=dict)
+    release_projects: list[str] = field(default_factory=list)
     composed: str | None = None  # the answer, when the kind composes it while it runs (history)
     composed_kind: str = ""  # which answer it composed (history: state, first, digest, …)
     # of ``not_found``: the keys the question's source filter left out (key → source type, JIRA…)

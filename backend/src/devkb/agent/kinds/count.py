@@ -122,10 +122,18 @@ AWAITING_REVIEW = re.compile(
     r"unreviewed|unapproved|without\s+(?:an?\s+)?(?:review|approval))\b",
     re.IGNORECASE,
 )
-# "what did we ship in 2026.6?", "which issues are in release 2026.6.0?": the fix version
+# "what did we ship in 2026.6?", "which issues are in release 2026.6.0?", "what was fixed in
+# FLUID 4.7?", "what went into 2026.10?", "what's new in 4.8.0?", "the issues in the 2026.6
+# release": the fix version (a project's key or name may stand before it)
+_IN_VERSION = (
+    r"(?:(?:ship(?:ped|s)?|fixed|resolved|closed|done|released|landed|included|delivered|went|goes|going|"
+    r"planned|scheduled|targeted|slated)\s+(?:in(?:to)?|for)|new\s+in|"
+    r"(?:in|for|of|from|into)\s+(?:the\s+)?(?:release|version)|fix\s+version)"
+)
 FIX_VERSION = re.compile(
-    r"\b(?:ship(?:ped|s)?\s+in|(?:in|for|of|from)\s+(?:the\s+)?(?:release|version)|fix\s+version)"
-    r"\s+v?(\d+(?:\.\d+){1,3})\b",
+    rf"\b{_IN_VERSION}\s+(?:(?:the\s+)?(?!release\b|version\b)[A-Za-z][\w-]{{1,20}}\s+)?"
+    r"(?:(?:release|version)\s+)?v?(\d+(?:\.\d+){1,3})\b(?!\s*(?:%|percent|days?|hours?|minutes?|weeks?|ms|seconds?))"
+    r"|\b(?:in|for|of|into)\s+(?:the\s+)?(?:[A-Za-z][\w-]{1,20}\s+)?v?(\d+(?:\.\d+){1,3})\s+release\b",
     re.IGNORECASE,
 )
 # "how many bugs were reported this year?": created in the question's period
@@ -344,7 +352,7 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         out.pop("status", None)
         out["resolved"] = ["yes"]
     if "fix_version" not in out and (m := FIX_VERSION.search(parsed.text)):
-        version = m.group(1)  # "2026.6.0" is also "2026.6" (but "2.0" is not "2")
+        version = next(g for g in m.groups() if g)  # "2026.6.0" is also "2026.6" (but "2.0" is not "2")
         short = version.count(".") >= 2 and version.endswith(".0")
         out["fix_version"] = [version] + ([version.removesuffix(".0")] if short else [])
     if parsed.time_from and parsed.time_to and CREATED.search(parsed.text):

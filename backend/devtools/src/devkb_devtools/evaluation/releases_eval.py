@@ -1,0 +1,239 @@
+"""Releases ("what is the latest release of FLUID?", "what's the next version of SJRK?", "which
+versions are there in KETTLE?", "what was fixed in FLUID 4.7?") against the raw Fluid Jira export
+— every one of its 10,052 issues indexed, the expected answers worked out here from the raw JSON
+(``fields.fixVersions``, ``fields.resolution``, ``fields.status``), never from the store the
+answer reads, with a version order of its own.
+
+The export keeps only the versions' names (no release flags or dates), so "released" is defined
+here as the releases kind defines it and states in its answers: most of a version's issues
+resolved. The latest release is the highest such version; the next one the lowest version above
+it with an issue still open.
+
+Several phrasings per shape, many of them not the ones the kind was written from; split by a
+hash of their text into ``tuning`` and ``heldout``. A question scores 1 when the answer names the
+expected version (latest, next), the expected number of versions (list) or the expected number of
+issues (a version's content).
+
+    python -m devkb_devtools.evaluation.releases_eval --fluid ../shared/data/fluid [--split heldout] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from devkb_devtools.evaluation.count_eval import (
+    DONE_STATUSES,
+    FLUID,
+    _issues,
+    _split,
+    build_store,
+    stated_count,
+)
+
+PHRASINGS: dict[str, tuple[str, ...]] = {
+    "latest": (
+        "What is the latest release of {p}?",
+        "what's the current version of {p}?",
+        "When was the last release of {p}?",
+        "Which is the most recent version in {p}?",
+        "What is {p}'s latest release?",
+        "what's the newest {p} release?",
+        "what was the last version we released in {p}",
+    ),
+    "next": (
+        "What is the next release of {p}?",
+        "what's the upcoming version in {p}?",
+        "What will be the next version of {p}?",
+        "which {p} release comes next?",
+    ),
+    "versions": (
+        "Which versions are there in {p}?",
+        "list the releases of {p}",
+        "what versions does {p} have?",
+        "show me all the fix versions in {p}",
+    ),
+    "fixed in a version": (
+        "What was fixed in {p} {v}?",
+        "which {p} issues were resolved in {v}?",
+        "what issues got fixed in {p} {v}?",
+    ),
+    "in a version": (
+        "what went into {p} {v}?",
+        "What is in release {v} of {p}?",
+        "which issues are planned for {p} {v}?",
+        "What's in the {p} {v} release?",
+    ),
+}
+_LATEST = re.compile(r"^(\S+?)'s latest release is (.+?): ")
+_NEXT = re.compile(r"^(\S+?)'s next release is (.+?)(?: \(after [^)]*\))?: |^(\S+?): no version\b")
+_VERSIONS = re.compile(r"^(\S+?) has (\d+) fix versions?\b")
+
+
+@dataclass
+class Question:
+    id: str
+    shape: str
+    question: str
+    expected: str
+    split: str
+
+
+@dataclass
+class Outcome:
+    id: str
+    shape: str
+    split: str
+    question: str
+    expected: str
+    stated: str | None
+    right: bool
+    answer: str
+
+
+def order(name: str) -> tuple[tuple[int, Any], ...]:
+    """Numbers compare as numbers ("2.10" after "2.9"), words as words."""
+    return tuple((0, int(t)) if t.isdigit() else (1, t.lower()) for t in re.findall(r"\d+|[^\W\d_]+", name))
+
+
+def versions(fluid: Path) -> dict[str, dict[str, list[bool]]]:
+    """Project → fix version → whether each of its issues is resolved."""
+    out: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for issue in _issues(fluid):
+        f = issue["fields"]
+        done = (
+            bool(f.get("resolution")) or str((f.get("status") or {}).get("name", "")).lower() in DONE_STATUSES
+        )
+        for v in f.get("fixVersions") or []:
+            if v.get("name"):
+                out[issue["key"].split("-")[0]][v["name"]].append(done)
+    return out
+
+
+def latest_and_next(by_version: dict[str, list[bool]]) -> tuple[str | None, str | None]:
+    highest_first = sorted(by_version, key=order, reverse=True)
+    latest = next((v for v in highest_first if sum(by_version[v]) * 2 > len(by_version[v])), None)
+    above = highest_first[: highest_first.index(latest)] if latest else highest_first
+    upcoming = next((v for v in reversed(above) if not all(by_version[v])), None)
+    return latest, upcoming
+
+
+def questions(fluid: Path) -> list[Question]:
+    out: list[Question] = []
+
+    def add(shape: str, text: str, expected: str) -> None:
+        out.append(Question(f"R{len(out) + 1:03d}", shape, text, expected, _split(text)))
+
+    for p, by_version in sorted(versions(fluid).items()):
+        latest, upcoming = latest_and_next(by_version)
+        for text in PHRASINGS["latest"]:
+            add("latest", text.format(p=p), f"{p} {latest}")
+        for text in PHRASINGS["next"]:
+            add("next", text.format(p=p), f"{p} {upcoming}")
+        for text in PHRASINGS["versions"]:
+            add("versions", text.format(p=p), str(len(by_version)))
+        numbered = [v for v in sorted(by_version, key=order) if re.fullmatch(r"\d+(?:\.\d+){1,3}", v)]
+        # "2.0.0" is also asked as "2.0" by the count kind: versions that are not both
+        plain = [v for v in numbered if not (v.endswith(".0") and v.count(".") >= 2 and v[:-2] in by_version)]
+        for i, v in enumerate(plain[-3:]):  # the newest numbered versions, phrasings in turn
+            fixed = PHRASINGS["fixed in a version"][i % len(PHRASINGS["fixed in a version"])]
+            add("fixed in a version", fixed.format(p=p, v=v), str(sum(by_version[v])))
+            went = PHRASINGS["in a version"][i % len(PHRASINGS["in a version"])]
+            add("in a version", went.format(p=p, v=v), str(len(by_version[v])))
+    return out
+
+
+def stated(shape: str, answer: str) -> str | None:
+    """What the answer states for the shape: "FLUID 4.8.0", "FLUID None", a number."""
+    if shape == "latest":
+        m = _LATEST.match(answer)
+        return f"{m.group(1)} {m.group(2)}" if m else None
+    if shape == "next":
+        m = _NEXT.match(answer)
+        if not m:
+            return None
+        return f"{m.group(1)} {m.group(2)}" if m.group(1) else f"{m.group(3)} None"
+    if shape == "versions":
+        m = _VERSIONS.match(answer)
+        return m.group(2) if m else None
+    n = stated_count(answer)
+    return None if n is None else str(n)
+
+
+def evaluate(fluid: Path, splits: Sequence[str], verbose: bool = False) -> tuple[list[Outcome], float]:
+    from devkb.agent.ask_service import AskService
+    from devkb.agent.hybrid_search import HybridSearch
+    from devkb.agent.planner import Planner
+    from devkb.agent.tools import Toolbox
+    from devkb_devtools.testkit.hashing_embedder import HashingEmbedder
+
+    asked = [q for q in questions(fluid) if q.split in splits]
+    with tempfile.TemporaryDirectory(prefix="devkb-releases-eval-") as tmp:
+        started = time.perf_counter()
+        indexer = build_store(fluid, Path(tmp))
+        seconds = time.perf_counter() - started
+        try:
+            store = indexer.store
+            keys = {i["key"].split("-")[0] for i in _issues(fluid)}
+            toolbox = Toolbox(store, HybridSearch(store, HashingEmbedder()), lambda: keys)
+            ask = AskService(Planner(toolbox, lambda: keys)).ask
+            outcomes = []
+            for q in asked:
+                answer = ask(q.question).answer
+                said = stated(q.shape, answer)
+                o = Outcome(q.id, q.shape, q.split, q.question, q.expected, said, said == q.expected, answer)
+                outcomes.append(o)
+                if verbose and not o.right:
+                    print(
+                        f"- {q.id} {q.question!r}: expected {q.expected}, stated {said}\n    {answer[:300]}"
+                    )
+        finally:
+            indexer.close()
+    return outcomes, seconds
+
+
+def table(outcomes: Sequence[Outcome]) -> str:
+    rows = ["| split | shape | questions | right |", "|---|---|---:|---:|"]
+    for split in ("tuning", "heldout"):
+        mine = [o for o in outcomes if o.split == split]
+        for shape in dict.fromkeys(o.shape for o in mine):
+            group = [o for o in mine if o.shape == shape]
+            rows.append(
+                f"| {split} | {shape} | {len(group)} | {sum(o.right for o in group) / len(group):.3f} |"
+            )
+        if mine:
+            rows.append(f"| {split} | all | {len(mine)} | {sum(o.right for o in mine) / len(mine):.3f} |")
+    return "\n".join(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m devkb_devtools.evaluation.releases_eval", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("--fluid", type=Path, default=FLUID)
+    p.add_argument("--split", action="append", choices=["tuning", "heldout"])
+    p.add_argument("-v", "--verbose", action="store_true", help="print every wrong answer")
+    p.add_argument("--json", type=Path)
+    args = p.parse_args(argv)
+    if not (args.fluid / "jira" / "issues.jsonl.gz").is_file():
+        print(f"error: no Fluid Jira export at {args.fluid}", file=sys.stderr)
+        return 2
+    outcomes, seconds = evaluate(args.fluid, args.split or ["tuning", "heldout"], args.verbose)
+    print(f"indexed every Fluid issue in {seconds:.0f} s", file=sys.stderr)
+    print(table(outcomes))
+    if args.json:
+        args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,357 @@
+"""Releases: "what is the latest release of PAY?", "what's the next version?", "which versions
+are there in KETTLE?" — a question about a project's versions as a whole → ``GraphQuery`` over
+the reader's issues, grouped by their fix versions; and "what was fixed in 2026.6?", "what went
+into FLUID 4.7?", "what's new in release 2026.10?" — one version's content → the count kind's
+list of the issues with that fix version. The figures are exact, never a passage that happens to
+say "latest release".
+
+Versions are ordered by their numbers ("2026.10" after "2026.9", "4.8.0" after "4.7.1"). A
+tracker's export does not always say which versions are released or when (the Fluid corpus keeps
+only their names), so the answer reads it off the issues and says so: the **latest release** is
+the highest version with most of its issues resolved (one old issue left open does not make a
+shipped version unreleased), with the day its last issue was resolved; the **next** one is the
+lowest version above it with issues still open. The numbers behind both are in the answer."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from devkb.agent import confidence as trust
+from devkb.agent.answer import Confidence, Status, ToolCall
+from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.extractive import citation
+from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.count import FIX_VERSION, MOST, Count
+from devkb.agent.kinds.lookup import reads_all
+from devkb.agent.kinds.relation import is_resolved
+from devkb.agent.kinds.search import Search
+from devkb.agent.question import ParsedQuestion
+from devkb.agent.tools import GraphQuery
+from devkb.store.models import Document, SourceType
+
+STEP = Step(GraphQuery.name, "releases: every issue with a fix version, grouped by version")
+COUNT, SEARCH = Count(), Search()
+SHOWN = 5  # issues cited for the version an answer is about
+LISTED = 12  # versions named in a list
+PROJECTS = 5  # projects answered for when none is named
+_WHICH = {
+    "latest": "latest",
+    "newest": "latest",
+    "last": "latest",
+    "current": "latest",
+    "highest": "latest",
+    "recent": "latest",
+    "next": "next",
+    "upcoming": "next",
+    "coming": "next",
+    "planned": "next",
+    "previous": "previous",
+}
+
+
+def _target(n: int) -> str:
+    """ " of PAY", " in the Web Checkout project": the project word(s), as group ``target<n>``."""
+    return (
+        rf"(?:\s+(?:of|in|for|from)\s+(?:the\s+)?(?P<target{n}>[A-Za-z][\w.-]*(?:\s+[A-Za-z][\w.-]*)?)"
+        r"(?:\s+project)?)?"
+    )
+
+
+# "what is the latest release of PAY?", "what's our next version", "which is the most recent
+# fix version in Web Checkout?", "what is PAY's latest release?", "what's the newest PAY release?",
+# "what was the last version we released in PAY" — the whole question; "what is the latest
+# version of jQuery we use?" says more and is a search
+_WORD = r"[A-Za-z][\w.-]*"
+ONE_VERSION = re.compile(
+    r"^\s*(?:so\s+|and\s+)?(?:what|which)(?:'s|’s|\s+is|\s+was|\s+will\s+be)?\s+(?:the\s+|our\s+)?"
+    rf"(?:(?P<target3>{_WORD})(?:'s|’s)\s+)?"
+    r"(?P<which>latest|newest|most\s+recent|last|current|highest|next|upcoming|previous)\s+"
+    rf"(?:(?!fix\b)(?P<target4>{_WORD})\s+)?(?:fix\s+)?(?:release|version)\b"
+    r"(?:\s+(?:that\s+)?(?:we|they|you)\s+(?:released|shipped|put\s+out|cut|made))?"
+    + _target(1)
+    + r"\s*[?.!]*\s*$"
+    # "which PAY release comes next?", "what version is next for PAY?"
+    rf"|^\s*(?:what|which)\s+(?:(?P<target5>{_WORD})\s+)?(?:release|version)\s+"
+    r"(?P<soon>comes\s+next|is\s+(?:coming\s+)?next|is\s+coming|is\s+planned\s+next)"
+    + _target(2)
+    + r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# "when was the last release of PAY?", "when did we last ship?"
+WHEN_LAST = re.compile(
+    r"^\s*when\s+(?:was|is|will\s+be)\s+(?:the\s+|our\s+)?(?P<which>latest|last|most\s+recent|next|upcoming)\s+"
+    r"(?:release|version)\b" + _target(1) + r"\s*[?.!]*\s*$|"
+    r"^\s*when\s+did\s+(?:we|they|you)\s+last\s+(?:release|ship)\b" + _target(2) + r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# "which versions are there in KETTLE?", "list the releases of PAY", "what releases does WEB have?"
+ALL_VERSIONS = re.compile(
+    r"^\s*(?:(?:what|which)\s+(?:fix\s+)?(?:releases|versions)\s+(?:are\s+there|do\s+we\s+have|exist|have\s+we\s+(?:had|shipped))"
+    + _target(1)
+    + r"|(?:list|show)(?:\s+me)?\s+(?:all\s+)?(?:the\s+)?(?:fix\s+)?(?:releases|versions)"
+    + _target(2)
+    + r"|(?:what|which)\s+(?:fix\s+)?(?:releases|versions)\s+(?:does|did|has)\s+(?P<target3>[A-Za-z][\w.-]*(?:\s+[A-Za-z][\w.-]*)?)\s+(?:have|had|shipped))"
+    r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Version:
+    """One fix version of one project, read off its issues."""
+
+    project: str
+    name: str
+    issues: list[Document] = field(default_factory=list)
+
+    @property
+    def resolved(self) -> list[Document]:
+        return [d for d in self.issues if is_resolved(d.metadata)]
+
+    @property
+    def open(self) -> int:
+        return len(self.issues) - len(self.resolved)
+
+    @property
+    def out(self) -> bool:
+        """Read as released: most of its issues resolved."""
+        return len(self.resolved) * 2 > len(self.issues)
+
+    @property
+    def last_resolved(self) -> str:
+        return max((str(d.metadata.get("resolved") or "")[:10] for d in self.resolved), default="")
+
+    def cited(self) -> list[Document]:
+        """Its issues, the last resolved first, then the open ones (newest first)."""
+        done = sorted(self.resolved, key=lambda d: str(d.metadata.get("resolved") or ""), reverse=True)
+        rest = sorted((d for d in self.issues if d not in done), key=lambda d: d.updated_at, reverse=True)
+        return done + rest
+
+
+def version_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """ "2026.10" after "2026.9", "4.8.0" after "4.8", "0.5B" after "0.5": numbers as numbers."""
+    parts = re.findall(r"\d+|[A-Za-z]+", name)
+    return tuple((0, int(p)) if p.isdigit() else (1, p.lower()) for p in parts)
+
+
+def asked(parsed: ParsedQuestion) -> tuple[str, str | None] | None:
+    """(latest | next | previous | all, the project word named or None), or None."""
+    for pattern in (ONE_VERSION, WHEN_LAST):
+        m = pattern.search(parsed.text)
+        if m:
+            if m.groupdict().get("soon"):
+                return "next", _named(m)
+            which = (m.groupdict().get("which") or "last").lower().split()[-1]
+            return _WHICH.get(which, "latest"), _named(m)
+    m = ALL_VERSIONS.search(parsed.text)
+    return ("all", _named(m)) if m else None
+
+
+def _named(m: re.Match[str]) -> str | None:
+    return next((v for k, v in m.groupdict().items() if k.startswith("target") and v), None)
+
+
+class Releases(QuestionKind):
+    name = "releases"
+    needs_no_model = True  # versions counted from the graph: a model would see a few issues
+    filters = False
+
+    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+        if parsed.issue_keys or parsed.follow_up:
+            return False
+        if asked(parsed) is not None:
+            return True
+        return FIX_VERSION.search(parsed.text) is not None and set(parsed.lookups.kinds) <= {"project"}
+
+    def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
+        return [STEP]
+
+    def run(self, ctx: Context) -> None:
+        question = asked(ctx.parsed)
+        if question is None:  # one version's content: the issues with that fix version
+            ctx.outcome.kind = COUNT
+            COUNT.run(ctx)
+            return
+        which, target = question
+        store = ctx.toolbox.graph_query.store
+        named = [v for lookup in ctx.parsed.lookups.lookups for v in lookup.filters.get("project", ())]
+        filters: dict[str, list[str]] = {"kind": ["issue"]}
+        issues: list[Document] = []
+        if ctx.scope.allows_type(SourceType.JIRA):
+            base = {"project": named} if named else filters
+            issues = [
+                d
+                for d in store.find_documents(base, types=[SourceType.JIRA], limit=MOST)
+                if ctx.scope.allows(d)
+            ]
+        projects = _projects(issues)
+        if not named and target:
+            key = _project_named(target, projects)
+            if key is None:  # "the latest version of jQuery": not a project of the tracker
+                ctx.outcome.kind = SEARCH
+                SEARCH.run(ctx)
+                return
+            named = [key]
+            issues = [d for d in issues if d.metadata.get("project") == key]
+        versions = _versions(issues)
+        out = ctx.outcome
+        out.reads_all = reads_all()
+        out.composed_kind = which
+        out.releases = versions
+        out.release_projects = named
+        picked = [_pick(which, vs) for vs in versions.values()]
+        out.listed = [
+            EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name)
+            for v in picked
+            if v is not None
+            for i, d in enumerate(v.cited()[:SHOWN])
+        ]
+        ctx.scope.add(out.listed)
+        call = {"fields": {"project": named} if named else filters, "group_by": "fix_version", "which": which}
+        ctx.scope.record(ToolCall(GraphQuery.name, call, sum(len(vs) for vs in versions.values())))
+        ctx.took(STEP)
+
+    def sources(self, out: Outcome, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
+        return (out.listed or [])[:most]
+
+    def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        n = sum(len(vs) for vs in out.releases.values())
+        if not n:
+            return "not_found", trust.exact_confidence(
+                "no issue you can read has a fix version", kind="key_missing"
+            )
+        return "answered", trust.exact_confidence(f"{n} fix versions read off the issues", docs, "graph_list")
+
+    def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
+        numbers = {d.id: i for i, d in enumerate(docs, 1)}
+        cites = {d.id: d for d in docs}
+        whose = "" if out.reads_all else " that you can read"
+        scope = f" in {', '.join(out.release_projects)}" if out.release_projects else ""
+        if not out.releases:
+            return f"No issue{scope}{whose} has a fix version, so there is no release to name."
+        ranked = sorted(out.releases.items(), key=lambda kv: _activity(kv[1]), reverse=True)[:PROJECTS]
+        lines = [_project_line(out.composed_kind, p, vs, numbers, cites) for p, vs in ranked]
+        more = len(out.releases) - len(ranked)
+        tail = f" ({more} more project{'s' * (more != 1)} with versions not shown.)" if more > 0 else ""
+        note = (
+            " Released is read off the issues (most of a version's issues resolved): the tracker's"
+            " versions here carry no release dates."
+        )
+        return " ".join(lines) + tail + (note if out.composed_kind != "all" else "")
+
+
+def _projects(issues: Sequence[Document]) -> dict[str, str]:
+    """Project key → name, of the issues read."""
+    out: dict[str, str] = {}
+    for d in issues:
+        key = str(d.metadata.get("project") or "")
+        if key and key not in out:
+            out[key] = str(d.metadata.get("project_name") or key)
+    return out
+
+
+def _project_named(word: str, projects: dict[str, str]) -> str | None:
+    """The project a word names: its key or its name, in any case ("web checkout", "Payments")."""
+    w = re.sub(r"\s+project$", "", word.strip().lower())
+    for key, name in projects.items():
+        if w == key.lower() or w == name.lower():
+            return key
+    for key, name in projects.items():  # "Payments" for "Payments Platform"
+        if name.lower().startswith(w + " ") or name.lower().split()[0] == w:
+            return key
+    return None
+
+
+def _versions(issues: Sequence[Document]) -> dict[str, list[Version]]:
+    """Each project's fix versions, highest first."""
+    by: dict[tuple[str, str], Version] = {}
+    for d in issues:
+        values = d.metadata.get("fix_version")
+        for name in values if isinstance(values, list) else [values] if values else []:
+            project = str(d.metadata.get("project") or "")
+            v = by.setdefault((project, str(name)), Version(project, str(name)))
+            v.issues.append(d)
+    grouped: dict[str, list[Version]] = defaultdict(list)
+    for v in by.values():
+        grouped[v.project].append(v)
+    return {p: sorted(vs, key=lambda v: version_key(v.name), reverse=True) for p, vs in grouped.items()}
+
+
+def _latest(versions: Sequence[Version]) -> Version | None:
+    return next((v for v in versions if v.out), None)
+
+
+def _pick(which: str, versions: Sequence[Version]) -> Version | None:
+    """The version a question is about, from a project's versions (highest first)."""
+    latest = _latest(versions)
+    if which == "next":
+        above = versions[: versions.index(latest)] if latest is not None else list(versions)
+        return next((v for v in reversed(above) if v.open), None)
+    if which == "previous":
+        after = versions[versions.index(latest) + 1 :] if latest is not None else []
+        return next((v for v in after if v.out), None)
+    if which == "all":
+        return latest or (versions[0] if versions else None)
+    return latest
+
+
+def _activity(versions: Sequence[Version]) -> str:
+    """When a project's versions last moved (ordering projects when none is named)."""
+    return max((max((d.updated_at for d in v.issues), default="") for v in versions), default="")
+
+
+def _facts(v: Version) -> str:
+    n, done = len(v.issues), len(v.resolved)
+    issues = f"{n} issue{'s' * (n != 1)}"
+    if done == n:
+        state = "all resolved" if n > 1 else "resolved"
+    elif done == 0:
+        state = "none resolved yet" if n > 1 else "not resolved yet"
+    else:
+        state = f"{done} resolved, {v.open} still open"
+    last = f", the last resolved on {v.last_resolved}" if v.last_resolved else ""
+    return f"{issues}, {state}{last}"
+
+
+def _project_line(
+    which: str,
+    project: str,
+    versions: Sequence[Version],
+    numbers: dict[str, int],
+    cites: dict[str, EvidenceDoc],
+) -> str:
+    def cited(v: Version) -> str:
+        return "".join(citation(cites[d.id], numbers) for d in v.cited()[:SHOWN] if d.id in cites)
+
+    latest = _latest(versions)
+    picked = _pick(which, versions)
+    if which == "all":
+        shown = ", ".join(f"{v.name} ({_facts(v)})" for v in versions[:LISTED])
+        more = f", and {len(versions) - LISTED} older" if len(versions) > LISTED else ""
+        return f"{project} has {len(versions)} fix version{'s' * (len(versions) != 1)}, the highest first: {shown}{more}."
+    if which == "next":
+        if picked is None:
+            after = f" above {latest.name}" if latest is not None else ""
+            return (
+                f"{project}: no version{after} has open issues, so no next release is planned in the tracker."
+            )
+        since = f" (after {latest.name})" if latest is not None else ""
+        return f"{project}'s next release is {picked.name}{since}: {_facts(picked)}{cited(picked)}."
+    if picked is None:
+        if which == "previous":
+            return f"{project}: no release before {latest.name if latest else 'the first'} has most of its issues resolved."
+        highest = versions[0]
+        return (
+            f"{project}: no version has most of its issues resolved yet; the highest is {highest.name}"
+            f" ({_facts(highest)}){cited(highest)}."
+        )
+    head = "release before the latest" if which == "previous" else "latest release"
+    line = f"{project}'s {head} is {picked.name}: {_facts(picked)}{cited(picked)}."
+    higher = [v for v in versions[: versions.index(picked)] if v.open]
+    if higher and which != "previous":
+        named = ", ".join(f"{v.name} ({v.open} of {len(v.issues)} open)" for v in reversed(higher[-3:]))
+        line += f" Above it, still in progress: {named}."
+    return line
