@@ -1050,3 +1050,47 @@ def test_releases_are_read_off_the_fix_versions_of_every_issue(tmp_path, embedde
     assert "release" not in other.answer.split(":")[0], other.answer
     assert all(t.tool != "GraphQuery" for t in other.tool_calls), other.tool_calls
     store.close()
+
+
+def test_the_newest_is_by_creation_or_resolution_when_the_question_says_so(tmp_path, embedder):
+    """ "What was the last issue created in PAY?" listed the project's issues by their last update
+    (the last created one seventh); "which issues were updated most recently?" and "which issues
+    were recently closed?" quoted passages that said "recently"."""
+    from tests.agent_corpus import _jira
+
+    layout = [  # key, status, created, resolved, updated
+        ("PAY-1", "Open", "2024-05-20", "", "2024-05-21"),  # the last created
+        ("PAY-2", "Closed", "2024-01-02", "2024-04-30", "2024-06-01"),  # the last resolved, updated last
+        ("PAY-3", "Closed", "2024-02-02", "2024-03-01", "2024-06-02"),
+        ("PAY-4", "In Progress", "2024-03-03", "", "2024-05-01"),
+    ]
+    docs = []
+    for key, status, created, resolved, updated in layout:
+        d = _jira(key, f"Change {key[4:]}", "Details.", status=status)
+        d.metadata["created"] = f"{created}T09:00:00+00:00"
+        if resolved:
+            d.metadata["resolved"] = f"{resolved}T09:00:00+00:00"
+            d.metadata["resolution"] = "Fixed"
+        d.updated_at = f"{updated}T09:00:00+00:00"
+        docs.append(d)
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    created = ask("What was the last issue created in PAY?")
+    assert created.answer.startswith(
+        "The last created of the 4 issues in PAY is PAY-1: Change 1 (Open, created 2024-05-20) [1]."
+    ), created.answer
+    assert [c.document_id for c in created.sources] == ["jira:PAY-1"]
+    closed = ask("which issues were recently closed in PAY?")
+    assert closed.answer.startswith(
+        "There are 2 issues in PAY (closed or resolved); the last resolved first: "
+        "PAY-2: Change 2 (Closed, resolved 2024-04-30) [1]; PAY-3: Change 3 (Closed, resolved 2024-03-01) [2]"
+    ), closed.answer
+    one = ask("which bug was closed most recently?")
+    assert one.answer.startswith("The last resolved of the 2 issues"), one.answer
+    assert [c.document_id for c in one.sources] == ["jira:PAY-2"]
+    updated = ask("Which issues were updated most recently?")
+    assert updated.answer.startswith(
+        "There are 4 issues; the newest first: PAY-3: Change 3 (Closed) [1]; PAY-2"
+    ), updated.answer
+    reported = ask("what are the newest bugs reported in PAY?")
+    assert [c.document_id for c in reported.sources][:2] == ["jira:PAY-1", "jira:PAY-4"], reported.answer
+    store.close()

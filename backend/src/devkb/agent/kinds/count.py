@@ -82,6 +82,38 @@ RECENT_ONE = re.compile(
     r"(?:commit|pull\s+request|pr|issue|bug|ticket|page|file)(?:\s+(?:in|of|for|on)\s+[\w.-]+)?\s*[?.!]?\s*$",
     re.IGNORECASE,
 )
+# "which issues were updated most recently?", "the most recently edited pages", "what pages were
+# changed recently": the newest by their last update, listed
+RECENTLY_UPDATED = re.compile(
+    rf"\b(?:what|which)\s+{_COUNTED}\s+(?:were|was|have\s+been|has\s+been|got)\s+"
+    r"(?:updated|edited|changed|modified|touched)\s+(?:most\s+)?(?:recently|lately|last)\b|"
+    rf"\b(?:most\s+)?recently\s+(?:updated|edited|changed|modified|touched)\s+{_COUNTED}",
+    re.IGNORECASE,
+)
+# "what was the last issue created in FLUID?", "the newest bugs reported in PAY", "which issues
+# were opened most recently?": the newest by when they were created, not by their last update
+_ONE_OR_MORE = r"(?:issues?|bugs?|tickets?|tasks?|stor(?:y|ies)|pull\s+requests?|prs?|pages?)"
+NEWEST_CREATED = re.compile(
+    rf"\b(?:most\s+recent(?:ly)?|latest|newest|last)\s+(?:(?:\d{{1,2}}|open|closed|[A-Z][A-Z0-9]{{1,9}})\s+)*"
+    rf"{_ONE_OR_MORE}\s+(?:to\s+be\s+|that\s+(?:was|were)\s+|(?:we|they|someone)\s+)?"
+    r"(?:created|opened|filed|reported|raised|logged|submitted)\b|"
+    rf"\b{_ONE_OR_MORE}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:created|opened|filed|reported|raised|logged)"
+    r"\s+(?:most\s+)?recently\b|\b(?:most\s+)?recently\s+(?:created|opened|filed|reported|raised)\s+"
+    + _ONE_OR_MORE,
+    re.IGNORECASE,
+)
+# "which issues were recently closed in FLUID?", "the last bugs we fixed", "the most recently
+# resolved issues": resolved ones, the newest by their resolution date
+NEWEST_RESOLVED = re.compile(
+    rf"\b{_ONE_OR_MORE}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:most\s+)?(?:recently|just|lately|last)\s+"
+    r"(?:closed|resolved|fixed|finished|completed|done)\b|"
+    rf"\b{_ONE_OR_MORE}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:closed|resolved|fixed|finished|completed)\s+"
+    r"(?:most\s+)?(?:recently|lately|last)\b|"
+    r"\b(?:most\s+)?recently\s+(?:closed|resolved|fixed|finished|completed)\s+" + _ONE_OR_MORE + r"|"
+    rf"\b(?:last|latest|newest|most\s+recent)\s+(?:\d{{1,2}}\s+)?{_ONE_OR_MORE}\s+(?:that\s+)?(?:we|they|you|the\s+team)?\s*"
+    r"(?:closed|resolved|fixed|finished|completed)\b",
+    re.IGNORECASE,
+)
 ASSIGNED = re.compile(
     r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})"
     # "Hannah's open issues", "show me Marcus Chen's bugs": theirs, as the assignee
@@ -173,8 +205,10 @@ class Count(QuestionKind):
             return False
         if HOW_MANY.search(parsed.text) or RECENT.search(parsed.text) or LISTED.search(parsed.text):
             return True
-        if RECENT_ONE.search(parsed.text):
+        if RECENT_ONE.search(parsed.text) or RECENTLY_UPDATED.search(parsed.text):
             return True
+        if NEWEST_CREATED.search(parsed.text) or NEWEST_RESOLVED.search(parsed.text):
+            return parsed.wanted in (None, "issue", "pull", "page") and not parsed.relation
         if parsed.wanted == "pull":
             return AWAITING_REVIEW.search(parsed.text) is not None
         if parsed.wanted not in (None, "issue"):
@@ -190,6 +224,9 @@ class Count(QuestionKind):
 
     def run(self, ctx: Context) -> None:
         docs, wanted, base, filters, others = counted_documents(ctx)
+        order = ordered_by(ctx.parsed.text)
+        if order != "updated":  # the newest by when they were created or resolved
+            docs.sort(key=lambda d: _day(d, order), reverse=True)
         listed = [EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)]
         ctx.outcome.unresolved_elsewhere = [EvidenceDoc(d, (d.title,)) for d in others]
         ctx.scope.add(listed[:LIST_SHOWN])
@@ -225,22 +262,35 @@ class Count(QuestionKind):
         if not listed:
             return f"There are no {noun}s{where}{whose}.{also}"
         shown = named_at_most(out.parsed)
-        if shown == 1 and RECENT_ONE.search(out.parsed.text) and not RECENT.search(out.parsed.text):
+        order = ordered_by(out.parsed.text)
+        if shown == 1 and (
+            (RECENT_ONE.search(out.parsed.text) and not RECENT.search(out.parsed.text)) or order != "updated"
+        ):
             first = listed[0]
             status = first.document.metadata.get("status") or first.document.metadata.get("state")
-            day = first.document.updated_at[:10]
+            day = _day(first.document, order)[:10]
             of = f" of the {counted} {noun}s{where}{whose}" if n > 1 else f"{where}{whose}"
+            which = {"updated": "newest", "created": "last created", "resolved": "last resolved"}[order]
             return (
-                f"The newest{of} is {first.document.title}"
-                f"{f' ({status}' if status else ' ('}{', ' if status else ''}updated {day}){citation(first, numbers)}.{also}"
+                f"The {which}{of} is {first.document.title}"
+                f"{f' ({status}' if status else ' ('}{', ' if status else ''}{order} {day}){citation(first, numbers)}.{also}"
             )
         items = []
         for d in listed[:shown]:
             cite = citation(d, numbers)
             status = d.document.metadata.get("status")
-            items.append(f"{d.document.title}{f' ({status})' if status else ''}{cite}")
+            facts = [str(status)] if status else []
+            if order != "updated":
+                facts.append(f"{order} {_day(d.document, order)[:10]}")
+            said = f" ({', '.join(facts)})" if facts else ""
+            items.append(f"{d.document.title}{said}{cite}")
         more = f"; and {n - shown} more" if n > shown else ""
-        newest = "the newest first" if n > 1 else "it is"
+        first_word = {
+            "updated": "the newest first",
+            "created": "the last created first",
+            "resolved": "the last resolved first",
+        }
+        newest = first_word[order] if n > 1 else "it is"
         return f"There {'is' if n == 1 else 'are'} {head}; {newest}: " + "; ".join(items) + more + "." + also
 
 
@@ -317,10 +367,43 @@ def _unresolved_elsewhere(docs: Sequence[EvidenceDoc], noun: str, most: int = 5)
     return f" Not counted: {n} more {noun}{'s' * (n != 1)} {verb} unresolved in another status: {', '.join(names)}{more}."
 
 
+def ordered_by(text: str) -> str:
+    """What "newest" means in the question: when created ("the last issue created"), when resolved
+    ("the issues closed most recently"), else the last update."""
+    if NEWEST_RESOLVED.search(text):
+        return "resolved"
+    if NEWEST_CREATED.search(text):
+        return "created"
+    return "updated"
+
+
+def _day(doc: Document, order: str) -> str:
+    """The document's date for ``order`` (ISO; its last update where it has none)."""
+    m = doc.metadata
+    if order == "created":
+        return str(m.get("created") or doc.updated_at)
+    if order == "resolved":
+        return str(m.get("resolved") or m.get("merged_at") or m.get("closed_at") or doc.updated_at)
+    return doc.updated_at
+
+
+# "the last issue created in FLUID", "the most recently closed bug": one, where the order is asked
+_ONE_NEWEST = re.compile(
+    r"\b(?:most\s+recent(?:ly)?|latest|newest|last)\s+(?:(?:open|closed|[A-Z][A-Z0-9]{1,9})\s+)*"
+    r"(?:issue|bug|ticket|task|story|pull\s+request|pr|page)\b(?!s)|"
+    r"\b(?:most\s+)?recently\s+(?:created|opened|filed|reported|raised|closed|resolved|fixed)\s+"
+    r"(?:issue|bug|ticket|task|story|pull\s+request|pr|page)\b(?!s)|"
+    r"^\s*(?:what|which)\s+(?:issue|bug|ticket|task|story|pull\s+request|pr|page)\s+(?:was|got)\b",
+    re.IGNORECASE,
+)
+
+
 def named_at_most(parsed: ParsedQuestion) -> int:
     """How many of the list the answer names: N of "the latest N …", one for "the latest commit",
     else ``LIST_SHOWN``."""
     if RECENT_ONE.search(parsed.text) and not RECENT.search(parsed.text):
+        return 1
+    if ordered_by(parsed.text) != "updated" and _ONE_NEWEST.search(parsed.text):
         return 1
     recent = RECENT.search(parsed.text)
     return min(int(recent.group(1)), LIST_SHOWN) if recent and recent.group(1) else LIST_SHOWN
@@ -347,7 +430,9 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         types = [issue_type(m) for m in dict.fromkeys(m.lower() for m in ISSUE_TYPE.findall(parsed.text))]
         if types:
             out["issue_type"] = list(dict.fromkeys(types))
-    if parsed.wanted in (None, "issue") and CLOSING.search(parsed.text):
+    if parsed.wanted in (None, "issue") and (
+        CLOSING.search(parsed.text) or NEWEST_RESOLVED.search(parsed.text)
+    ):
         # "did we close", "were fixed": resolved in any way, not the status the verb's word names
         out.pop("status", None)
         out["resolved"] = ["yes"]
