@@ -1,5 +1,7 @@
 """Releases ("what is the latest release of FLUID?", "what's the next version of SJRK?", "which
-versions are there in KETTLE?", "what was fixed in FLUID 4.7?") against the raw Fluid Jira export
+versions are there in KETTLE?", "what was fixed in FLUID 4.7?") and the newest issue by the date a
+question names ("what was the last issue created in FLUID?", "which VP issue was closed most
+recently?") against the raw Fluid Jira export
 — every one of its 10,052 issues indexed, the expected answers worked out here from the raw JSON
 (``fields.fixVersions``, ``fields.resolution``, ``fields.status``), never from the store the
 answer reads, with a version order of its own.
@@ -11,8 +13,9 @@ it with an issue still open.
 
 Several phrasings per shape, many of them not the ones the kind was written from; split by a
 hash of their text into ``tuning`` and ``heldout``. A question scores 1 when the answer names the
-expected version (latest, next), the expected number of versions (list) or the expected number of
-issues (a version's content).
+expected version (latest, next), the expected number of versions (list), the expected number of
+issues (a version's content) or the expected issue first (the newest by creation or resolution,
+in projects where no other issue shares its moment).
 
     python -m devkb_devtools.evaluation.releases_eval --fluid ../shared/data/fluid [--split heldout] [-v]
 """
@@ -28,6 +31,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +71,18 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "which {p} issues were resolved in {v}?",
         "what issues got fixed in {p} {v}?",
     ),
+    "last created": (
+        "What was the last issue created in {p}?",
+        "which {p} issue was opened most recently?",
+        "what's the newest issue reported in {p}?",
+        "show me the most recently created issue in {p}",
+    ),
+    "last resolved": (
+        "which {p} issue was closed most recently?",
+        "What was the last issue resolved in {p}?",
+        "what's the most recently fixed issue in {p}?",
+        "which issues in {p} were resolved most recently?",
+    ),
     "in a version": (
         "what went into {p} {v}?",
         "What is in release {v} of {p}?",
@@ -77,6 +93,12 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
 _LATEST = re.compile(r"^(\S+?)'s latest release is (.+?): ")
 _NEXT = re.compile(r"^(\S+?)'s next release is (.+?)(?: \(after [^)]*\))?: |^(\S+?): no version\b")
 _VERSIONS = re.compile(r"^(\S+?) has (\d+) fix versions?\b")
+# "The last created of the 90 issues in KETTLE is KETTLE-94: …", "The last created in DATA is
+# DATA-1: …" (its only issue), "…; the last resolved first: IDI-133: …", "…; it is: BI-1: …"
+_FIRST = re.compile(
+    r"^The last (?:created|resolved)\b.*? is ([A-Z][A-Z0-9]+-\d+):|"
+    r"; (?:the last (?:created|resolved) first|it is): ([A-Z][A-Z0-9]+-\d+):"
+)
 
 
 @dataclass
@@ -127,6 +149,35 @@ def latest_and_next(by_version: dict[str, list[bool]]) -> tuple[str | None, str 
     return latest, upcoming
 
 
+def _utc(value: str | None) -> str:
+    """Jira's "2024-12-12T15:18:00.000+0000" as a comparable UTC instant ("" when missing)."""
+    if not value:
+        return ""
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%f%z").astimezone(UTC).isoformat()
+
+
+def newest(fluid: Path) -> dict[str, dict[str, str | None]]:
+    """Project → {"created": the last created issue's key, "resolved": the last resolved one's},
+    None where two issues share the moment (a tie: no single answer to check)."""
+    when: dict[str, dict[str, list[tuple[str, str]]]] = defaultdict(lambda: defaultdict(list))
+    for issue in _issues(fluid):
+        f, p = issue["fields"], issue["key"].split("-")[0]
+        when[p]["created"].append((_utc(f.get("created")), issue["key"]))
+        done = (
+            bool(f.get("resolution")) or str((f.get("status") or {}).get("name", "")).lower() in DONE_STATUSES
+        )
+        if done and f.get("resolutiondate"):
+            when[p]["resolved"].append((_utc(f["resolutiondate"]), issue["key"]))
+    out: dict[str, dict[str, str | None]] = {}
+    for p, by in when.items():
+        out[p] = {}
+        for field_name in ("created", "resolved"):
+            ranked = sorted(by[field_name], reverse=True)
+            unique = len(ranked) == 1 or (len(ranked) > 1 and ranked[0][0] != ranked[1][0])
+            out[p][field_name] = ranked[0][1] if ranked and unique else None
+    return out
+
+
 def questions(fluid: Path) -> list[Question]:
     out: list[Question] = []
 
@@ -149,6 +200,11 @@ def questions(fluid: Path) -> list[Question]:
             add("fixed in a version", fixed.format(p=p, v=v), str(sum(by_version[v])))
             went = PHRASINGS["in a version"][i % len(PHRASINGS["in a version"])]
             add("in a version", went.format(p=p, v=v), str(len(by_version[v])))
+    for p, keys in sorted(newest(fluid).items()):
+        for shape, field_name in (("last created", "created"), ("last resolved", "resolved")):
+            if keys[field_name]:
+                for text in PHRASINGS[shape]:
+                    add(shape, text.format(p=p), str(keys[field_name]))
     return out
 
 
@@ -165,6 +221,9 @@ def stated(shape: str, answer: str) -> str | None:
     if shape == "versions":
         m = _VERSIONS.match(answer)
         return m.group(2) if m else None
+    if shape in ("last created", "last resolved"):
+        m = _FIRST.search(answer)
+        return (m.group(1) or m.group(2)) if m else None
     n = stated_count(answer)
     return None if n is None else str(n)
 

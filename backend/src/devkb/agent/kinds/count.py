@@ -93,11 +93,12 @@ RECENTLY_UPDATED = re.compile(
 # "what was the last issue created in FLUID?", "the newest bugs reported in PAY", "which issues
 # were opened most recently?": the newest by when they were created, not by their last update
 _ONE_OR_MORE = r"(?:issues?|bugs?|tickets?|tasks?|stor(?:y|ies)|pull\s+requests?|prs?|pages?)"
+_SCOPED = _ONE_OR_MORE + r"(?:\s+(?:in|of|for|on)\s+(?:the\s+)?[\w.-]+(?:\s+project)?)?"  # "issues in FLUID"
 NEWEST_CREATED = re.compile(
     rf"\b(?:most\s+recent(?:ly)?|latest|newest|last)\s+(?:(?:\d{{1,2}}|open|closed|[A-Z][A-Z0-9]{{1,9}})\s+)*"
     rf"{_ONE_OR_MORE}\s+(?:to\s+be\s+|that\s+(?:was|were)\s+|(?:we|they|someone)\s+)?"
     r"(?:created|opened|filed|reported|raised|logged|submitted)\b|"
-    rf"\b{_ONE_OR_MORE}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:created|opened|filed|reported|raised|logged)"
+    rf"\b{_SCOPED}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:created|opened|filed|reported|raised|logged)"
     r"\s+(?:most\s+)?recently\b|\b(?:most\s+)?recently\s+(?:created|opened|filed|reported|raised)\s+"
     + _ONE_OR_MORE,
     re.IGNORECASE,
@@ -105,9 +106,9 @@ NEWEST_CREATED = re.compile(
 # "which issues were recently closed in FLUID?", "the last bugs we fixed", "the most recently
 # resolved issues": resolved ones, the newest by their resolution date
 NEWEST_RESOLVED = re.compile(
-    rf"\b{_ONE_OR_MORE}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:most\s+)?(?:recently|just|lately|last)\s+"
+    rf"\b{_SCOPED}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:most\s+)?(?:recently|just|lately|last)\s+"
     r"(?:closed|resolved|fixed|finished|completed|done)\b|"
-    rf"\b{_ONE_OR_MORE}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:closed|resolved|fixed|finished|completed)\s+"
+    rf"\b{_SCOPED}\s+(?:were|was|have\s+been|has\s+been|got)\s+(?:closed|resolved|fixed|finished|completed)\s+"
     r"(?:most\s+)?(?:recently|lately|last)\b|"
     r"\b(?:most\s+)?recently\s+(?:closed|resolved|fixed|finished|completed)\s+" + _ONE_OR_MORE + r"|"
     rf"\b(?:last|latest|newest|most\s+recent)\s+(?:\d{{1,2}}\s+)?{_ONE_OR_MORE}\s+(?:that\s+)?(?:we|they|you|the\s+team)?\s*"
@@ -393,7 +394,8 @@ _ONE_NEWEST = re.compile(
     r"(?:issue|bug|ticket|task|story|pull\s+request|pr|page)\b(?!s)|"
     r"\b(?:most\s+)?recently\s+(?:created|opened|filed|reported|raised|closed|resolved|fixed)\s+"
     r"(?:issue|bug|ticket|task|story|pull\s+request|pr|page)\b(?!s)|"
-    r"^\s*(?:what|which)\s+(?:issue|bug|ticket|task|story|pull\s+request|pr|page)\s+(?:was|got)\b",
+    r"^\s*(?:what|which)\s+(?:[A-Z][A-Z0-9]{1,9}\s+)?(?:issue|bug|ticket|task|story|pull\s+request|pr|page)"
+    r"(?:\s+(?:in|of|for)\s+[\w.-]+)?\s+(?:was|got)\b",
     re.IGNORECASE,
 )
 
