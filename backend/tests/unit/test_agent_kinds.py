@@ -1022,7 +1022,7 @@ def test_releases_are_read_off_the_fix_versions_of_every_issue(tmp_path, embedde
         assert a.answer.startswith(
             "PAY's latest release is 2.10: 3 issues, 2 resolved, 1 still open, the last resolved on 2024-04-28"
         ), (text, a.answer)
-        assert "Above it, still in progress: 3.0 (1 of 2 open), 3.1 (1 of 1 open)." in a.answer, a.answer
+        assert "Above it, not released yet: 3.0 (1 of 2 open), 3.1 (1 of 1 open)." in a.answer, a.answer
         assert [c.document_id for c in a.sources] == ["jira:PAY-4", "jira:PAY-3", "jira:PAY-5"], text
         assert a.status == "answered" and a.confidence.level == "high"
     following = ask("What is the next release of PAY?")
@@ -1093,4 +1093,48 @@ def test_the_newest_is_by_creation_or_resolution_when_the_question_says_so(tmp_p
     ), updated.answer
     reported = ask("what are the newest bugs reported in PAY?")
     assert [c.document_id for c in reported.sources][:2] == ["jira:PAY-1", "jira:PAY-4"], reported.answer
+    store.close()
+
+
+def test_where_the_tracker_says_which_versions_are_released_the_answer_uses_it(tmp_path, embedder):
+    """Jira's versions carry ``released`` and ``releaseDate`` (the Version schema of Jira's REST
+    API); the converter keeps them and the releases kind takes them over its reading of the
+    issues: 2.1 has every issue resolved but is not released, 2.0 was, on 2024-04-02."""
+    from devkb.sources.jira.convert import issue_to_document
+
+    def issue(n: int, versions: list[dict[str, Any]], resolved: str | None) -> dict[str, Any]:
+        return {
+            "key": f"PAY-{n}",
+            "fields": {
+                "summary": f"Change {n}",
+                "project": {"key": "PAY", "name": "Payments Platform"},
+                "issuetype": {"name": "Bug"},
+                "status": {"name": "Closed" if resolved else "Open"},
+                "resolution": {"name": "Fixed"} if resolved else None,
+                "resolutiondate": f"{resolved}T10:00:00.000+0000" if resolved else None,
+                "created": "2024-01-05T10:00:00.000+0000",
+                "updated": "2024-05-01T10:00:00.000+0000",
+                "fixVersions": versions,
+            },
+        }
+
+    shipped = {"id": "1", "name": "2.0", "released": True, "releaseDate": "2024-04-02"}
+    pending = {"id": "2", "name": "2.1", "released": False, "releaseDate": "2024-06-30"}
+    raw = [issue(1, [shipped], "2024-03-30"), issue(2, [shipped], None), issue(3, [pending], "2024-04-20")]
+    docs = [issue_to_document(i, "https://jira.example") for i in raw]
+    assert docs[0].metadata["fix_version_release"] == [
+        {"name": "2.0", "released": True, "date": "2024-04-02"}
+    ]
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    latest = ask("What is the latest release of PAY?").answer
+    assert latest.startswith(
+        "PAY's latest release is 2.0: released on 2024-04-02, 2 issues, 1 resolved, 1 still open"
+    ), latest
+    assert (
+        "Above it, not released yet: 2.1 (0 of 1 open)." in latest and "read off the issues" not in latest
+    ), latest
+    following = ask("what's the next version of PAY?").answer
+    assert following.startswith(
+        "PAY's next release is 2.1 (after 2.0): planned for 2024-06-30, 1 issue, resolved"
+    ), following
     store.close()

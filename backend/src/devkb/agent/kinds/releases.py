@@ -6,8 +6,9 @@ list of the issues with that fix version. The figures are exact, never a passage
 say "latest release".
 
 Versions are ordered by their numbers ("2026.10" after "2026.9", "4.8.0" after "4.7.1"). A
-tracker's export does not always say which versions are released or when (the Fluid corpus keeps
-only their names), so the answer reads it off the issues and says so: the **latest release** is
+tracker says which versions are released and when (Jira's ``released`` and ``releaseDate``, kept by
+the converter as ``fix_version_release``), the answer uses that; an export that does not (the
+Fluid corpus keeps only the names) is read off the issues, and the answer says so: the **latest release** is
 the highest version with most of its issues resolved (one old issue left open does not make a
 shipped version unreleased), with the day its last issue was resolved; the **next** one is the
 lowest version above it with issues still open. The numbers behind both are in the answer."""
@@ -116,8 +117,21 @@ class Version:
         return len(self.issues) - len(self.resolved)
 
     @property
+    def tracker(self) -> dict[str, object]:
+        """What the tracker says of this version (``released``, ``date``), from any of its issues."""
+        said: dict[str, object] = {}
+        for d in self.issues:
+            for r in d.metadata.get("fix_version_release") or []:
+                if isinstance(r, dict) and r.get("name") == self.name:
+                    said.update({k: v for k, v in r.items() if k in ("released", "date") and v is not None})
+        return said
+
+    @property
     def out(self) -> bool:
-        """Read as released: most of its issues resolved."""
+        """Released: as the tracker says, else read off the issues — most of them resolved."""
+        released = self.tracker.get("released")
+        if isinstance(released, bool):
+            return released
         return len(self.resolved) * 2 > len(self.issues)
 
     @property
@@ -238,9 +252,10 @@ class Releases(QuestionKind):
         tail = f" ({more} more project{'s' * (more != 1)} with versions not shown.)" if more > 0 else ""
         note = (
             " Released is read off the issues (most of a version's issues resolved): the tracker's"
-            " versions here carry no release dates."
+            " versions here carry no release flags or dates."
         )
-        return " ".join(lines) + tail + (note if out.composed_kind != "all" else "")
+        guessed = any(not isinstance(v.tracker.get("released"), bool) for _, vs in ranked for v in vs)
+        return " ".join(lines) + tail + (note if guessed and out.composed_kind != "all" else "")
 
 
 def _projects(issues: Sequence[Document]) -> dict[str, str]:
@@ -289,7 +304,7 @@ def _pick(which: str, versions: Sequence[Version]) -> Version | None:
     latest = _latest(versions)
     if which == "next":
         above = versions[: versions.index(latest)] if latest is not None else list(versions)
-        return next((v for v in reversed(above) if v.open), None)
+        return next((v for v in reversed(above) if _pending(v)), None)
     if which == "previous":
         after = versions[versions.index(latest) + 1 :] if latest is not None else []
         return next((v for v in after if v.out), None)
@@ -298,12 +313,30 @@ def _pick(which: str, versions: Sequence[Version]) -> Version | None:
     return latest
 
 
+def _pending(v: Version) -> bool:
+    """Not released: the tracker says so, or (where it says nothing) an issue is still open."""
+    released = v.tracker.get("released")
+    return released is False or (not isinstance(released, bool) and v.open > 0)
+
+
 def _activity(versions: Sequence[Version]) -> str:
     """When a project's versions last moved (ordering projects when none is named)."""
     return max((max((d.updated_at for d in v.issues), default="") for v in versions), default="")
 
 
 def _facts(v: Version) -> str:
+    said = v.tracker
+    when = str(said.get("date") or "")[:10]
+    if said.get("released") is True or (when and said.get("released") is None and v.out):
+        day = f"released on {when}, " if when else "released, "
+    elif said.get("released") is False:
+        day = f"planned for {when}, " if when else "not released yet, "
+    else:
+        day = ""
+    return day + _issue_facts(v)
+
+
+def _issue_facts(v: Version) -> str:
     n, done = len(v.issues), len(v.resolved)
     issues = f"{n} issue{'s' * (n != 1)}"
     if done == n:
@@ -350,8 +383,8 @@ def _project_line(
         )
     head = "release before the latest" if which == "previous" else "latest release"
     line = f"{project}'s {head} is {picked.name}: {_facts(picked)}{cited(picked)}."
-    higher = [v for v in versions[: versions.index(picked)] if v.open]
+    higher = [v for v in versions[: versions.index(picked)] if _pending(v)]
     if higher and which != "previous":
         named = ", ".join(f"{v.name} ({v.open} of {len(v.issues)} open)" for v in reversed(higher[-3:]))
-        line += f" Above it, still in progress: {named}."
+        line += f" Above it, not released yet: {named}."
     return line

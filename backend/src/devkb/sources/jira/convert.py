@@ -203,6 +203,20 @@ def issue_to_document(
     components = [c.get("name") for c in f.get("components") or [] if c.get("name")]
     fix_versions = [v.get("name") for v in f.get("fixVersions") or [] if v.get("name")]
     versions = [v.get("name") for v in f.get("versions") or [] if v.get("name")]
+    # what the tracker says of each fix version (Jira's Version: ``released``, ``releaseDate``),
+    # where it says it: the releases question then answers from it, not from the issues
+    releases = [
+        {
+            "name": v["name"],
+            **{
+                k: v[src]
+                for k, src in (("released", "released"), ("date", "releaseDate"))
+                if v.get(src) is not None
+            },
+        }
+        for v in f.get("fixVersions") or []
+        if isinstance(v, dict) and v.get("name") and (v.get("released") is not None or v.get("releaseDate"))
+    ]
     labels = [str(x) for x in f.get("labels") or []]
     meta: dict[str, Any] = {
         "key": key,
@@ -216,6 +230,7 @@ def issue_to_document(
         "reporter": _person(f.get("reporter")),
         "component": components,
         "fix_version": fix_versions,
+        "fix_version_release": releases,
         "affects_version": versions,
         "label": labels,
         "created": to_utc_iso(f.get("created")),
