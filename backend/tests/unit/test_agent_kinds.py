@@ -1138,3 +1138,34 @@ def test_where_the_tracker_says_which_versions_are_released_the_answer_uses_it(t
         "PAY's next release is 2.1 (after 2.0): planned for 2024-06-30, 1 issue, resolved"
     ), following
     store.close()
+
+
+def test_when_a_named_version_was_released_and_what_is_left_in_it(tmp_path, embedder):
+    """ "When will 3.0 be released?" and "how many issues are left for PAY 3.0?" — the second counted
+    every issue of the project, the first quoted a passage that said "released"."""
+    from tests.agent_corpus import _jira
+
+    docs = []
+    for key, version, status in [
+        ("PAY-1", "3.0", "Closed"),
+        ("PAY-2", "3.0", "Open"),
+        ("PAY-3", "3.0", "In Progress"),
+    ]:
+        d = _jira(key, f"Change {key[4:]}", "Details.", status=status)
+        d.metadata["fix_version"] = [version]
+        if status == "Closed":
+            d.metadata["resolved"], d.metadata["resolution"] = "2024-04-01T10:00:00+00:00", "Fixed"
+        docs.append(d)
+    docs.append(_jira("PAY-4", "Other", "Details."))  # no version: not counted
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    when = ask("when will 3.0 be released?").answer
+    assert when.startswith(
+        "PAY 3.0 is not out yet, as far as its issues say: 3 issues, 1 resolved, 2 still open, "
+        "the last resolved on 2024-04-01"
+    ), when
+    left = ask("How many issues are left for PAY 3.0?").answer
+    assert left.startswith("There are 2 issues in PAY (fix version 3.0, unresolved)"), left
+    assert ask("which bugs are open in 3.0?").answer.startswith(
+        "There is 1 issue (status Open, type Bug, fix version 3.0)"
+    )
+    store.close()

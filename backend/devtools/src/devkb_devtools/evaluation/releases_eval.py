@@ -71,6 +71,17 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "which {p} issues were resolved in {v}?",
         "what issues got fixed in {p} {v}?",
     ),
+    "when released": (
+        "when was {p} {v} released?",
+        "When will {p} {v} be released?",
+        "is {p} {v} out yet?",
+        "when did {p} {v} ship?",
+    ),
+    "left in a version": (
+        "How many issues are left for {p} {v}?",
+        "what's remaining in {p} {v}?",
+        "how many issues are still outstanding for {p} {v}?",
+    ),
     "last created": (
         "What was the last issue created in {p}?",
         "which {p} issue was opened most recently?",
@@ -92,6 +103,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
 }
 _LATEST = re.compile(r"^(\S+?)'s latest release is (.+?): ")
 _NEXT = re.compile(r"^(\S+?)'s next release is (.+?)(?: \(after [^)]*\))?: |^(\S+?): no version\b")
+_WHEN = re.compile(r"^\S+ \S+ (?:(is out|was released)|(is not out yet|is not released yet))\b")
 _VERSIONS = re.compile(r"^(\S+?) has (\d+) fix versions?\b")
 # "The last created of the 90 issues in KETTLE is KETTLE-94: …", "The last created in DATA is
 # DATA-1: …" (its only issue), "…; the last resolved first: IDI-133: …", "…; it is: BI-1: …"
@@ -200,6 +212,12 @@ def questions(fluid: Path) -> list[Question]:
             add("fixed in a version", fixed.format(p=p, v=v), str(sum(by_version[v])))
             went = PHRASINGS["in a version"][i % len(PHRASINGS["in a version"])]
             add("in a version", went.format(p=p, v=v), str(len(by_version[v])))
+        for i, v in enumerate(plain[-2:]):  # whether it is out, as the issues say; what is left in it
+            is_out = sum(by_version[v]) * 2 > len(by_version[v])
+            when = PHRASINGS["when released"][(i + len(p)) % len(PHRASINGS["when released"])]
+            add("when released", when.format(p=p, v=v), "out" if is_out else "not out")
+            left = PHRASINGS["left in a version"][(i + len(p)) % len(PHRASINGS["left in a version"])]
+            add("left in a version", left.format(p=p, v=v), str(len(by_version[v]) - sum(by_version[v])))
     for p, keys in sorted(newest(fluid).items()):
         for shape, field_name in (("last created", "created"), ("last resolved", "resolved")):
             if keys[field_name]:
@@ -221,6 +239,9 @@ def stated(shape: str, answer: str) -> str | None:
     if shape == "versions":
         m = _VERSIONS.match(answer)
         return m.group(2) if m else None
+    if shape == "when released":
+        m = _WHEN.match(answer)
+        return None if not m else "out" if m.group(1) else "not out"
     if shape in ("last created", "last resolved"):
         m = _FIRST.search(answer)
         return (m.group(1) or m.group(2)) if m else None

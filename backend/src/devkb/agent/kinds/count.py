@@ -155,12 +155,16 @@ AWAITING_REVIEW = re.compile(
     r"unreviewed|unapproved|without\s+(?:an?\s+)?(?:review|approval))\b",
     re.IGNORECASE,
 )
+# what is still to do in a version: "how many issues are left for 5.0?", "what's remaining in 2026.12?"
+LEFT = re.compile(
+    r"\b(?:left|remaining|outstanding|pending|unresolved|still\s+to\s+do|to\s+go)\b", re.IGNORECASE
+)
 # "what did we ship in 2026.6?", "which issues are in release 2026.6.0?", "what was fixed in
 # FLUID 4.7?", "what went into 2026.10?", "what's new in 4.8.0?", "the issues in the 2026.6
 # release": the fix version (a project's key or name may stand before it)
 _IN_VERSION = (
     r"(?:(?:ship(?:ped|s)?|fixed|resolved|closed|done|released|landed|included|delivered|went|goes|going|"
-    r"planned|scheduled|targeted|slated)\s+(?:in(?:to)?|for)|new\s+in|"
+    r"planned|scheduled|targeted|slated|open|left|remaining|outstanding|pending|unresolved)\s+(?:in(?:to)?|for)|new\s+in|"
     r"(?:in|for|of|from|into)\s+(?:the\s+)?(?:release|version)|fix\s+version)"
 )
 FIX_VERSION = re.compile(
@@ -439,6 +443,8 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         out.pop("status", None)
         out["resolved"] = ["yes"]
     if "fix_version" not in out and (m := FIX_VERSION.search(parsed.text)):
+        if LEFT.search(parsed.text) and "status" not in out:  # "how many issues are left for 5.0?"
+            out["unresolved"] = ["yes"]
         version = next(g for g in m.groups() if g)  # "2026.6.0" is also "2026.6" (but "2.0" is not "2")
         short = version.count(".") >= 2 and version.endswith(".0")
         out["fix_version"] = [version] + ([version.removesuffix(".0")] if short else [])

@@ -88,6 +88,15 @@ WHEN_LAST = re.compile(
     r"^\s*when\s+did\s+(?:we|they|you)\s+last\s+(?:release|ship)\b" + _target(2) + r"\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# "when will 5.0 be released?", "when was Infusion 4.7 released?", "when did FLUID 4.8.0 ship?",
+# "is 2026.12 out yet?": one named version's release
+_NUMBER = r"v?(?P<version>\d+(?:\.\d+){1,3})"
+WHEN_VERSION = re.compile(
+    rf"^\s*(?:when\s+(?:was|is|will|did|does)|is|has|was)\s+(?:the\s+)?(?:(?P<target1>{_WORD})\s+)?"
+    rf"(?:(?:release|version)\s+)?{_NUMBER}(?:\s+release)?\s+(?:be\s+|been\s+|get\s+|got\s+)?"
+    r"(?:released|shipped|ship|out|come\s+out|came\s+out|cut|published|due|going\s+out)\b(?:\s+yet)?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # "which versions are there in KETTLE?", "list the releases of PAY", "what releases does WEB have?"
 ALL_VERSIONS = re.compile(
     r"^\s*(?:(?:what|which)\s+(?:fix\s+)?(?:releases|versions)\s+(?:are\s+there|do\s+we\s+have|exist|have\s+we\s+(?:had|shipped))"
@@ -151,17 +160,31 @@ def version_key(name: str) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, int(p)) if p.isdigit() else (1, p.lower()) for p in parts)
 
 
-def asked(parsed: ParsedQuestion) -> tuple[str, str | None] | None:
-    """(latest | next | previous | all, the project word named or None), or None."""
+def asked(parsed: ParsedQuestion) -> tuple[str, str | None, str | None] | None:
+    """(latest | next | previous | all | when, the project word named or None, the version a
+    "when" question names), or None."""
+    m = WHEN_VERSION.search(parsed.text)
+    if m:
+        return "when", _named(m), m.group("version")
     for pattern in (ONE_VERSION, WHEN_LAST):
         m = pattern.search(parsed.text)
         if m:
             if m.groupdict().get("soon"):
-                return "next", _named(m)
+                return "next", _named(m), None
             which = (m.groupdict().get("which") or "last").lower().split()[-1]
-            return _WHICH.get(which, "latest"), _named(m)
+            return _WHICH.get(which, "latest"), _named(m), None
     m = ALL_VERSIONS.search(parsed.text)
-    return ("all", _named(m)) if m else None
+    return ("all", _named(m), None) if m else None
+
+
+def same_version(name: str, asked_for: str) -> bool:
+    """ "4.8.0" is also "4.8" (and the other way round); "2.0" is not "2"."""
+    a, b = name.lower().removeprefix("v"), asked_for.lower().removeprefix("v")
+    return (
+        a == b
+        or (a.count(".") >= 2 and a.removesuffix(".0") == b)
+        or (b.count(".") >= 2 and b.removesuffix(".0") == a)
+    )
 
 
 def _named(m: re.Match[str]) -> str | None:
@@ -189,7 +212,7 @@ class Releases(QuestionKind):
             ctx.outcome.kind = COUNT
             COUNT.run(ctx)
             return
-        which, target = question
+        which, target, asked_for = question
         store = ctx.toolbox.graph_query.store
         named = [v for lookup in ctx.parsed.lookups.lookups for v in lookup.filters.get("project", ())]
         filters: dict[str, list[str]] = {"kind": ["issue"]}
@@ -204,13 +227,24 @@ class Releases(QuestionKind):
         projects = _projects(issues)
         if not named and target:
             key = _project_named(target, projects)
-            if key is None:  # "the latest version of jQuery": not a project of the tracker
+            if key is None and asked_for is None:  # "the latest version of jQuery": not a project
                 ctx.outcome.kind = SEARCH
                 SEARCH.run(ctx)
                 return
-            named = [key]
-            issues = [d for d in issues if d.metadata.get("project") == key]
+            if key is not None:  # "when was Infusion 4.7 released?": a product's name, every project
+                named = [key]
+                issues = [d for d in issues if d.metadata.get("project") == key]
         versions = _versions(issues)
+        if asked_for is not None:  # that version, in each project that has it
+            versions = {
+                p: kept
+                for p, vs in versions.items()
+                if (kept := [v for v in vs if same_version(v.name, asked_for)])
+            }
+            if not versions:  # no such fix version: what the documents say of it
+                ctx.outcome.kind = SEARCH
+                SEARCH.run(ctx)
+                return
         out = ctx.outcome
         out.reads_all = reads_all()
         out.composed_kind = which
@@ -237,7 +271,8 @@ class Releases(QuestionKind):
             return "not_found", trust.exact_confidence(
                 "no issue you can read has a fix version", kind="key_missing"
             )
-        return "answered", trust.exact_confidence(f"{n} fix versions read off the issues", docs, "graph_list")
+        what = f"{n} fix version{'s' * (n != 1)}"
+        return "answered", trust.exact_confidence(f"{what} read off the issues", docs, "graph_list")
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         numbers = {d.id: i for i, d in enumerate(docs, 1)}
@@ -301,6 +336,8 @@ def _latest(versions: Sequence[Version]) -> Version | None:
 
 def _pick(which: str, versions: Sequence[Version]) -> Version | None:
     """The version a question is about, from a project's versions (highest first)."""
+    if which == "when":  # the one asked for (``run`` kept only it)
+        return versions[0] if versions else None
     latest = _latest(versions)
     if which == "next":
         above = versions[: versions.index(latest)] if latest is not None else list(versions)
@@ -361,6 +398,20 @@ def _project_line(
 
     latest = _latest(versions)
     picked = _pick(which, versions)
+    if which == "when" and picked is not None:
+        said = picked.tracker
+        when = str(said.get("date") or "")[:10]
+        if said.get("released") is True:
+            head = f"{project} {picked.name} was released" + (f" on {when}" if when else "")
+        elif said.get("released") is False:
+            head = f"{project} {picked.name} is not released yet" + (
+                f"; it is planned for {when}" if when else ""
+            )
+        elif picked.out:
+            head = f"{project} {picked.name} is out, as far as its issues say"
+        else:
+            head = f"{project} {picked.name} is not out yet, as far as its issues say"
+        return f"{head}: {_issue_facts(picked)}{cited(picked)}."
     if which == "all":
         shown = ", ".join(f"{v.name} ({_facts(v)})" for v in versions[:LISTED])
         more = f", and {len(versions) - LISTED} older" if len(versions) > LISTED else ""
