@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -1167,5 +1168,78 @@ def test_when_a_named_version_was_released_and_what_is_left_in_it(tmp_path, embe
     assert left.startswith("There are 2 issues in PAY (fix version 3.0, unresolved)"), left
     assert ask("which bugs are open in 3.0?").answer.startswith(
         "There is 1 issue (status Open, type Bug, fix version 3.0)"
+    )
+    store.close()
+
+
+def test_the_oldest_the_untouched_and_a_whole_year(tmp_path, embedder, monkeypatch):
+    """ "What is the oldest open bug in PAY?" listed the newest; "which open issues haven't been
+    updated in a year?" every open one; "how many bugs were reported in 2023?" read no period."""
+    import devkb.agent.kinds.count as count
+    from tests.agent_corpus import _jira
+
+    monkeypatch.setattr(count, "today_local", lambda: date(2024, 6, 1))
+    layout = [  # key, status, created, updated
+        ("PAY-1", "Open", "2021-03-01", "2024-05-01"),  # the oldest open, but touched last month
+        ("PAY-2", "Open", "2022-07-01", "2022-08-01"),  # untouched for over a year
+        ("PAY-3", "Closed", "2020-01-01", "2020-02-01"),  # older, but closed
+        ("PAY-4", "Open", "2023-02-02", "2023-03-03"),  # untouched for over a year, created in 2023
+    ]
+    docs = []
+    for key, status, created, updated in layout:
+        d = _jira(key, f"Change {key[4:]}", "Details.", status=status)
+        d.metadata["created"] = f"{created}T09:00:00+00:00"
+        d.updated_at = f"{updated}T09:00:00+00:00"
+        docs.append(d)
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    oldest = ask("What is the oldest open bug in PAY?").answer
+    assert oldest.startswith(
+        "The oldest of the 3 issues in PAY (status Open, type Bug) is PAY-1: Change 1 (Open, created 2021-03-01) [1]."
+    ), oldest
+    stale = ask("Which open issues in PAY haven't been updated in a year?").answer
+    assert stale.startswith(
+        "There are 2 issues in PAY (status Open, not updated since 2023-06-02); the longest untouched first: "
+        "PAY-2: Change 2 (Open, last updated 2022-08-01) [1]; PAY-4: Change 4 (Open, last updated 2023-03-03) [2]."
+    ), stale
+    year = ask("how many bugs were reported in PAY in 2023?").answer
+    assert year.startswith("There is 1 issue in PAY (type Bug, created 2023-01-01 to 2023-12-31)"), year
+    store.close()
+
+
+def test_a_year_is_a_period_but_a_version_or_a_day_is_not():
+    assert parse_question("how many bugs were reported in 2023?", KEYS).time_from == "2023-01-01"
+    assert parse_question("which PRs were merged during 2019?", KEYS).time_to == "2019-12-31T23:59:59"
+    assert parse_question("what did we ship in 2026.6?", KEYS).time_from is None
+    assert parse_question("what happened in 2023-05-04?", KEYS).time_from != "2023-01-01"
+
+
+def test_pull_requests_merged_in_a_year_are_counted_by_their_merge_day(tmp_path, embedder):
+    """ "How many pull requests were merged in 2023?" counted every merged pull request."""
+    from devkb.sources.base import SourceDocument
+
+    def pull(n: int, merged: str | None) -> SourceDocument:
+        meta = {
+            "kind": "pull",
+            "number": n,
+            "repository": "acme/pay",
+            "state": "merged" if merged else "open",
+        }
+        if merged:
+            meta["merged"] = f"{merged}T12:00:00+00:00"
+        return SourceDocument(
+            id=f"github:acme/pay:pull:{n}",
+            type=SourceType.GITHUB,
+            kind="pull",
+            title=f"PR #{n}: Change {n}",
+            url=f"https://github.example/acme/pay/pull/{n}",
+            updated_at="2024-05-01T10:00:00+00:00",
+            content=f"PR #{n}: Change {n}",
+            metadata=meta,
+        )
+
+    ask, store = _ask_over(tmp_path, embedder, [pull(1, "2022-12-31"), pull(2, "2023-06-01"), pull(3, None)])
+    answer = ask("How many pull requests were merged in 2023?").answer
+    assert answer.startswith("There is 1 pull request (state merged, merged 2023-01-01 to 2023-12-31)"), (
+        answer
     )
     store.close()

@@ -66,7 +66,9 @@ def test_the_converter_records_the_month_of_resolution_in_utc() -> None:
         ("ENGAGE issues resolved december 2009?", "2009-12-01", "2009-12-31T23:59:59"),
         ("which achecker bugs were resolved in aug 2018?", "2018-08-01", "2018-08-31T23:59:59"),
         ("What got resolved in DECA during October 2011?", "2011-10-01", "2011-10-31T23:59:59"),
-        ("May the fix land in 2019?", None, None),  # "May" as a verb: no month followed by a year
+        # "May" as a verb: not May 2019, the whole year the question names
+        ("May the fix land in 2019?", "2019-01-01", "2019-12-31T23:59:59"),
+        ("May the fix land?", None, None),
     ],
 )
 def test_months_are_read_with_or_without_a_preposition(question: str, start: str, end: str) -> None:

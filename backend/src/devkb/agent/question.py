@@ -227,6 +227,10 @@ _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
 }
 _MONTH_YEAR = re.compile(r"\b(?:(?:in|during|of)\s+)?([A-Za-z]{3,9})\.?\s+(\d{4})\b", re.IGNORECASE)
 _RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|year)\b", re.IGNORECASE)
+# "in 2023", "during 2019": that whole year (not a version: "in 2026.6", nor a day: "in 2023-05")
+_YEAR = re.compile(
+    r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![.\-/]\d)", re.IGNORECASE
+)
 _SINCE_VERSION = re.compile(r"\bsince\s+(?:version\s+|v)?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
@@ -364,6 +368,9 @@ def _time(question: str, today: date) -> tuple[str | None, str | None]:
         month, year = _MONTHS[m.group(1).lower()], int(m.group(2))
         last = calendar.monthrange(year, month)[1]
         return f"{year:04d}-{month:02d}-01", f"{year:04d}-{month:02d}-{last:02d}T23:59:59"
+    m = _YEAR.search(question)
+    if m:
+        return f"{m.group(1)}-01-01", f"{m.group(1)}-12-31T23:59:59"
     m = _RELATIVE.search(question)
     if m:
         which, unit = m.group(1).lower(), m.group(2).lower()

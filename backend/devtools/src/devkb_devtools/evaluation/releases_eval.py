@@ -31,7 +31,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +82,22 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "what's remaining in {p} {v}?",
         "how many issues are still outstanding for {p} {v}?",
     ),
+    "oldest open": (
+        "What is the oldest open issue in {p}?",
+        "which is the oldest open {p} issue?",
+        "what's the earliest open ticket in {p}?",
+        "Show me the oldest open issue in {p}",
+    ),
+    "open, not updated in a year": (
+        "Which open issues in {p} haven't been updated in a year?",
+        "what open {p} issues have not been touched for 12 months?",
+        "how many open issues in {p} have not been updated in over a year?",
+    ),
+    "created in a year": (
+        "how many issues were created in {p} in {y}?",
+        "How many {p} issues were reported during {y}?",
+        "how many issues were filed in {p} in {y}?",
+    ),
     "last created": (
         "What was the last issue created in {p}?",
         "which {p} issue was opened most recently?",
@@ -108,8 +124,8 @@ _VERSIONS = re.compile(r"^(\S+?) has (\d+) fix versions?\b")
 # "The last created of the 90 issues in KETTLE is KETTLE-94: …", "The last created in DATA is
 # DATA-1: …" (its only issue), "…; the last resolved first: IDI-133: …", "…; it is: BI-1: …"
 _FIRST = re.compile(
-    r"^The last (?:created|resolved)\b.*? is ([A-Z][A-Z0-9]+-\d+):|"
-    r"; (?:the last (?:created|resolved) first|it is): ([A-Z][A-Z0-9]+-\d+):"
+    r"^The (?:last created|last resolved|oldest)\b.*? is ([A-Z][A-Z0-9]+-\d+):|"
+    r"; (?:the last (?:created|resolved) first|the oldest first|it is): ([A-Z][A-Z0-9]+-\d+):"
 )
 
 
@@ -190,7 +206,28 @@ def newest(fluid: Path) -> dict[str, dict[str, str | None]]:
     return out
 
 
-def questions(fluid: Path) -> list[Question]:
+def dated(fluid: Path, today: date) -> dict[str, dict[str, Any]]:
+    """Project → the oldest status-Open issue's key (None on a tie), how many status-Open issues
+    were last updated over a year before ``today`` (365 days, as the question says), and how many
+    issues were created in each year (UTC)."""
+    cutoff = (today - timedelta(days=365)).isoformat()
+    out: dict[str, dict[str, Any]] = defaultdict(lambda: {"open": [], "stale": 0, "years": defaultdict(int)})
+    for issue in _issues(fluid):
+        f, p = issue["fields"], issue["key"].split("-")[0]
+        created = _utc(f.get("created"))
+        out[p]["years"][created[:4]] += 1
+        if str((f.get("status") or {}).get("name", "")).lower() == "open":
+            out[p]["open"].append((created, issue["key"]))
+            if _utc(f.get("updated"))[:10] < cutoff:
+                out[p]["stale"] += 1
+    for facts in out.values():
+        ranked = sorted(facts["open"])
+        unique = len(ranked) == 1 or (len(ranked) > 1 and ranked[0][0] != ranked[1][0])
+        facts["oldest"] = ranked[0][1] if ranked and unique else None
+    return out
+
+
+def questions(fluid: Path, today: date | None = None) -> list[Question]:
     out: list[Question] = []
 
     def add(shape: str, text: str, expected: str) -> None:
@@ -223,6 +260,17 @@ def questions(fluid: Path) -> list[Question]:
             if keys[field_name]:
                 for text in PHRASINGS[shape]:
                     add(shape, text.format(p=p), str(keys[field_name]))
+    for p, facts in sorted(dated(fluid, today or date.today()).items()):
+        if facts["oldest"]:
+            for text in PHRASINGS["oldest open"]:
+                add("oldest open", text.format(p=p), str(facts["oldest"]))
+        if facts["open"]:
+            for text in PHRASINGS["open, not updated in a year"]:
+                add("open, not updated in a year", text.format(p=p), str(facts["stale"]))
+        years = sorted(facts["years"])
+        for i, y in enumerate(years[-2:]):  # the project's last two years with issues
+            text = PHRASINGS["created in a year"][(i + len(p)) % len(PHRASINGS["created in a year"])]
+            add("created in a year", text.format(p=p, y=y), str(facts["years"][y]))
     return out
 
 
@@ -242,7 +290,7 @@ def stated(shape: str, answer: str) -> str | None:
     if shape == "when released":
         m = _WHEN.match(answer)
         return None if not m else "out" if m.group(1) else "not out"
-    if shape in ("last created", "last resolved"):
+    if shape in ("last created", "last resolved", "oldest open"):
         m = _FIRST.search(answer)
         return (m.group(1) or m.group(2)) if m else None
     n = stated_count(answer)

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import date, timedelta
 
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation, identifier
+from devkb.agent.history.when import today_local
 from devkb.agent.identifiers import ISSUE_TYPE, ISSUE_TYPE_WORDS, STATUS, issue_type
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
@@ -115,6 +117,38 @@ NEWEST_RESOLVED = re.compile(
     r"(?:closed|resolved|fixed|finished|completed)\b",
     re.IGNORECASE,
 )
+# "what is the oldest open bug in FLUID?", "the first issues filed in KETTLE", "the earliest open
+# tickets": the oldest by when they were created
+OLDEST = re.compile(
+    r"\b(?:oldest|earliest)\s+(?:(?:\d{1,2}|open|unresolved|closed|[A-Z][A-Z0-9]{1,9})\s+)*"
+    r"(?:issues?|bugs?|tickets?|tasks?|stor(?:y|ies)|pull\s+requests?|prs?|pages?)\b|"
+    r"\bfirst\s+(?:\d{1,2}\s+)?(?:issues?|bugs?|tickets?|tasks?|pull\s+requests?|prs?|pages?)\s+"
+    r"(?:(?:ever\s+)?(?:created|opened|filed|reported|raised|logged))\b",
+    re.IGNORECASE,
+)
+# "which open issues haven't been updated in a year?", "issues not touched for 6 months", "stale
+# bugs in PAY": not updated since then, the longest untouched first
+_AMOUNT = r"(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|nine|twelve)"
+STALE = re.compile(
+    r"(?:\bnot|n['’]t|\bnever)\s+(?:been\s+)?(?:updated|touched|changed|modified|edited|moved)\s+"
+    rf"(?:in|for|since|over)\s+(?:(?:the\s+)?(?:last|past)\s+|more\s+than\s+|over\s+)?{_AMOUNT}?\s*"
+    r"(?P<unit>years?|months?|weeks?|days?)\b|\b(?P<stale>stale|untouched|abandoned|dormant)\b",
+    re.IGNORECASE,
+)
+STALE_DAYS = 180  # "stale" with no span: not updated in half a year
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "nine": 9,
+    "twelve": 12,
+}
+_UNIT_DAYS = {"year": 365, "month": 30, "week": 7, "day": 1}
 ASSIGNED = re.compile(
     r"\bassigned\s+to\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})"
     # "Hannah's open issues", "show me Marcus Chen's bugs": theirs, as the assignee
@@ -175,6 +209,8 @@ FIX_VERSION = re.compile(
 )
 # "how many bugs were reported this year?": created in the question's period
 CREATED = re.compile(r"\b(?:reported|created|opened|filed|raised|logged)\b", re.IGNORECASE)
+# "how many pull requests were merged in 2023?": merged in the question's period
+MERGED = re.compile(r"\bmerged\b", re.IGNORECASE)
 _SCOPES = ("project", "space", "repository")
 _FIELDS = ("status", "issue_type", "priority")
 # the wanted type → (what find_documents filters on, the source, the noun)
@@ -203,7 +239,8 @@ class Count(QuestionKind):
             return False
         if parsed.relation is not None and parsed.relation.name != "subtask":  # "how many sub-tasks": a type
             # "how many blocker issues …": a priority, not what blocks what
-            if not PRIORITY.search(parsed.text):
+            # "… not touched for a year" is how long it lay untouched, not who touched it
+            if not PRIORITY.search(parsed.text) and not STALE.search(parsed.text):
                 return False
         kinds = set(parsed.lookups.kinds)
         if not kinds <= set(_SCOPES):  # a named commit, pull request, file or page is a lookup
@@ -212,8 +249,10 @@ class Count(QuestionKind):
             return True
         if RECENT_ONE.search(parsed.text) or RECENTLY_UPDATED.search(parsed.text):
             return True
-        if NEWEST_CREATED.search(parsed.text) or NEWEST_RESOLVED.search(parsed.text):
-            return parsed.wanted in (None, "issue", "pull", "page") and not parsed.relation
+        if any(p.search(parsed.text) for p in (NEWEST_CREATED, NEWEST_RESOLVED, OLDEST, STALE)):
+            return parsed.wanted in (None, "issue", "pull", "page") and (
+                not parsed.relation or STALE.search(parsed.text) is not None
+            )
         if parsed.wanted == "pull":
             return AWAITING_REVIEW.search(parsed.text) is not None
         if parsed.wanted not in (None, "issue"):
@@ -230,8 +269,8 @@ class Count(QuestionKind):
     def run(self, ctx: Context) -> None:
         docs, wanted, base, filters, others = counted_documents(ctx)
         order = ordered_by(ctx.parsed.text)
-        if order != "updated":  # the newest by when they were created or resolved
-            docs.sort(key=lambda d: _day(d, order), reverse=True)
+        if order != "updated":  # by when they were created or resolved, or the oldest first
+            docs.sort(key=lambda d: _day(d, order), reverse=ORDERS[order][1])
         listed = [EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)]
         ctx.outcome.unresolved_elsewhere = [EvidenceDoc(d, (d.title,)) for d in others]
         ctx.scope.add(listed[:LIST_SHOWN])
@@ -275,10 +314,10 @@ class Count(QuestionKind):
             status = first.document.metadata.get("status") or first.document.metadata.get("state")
             day = _day(first.document, order)[:10]
             of = f" of the {counted} {noun}s{where}{whose}" if n > 1 else f"{where}{whose}"
-            which = {"updated": "newest", "created": "last created", "resolved": "last resolved"}[order]
+            _, _, _, which, label = ORDERS[order]
             return (
                 f"The {which}{of} is {first.document.title}"
-                f"{f' ({status}' if status else ' ('}{', ' if status else ''}{order} {day}){citation(first, numbers)}.{also}"
+                f"{f' ({status}' if status else ' ('}{', ' if status else ''}{label} {day}){citation(first, numbers)}.{also}"
             )
         items = []
         for d in listed[:shown]:
@@ -286,16 +325,11 @@ class Count(QuestionKind):
             status = d.document.metadata.get("status")
             facts = [str(status)] if status else []
             if order != "updated":
-                facts.append(f"{order} {_day(d.document, order)[:10]}")
+                facts.append(f"{ORDERS[order][4]} {_day(d.document, order)[:10]}")
             said = f" ({', '.join(facts)})" if facts else ""
             items.append(f"{d.document.title}{said}{cite}")
         more = f"; and {n - shown} more" if n > shown else ""
-        first_word = {
-            "updated": "the newest first",
-            "created": "the last created first",
-            "resolved": "the last resolved first",
-        }
-        newest = first_word[order] if n > 1 else "it is"
+        newest = ORDERS[order][2] if n > 1 else "it is"
         return f"There {'is' if n == 1 else 'are'} {head}; {newest}: " + "; ".join(items) + more + "." + also
 
 
@@ -321,6 +355,8 @@ def counted_documents(
     unapproved = bool(filters.pop("unapproved", []))
     closed = bool(filters.pop("resolved", []))
     created = filters.pop("created", [])
+    merged = filters.pop("merged", [])
+    stale = filters.pop("stale", [])
     unassigned = bool(filters.pop("unassigned", []))
     unresolved = bool(filters.pop("unresolved", []))
 
@@ -331,6 +367,8 @@ def counted_documents(
             and (not unapproved or not m.get("approved_by"))
             and (not closed or is_resolved(m))
             and (not created or created[0] <= str(m.get("created", ""))[:10] <= created[1])
+            and (not merged or merged[0] <= str(m.get("merged", ""))[:10] <= merged[1])
+            and (not stale or d.updated_at[:10] < stale[0])
             and (not unassigned or not m.get("assignee"))
             and (not unresolved or not is_resolved(m))
         )
@@ -372,9 +410,24 @@ def _unresolved_elsewhere(docs: Sequence[EvidenceDoc], noun: str, most: int = 5)
     return f" Not counted: {n} more {noun}{'s' * (n != 1)} {verb} unresolved in another status: {', '.join(names)}{more}."
 
 
+# an order → (the date it reads, newest first?, how a list says it, how one says it, the date's label)
+ORDERS: dict[str, tuple[str, bool, str, str, str]] = {
+    "updated": ("updated", True, "the newest first", "newest", "updated"),
+    "created": ("created", True, "the last created first", "last created", "created"),
+    "resolved": ("resolved", True, "the last resolved first", "last resolved", "resolved"),
+    "oldest": ("created", False, "the oldest first", "oldest", "created"),
+    "stale": ("updated", False, "the longest untouched first", "longest untouched", "last updated"),
+}
+
+
 def ordered_by(text: str) -> str:
-    """What "newest" means in the question: when created ("the last issue created"), when resolved
-    ("the issues closed most recently"), else the last update."""
+    """The order the question asks for (``ORDERS``): the newest by when created ("the last issue
+    created") or resolved ("the issues closed most recently"), the oldest ("the oldest open bug"),
+    the longest untouched ("issues not updated in a year"), else the newest by the last update."""
+    if STALE.search(text):
+        return "stale"
+    if OLDEST.search(text):
+        return "oldest"
     if NEWEST_RESOLVED.search(text):
         return "resolved"
     if NEWEST_CREATED.search(text):
@@ -382,19 +435,34 @@ def ordered_by(text: str) -> str:
     return "updated"
 
 
+def stale_since(text: str, today: date) -> str | None:
+    """The day before which a "not updated in a year" / "stale" document was last updated."""
+    m = STALE.search(text)
+    if not m:
+        return None
+    if m.group("stale"):
+        days = STALE_DAYS
+    else:
+        n = m.group("n")
+        count = int(n) if n and n.isdigit() else _NUMBERS.get((n or "a").lower(), 1)
+        days = count * _UNIT_DAYS[m.group("unit").lower().rstrip("s")]
+    return (today - timedelta(days=days)).isoformat()
+
+
 def _day(doc: Document, order: str) -> str:
     """The document's date for ``order`` (ISO; its last update where it has none)."""
     m = doc.metadata
-    if order == "created":
+    field = ORDERS[order][0]
+    if field == "created":
         return str(m.get("created") or doc.updated_at)
-    if order == "resolved":
-        return str(m.get("resolved") or m.get("merged_at") or m.get("closed_at") or doc.updated_at)
+    if field == "resolved":
+        return str(m.get("resolved") or m.get("merged") or doc.updated_at)
     return doc.updated_at
 
 
 # "the last issue created in FLUID", "the most recently closed bug": one, where the order is asked
 _ONE_NEWEST = re.compile(
-    r"\b(?:most\s+recent(?:ly)?|latest|newest|last)\s+(?:(?:open|closed|[A-Z][A-Z0-9]{1,9})\s+)*"
+    r"\b(?:most\s+recent(?:ly)?|latest|newest|last|oldest|earliest)\s+(?:(?:open|unresolved|closed|[A-Z][A-Z0-9]{1,9})\s+)*"
     r"(?:issue|bug|ticket|task|story|pull\s+request|pr|page)\b(?!s)|"
     r"\b(?:most\s+)?recently\s+(?:created|opened|filed|reported|raised|closed|resolved|fixed)\s+"
     r"(?:issue|bug|ticket|task|story|pull\s+request|pr|page)\b(?!s)|"
@@ -448,11 +516,17 @@ def asked_fields(parsed: ParsedQuestion) -> dict[str, list[str]]:
         version = next(g for g in m.groups() if g)  # "2026.6.0" is also "2026.6" (but "2.0" is not "2")
         short = version.count(".") >= 2 and version.endswith(".0")
         out["fix_version"] = [version] + ([version.removesuffix(".0")] if short else [])
-    if parsed.time_from and parsed.time_to and CREATED.search(parsed.text):
+    if parsed.time_from and parsed.time_to and parsed.wanted == "pull" and MERGED.search(parsed.text):
+        out["merged"] = [parsed.time_from[:10], parsed.time_to[:10]]  # "how many PRs were merged in 2023?"
+    elif parsed.time_from and parsed.time_to and CREATED.search(parsed.text):
         out["created"] = [parsed.time_from[:10], parsed.time_to[:10]]
+    if (cutoff := stale_since(parsed.text, today_local())) is not None:
+        out["stale"] = [cutoff]
     if "priority" not in out and (m := PRIORITY.search(parsed.text)):
         word = next(g for g in m.groups() if g).lower()
         out["priority"] = PRIORITIES.get(word, [word.title()])
+    if "stale" in out and parsed.wanted in (None, "issue") and "status" not in out and "resolved" not in out:
+        out["unresolved"] = ["yes"]  # "which issues are stale?": the ones still to do
     if parsed.wanted in (None, "issue") and UNASSIGNED.search(parsed.text):
         out["unassigned"] = ["yes"]
         if "status" not in out and "resolved" not in out:
@@ -491,6 +565,10 @@ def describe(fields: dict[str, list[str]]) -> str:
     ]
     if "created" in fields:
         extra.append(f"created {fields['created'][0]} to {fields['created'][1]}")
+    if "merged" in fields:
+        extra.append(f"merged {fields['merged'][0]} to {fields['merged'][1]}")
+    if "stale" in fields:
+        extra.append(f"not updated since {fields['stale'][0]}")
     if "resolved" in fields:
         extra.append("closed or resolved")
     if "unresolved" in fields:
