@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
