@@ -37,9 +37,9 @@ def test_the_stated_count_is_read_off_the_answer():
 
 def test_every_release_answer_matches_the_raw_export(fluid_dir):
     """The latest and next release, the versions and a version's issues, per Fluid project, as the
-    raw JSON has them (devkb_devtools.evaluation.releases_eval)."""
-    from devkb_devtools.evaluation.releases_eval import evaluate as evaluate_releases
-    from devkb_devtools.evaluation.releases_eval import questions as release_questions
+    raw JSON has them (devkb_devtools.evaluation.dates_eval)."""
+    from devkb_devtools.evaluation.dates_eval import evaluate as evaluate_releases
+    from devkb_devtools.evaluation.dates_eval import questions as release_questions
 
     outcomes, _ = evaluate_releases(fluid_dir, ["tuning", "heldout"])
     assert len(outcomes) == len(release_questions(fluid_dir)) > 100

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -1241,5 +1241,36 @@ def test_pull_requests_merged_in_a_year_are_counted_by_their_merge_day(tmp_path,
     answer = ask("How many pull requests were merged in 2023?").answer
     assert answer.startswith("There is 1 pull request (state merged, merged 2023-01-01 to 2023-12-31)"), (
         answer
+    )
+    store.close()
+
+
+def test_how_long_work_takes_is_read_off_every_resolved_issue(tmp_path, embedder):
+    """ "What's the average time to close a bug in PAY?" quoted bug descriptions."""
+    from tests.agent_corpus import _jira
+
+    docs = []
+    for n, days in enumerate([1, 3, 10, 40, None], 1):  # the last one is still open
+        d = _jira(f"PAY-{n}", f"Change {n}", "Details.", status="Closed" if days else "Open")
+        d.metadata["created"] = "2024-01-01T00:00:00+00:00"
+        if days:
+            d.metadata["resolved"] = f"{date(2024, 1, 1) + timedelta(days=days)}T00:00:00+00:00"
+            d.metadata["resolution"] = "Fixed"
+        docs.append(d)
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    for text in (
+        "What's the average time to close a bug in PAY?",
+        "how long does it take to fix a bug in PAY?",
+    ):
+        a = ask(text)
+        assert a.answer.startswith(
+            "Of the 4 resolved issues in PAY (type Bug), the median took 6 days from created to resolved [1] "
+            "(mean 14 days); half took between 2 days and 32 days; the longest, PAY-4, took 40 days [3]."
+        ), a.answer
+        assert [c.document_id for c in a.sources] == ["jira:PAY-3", "jira:PAY-1", "jira:PAY-4"]
+    assert kind_of(parse_question("how long does the build take?", KEYS), False).name != "durations"
+    assert (
+        kind_of(parse_question("what is the average time between deployments?", KEYS), False).name
+        != "durations"
     )
     store.close()

@@ -14,6 +14,7 @@ from devkb.agent.kinds.blocked import Blocked
 from devkb.agent.kinds.carry_over import CarryOver
 from devkb.agent.kinds.comparison import Comparison
 from devkb.agent.kinds.count import Count
+from devkb.agent.kinds.durations import Durations
 from devkb.agent.kinds.field import FieldByTitle
 from devkb.agent.kinds.history import History
 from devkb.agent.kinds.lookup import Lookup
@@ -32,6 +33,7 @@ KINDS: tuple[QuestionKind, ...] = (
     UnresolvedReference(),  # "who worked on it?" with nothing earlier: which document is meant?
     Ranking(),  # "who reported the most bugs?", "which issues have the most comments?": before who-to-ask
     Releases(),  # "the latest release of PAY?", "what went into 2026.6?": versions, before history
+    Durations(),  # "how long does it take to fix a bug in KETTLE?": created → resolved, every one
     History(),  # about change (a date, a version, "first moved", "what changed"): from stored versions
     ResolvedInPeriod(),  # a project with a period is a scope, not an anchor: before Lookup
     Blocked(),

@@ -1,10 +1,13 @@
-"""Releases ("what is the latest release of FLUID?", "what's the next version of SJRK?", "which
-versions are there in KETTLE?", "what was fixed in FLUID 4.7?") and the newest issue by the date a
-question names ("what was the last issue created in FLUID?", "which VP issue was closed most
-recently?") against the raw Fluid Jira export
-— every one of its 10,052 issues indexed, the expected answers worked out here from the raw JSON
-(``fields.fixVersions``, ``fields.resolution``, ``fields.status``), never from the store the
-answer reads, with a version order of its own.
+"""Questions the tracker's dates and versions answer — releases ("what is the latest release of
+FLUID?", "what's the next version of SJRK?", "which versions are there in KETTLE?", "what was fixed
+in FLUID 4.7?", "when will 5.0 be released?"), the newest and the oldest ("what was the last issue
+created in FLUID?", "which VP issue was closed most recently?", "what is the oldest open issue in
+KETTLE?"), the untouched ("which open issues haven't been updated in a year?"), a whole year ("how
+many issues were created in FLUID in 2019?") and how long work takes ("how long does it take to
+fix a bug in FLUID?") — against the raw Fluid Jira export: every one of its 10,052 issues
+indexed, the expected answers worked out here from the raw JSON (``fields.fixVersions``,
+``resolution``, ``status``, ``created``, ``updated``, ``resolutiondate`` in UTC), never from the
+store the answer reads, with a version order of its own.
 
 The export keeps only the versions' names (no release flags or dates), so "released" is defined
 here as the releases kind defines it and states in its answers: most of a version's issues
@@ -14,10 +17,11 @@ it with an issue still open.
 Several phrasings per shape, many of them not the ones the kind was written from; split by a
 hash of their text into ``tuning`` and ``heldout``. A question scores 1 when the answer names the
 expected version (latest, next), the expected number of versions (list), the expected number of
-issues (a version's content) or the expected issue first (the newest by creation or resolution,
-in projects where no other issue shares its moment).
+issues (a version's content, a year, the untouched), the expected issue first (the newest by
+creation or resolution, the oldest open one — in projects where no other issue shares its moment)
+or the expected median of days from created to resolved.
 
-    python -m devkb_devtools.evaluation.releases_eval --fluid ../shared/data/fluid [--split heldout] [-v]
+    python -m devkb_devtools.evaluation.dates_eval --fluid ../shared/data/fluid [--split heldout] [-v]
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -98,6 +103,16 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "How many {p} issues were reported during {y}?",
         "how many issues were filed in {p} in {y}?",
     ),
+    "time to fix a bug": (
+        "How long does it take to fix a bug in {p}?",
+        "What's the average time to close a bug in {p}?",
+        "how long do {p} bugs usually take to get fixed?",
+    ),
+    "time to resolve an issue": (
+        "what is the median resolution time for {p} issues?",
+        "How long does it take to resolve an issue in {p}?",
+        "what's the typical time to close an issue in {p}?",
+    ),
     "last created": (
         "What was the last issue created in {p}?",
         "which {p} issue was opened most recently?",
@@ -120,6 +135,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
 _LATEST = re.compile(r"^(\S+?)'s latest release is (.+?): ")
 _NEXT = re.compile(r"^(\S+?)'s next release is (.+?)(?: \(after [^)]*\))?: |^(\S+?): no version\b")
 _WHEN = re.compile(r"^\S+ \S+ (?:(is out|was released)|(is not out yet|is not released yet))\b")
+_MEDIAN = re.compile(r"\bthe median took (?:([\d,]+) days?|([\d.]+) hours)\b")
 _VERSIONS = re.compile(r"^(\S+?) has (\d+) fix versions?\b")
 # "The last created of the 90 issues in KETTLE is KETTLE-94: …", "The last created in DATA is
 # DATA-1: …" (its only issue), "…; the last resolved first: IDI-133: …", "…; it is: BI-1: …"
@@ -227,6 +243,34 @@ def dated(fluid: Path, today: date) -> dict[str, dict[str, Any]]:
     return out
 
 
+def medians(fluid: Path) -> dict[str, dict[str, str]]:
+    """Project → {"bug": …, "issue": …}: the median days from created to resolved of its resolved
+    bugs / issues, as the answer rounds it ("229" days, "<1" under a day)."""
+    days: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for issue in _issues(fluid):
+        f, p = issue["fields"], issue["key"].split("-")[0]
+        done = (
+            bool(f.get("resolution")) or str((f.get("status") or {}).get("name", "")).lower() in DONE_STATUSES
+        )
+        if not (done and f.get("resolutiondate") and f.get("created")):
+            continue
+        took = datetime.fromisoformat(_utc(f["resolutiondate"])) - datetime.fromisoformat(_utc(f["created"]))
+        d = took.total_seconds() / 86400
+        if d < 0:
+            continue
+        days[p]["issue"].append(d)
+        if (f.get("issuetype") or {}).get("name") == "Bug":
+            days[p]["bug"].append(d)
+    out: dict[str, dict[str, str]] = {}
+    for p, by in days.items():
+        out[p] = {}
+        for what, values in by.items():
+            if len(values) >= 5:
+                m = statistics.median(values)
+                out[p][what] = "<1" if m < 1 else str(round(m))
+    return out
+
+
 def questions(fluid: Path, today: date | None = None) -> list[Question]:
     out: list[Question] = []
 
@@ -260,6 +304,11 @@ def questions(fluid: Path, today: date | None = None) -> list[Question]:
             if keys[field_name]:
                 for text in PHRASINGS[shape]:
                     add(shape, text.format(p=p), str(keys[field_name]))
+    for p, typical in sorted(medians(fluid).items()):
+        for shape, what in (("time to fix a bug", "bug"), ("time to resolve an issue", "issue")):
+            if what in typical:
+                for text in PHRASINGS[shape]:
+                    add(shape, text.format(p=p), typical[what])
     for p, facts in sorted(dated(fluid, today or date.today()).items()):
         if facts["oldest"]:
             for text in PHRASINGS["oldest open"]:
@@ -287,6 +336,9 @@ def stated(shape: str, answer: str) -> str | None:
     if shape == "versions":
         m = _VERSIONS.match(answer)
         return m.group(2) if m else None
+    if shape in ("time to fix a bug", "time to resolve an issue"):
+        m = _MEDIAN.search(answer)
+        return None if not m else "<1" if m.group(2) else m.group(1).replace(",", "")
     if shape == "when released":
         m = _WHEN.match(answer)
         return None if not m else "out" if m.group(1) else "not out"
@@ -305,7 +357,7 @@ def evaluate(fluid: Path, splits: Sequence[str], verbose: bool = False) -> tuple
     from devkb_devtools.testkit.hashing_embedder import HashingEmbedder
 
     asked = [q for q in questions(fluid) if q.split in splits]
-    with tempfile.TemporaryDirectory(prefix="devkb-releases-eval-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="devkb-dates-eval-") as tmp:
         started = time.perf_counter()
         indexer = build_store(fluid, Path(tmp))
         seconds = time.perf_counter() - started
@@ -345,7 +397,7 @@ def table(outcomes: Sequence[Outcome]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m devkb_devtools.evaluation.releases_eval", description=__doc__.split("\n\n")[0]
+        prog="python -m devkb_devtools.evaluation.dates_eval", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--fluid", type=Path, default=FLUID)
     p.add_argument("--split", action="append", choices=["tuning", "heldout"])
