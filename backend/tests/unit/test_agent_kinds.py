@@ -1274,3 +1274,25 @@ def test_how_long_work_takes_is_read_off_every_resolved_issue(tmp_path, embedder
         != "durations"
     )
     store.close()
+
+
+def test_how_long_one_named_issue_took_or_has_been_open():
+    from devkb.agent.extractive import field_facts
+    from tests.agent_corpus import _jira
+
+    done = _jira("PAY-1", "Refund webhooks fail", "Timeouts.", status="Closed")
+    done.metadata |= {"created": "2024-01-01T09:00:00+00:00", "resolved": "2024-02-11T09:00:00+00:00"}
+    doc = Document(
+        id=done.id,
+        type=done.type,
+        title=done.title,
+        url=done.url,
+        updated_at=done.updated_at,
+        metadata=done.metadata,
+    )
+    parsed = parse_question("How long did it take to resolve PAY-1?", KEYS)
+    assert "took" in parsed.fields
+    facts = field_facts(parsed, 1, EvidenceDoc(doc, ()))
+    assert facts is not None and "took 41 days (created 2024-01-01, resolved 2024-02-11)" in facts, facts
+    assert "took" in parse_question("how long has PAY-2 been open?", KEYS).fields
+    assert "took" not in parse_question("how long does a mortgage application take to approve?", KEYS).fields

@@ -7,6 +7,7 @@ import functools
 import html
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from devkb.agent.answer import Citation
@@ -285,6 +286,11 @@ def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | 
         wanted += ["assignee", "reporter", "author"]
     parts = []
     for key in dict.fromkeys(wanted):
+        if key == "took":
+            took = _took(meta)
+            if took:
+                parts.append(took)
+            continue
         value = meta.get(key)
         if key == "status" and value is None and meta.get("state"):  # a GitHub issue or pull request
             key, value = "state", meta["state"]
@@ -313,6 +319,24 @@ def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | 
         if moved:
             parts.insert(0, moved)
     return f"{identifier(doc)}: {'; '.join(parts)} [{number}]." if parts else None
+
+
+def _took(meta: dict[str, Any]) -> str | None:
+    """ "took 41 days (created 2024-12-05, resolved 2025-01-15)", "open for 230 days so far
+    (created …)": an issue's created → resolved, a pull request's opened → merged."""
+    created = str(meta.get("created") or "")
+    done_key = "merged" if meta.get("kind") == "pull" else "resolved"
+    done = str(meta.get(done_key) or "")
+    try:
+        start = datetime.fromisoformat(created)
+        end = datetime.fromisoformat(done) if done else datetime.now(UTC)
+    except ValueError:
+        return None
+    days = max(0.0, (end - start).total_seconds() / 86400)
+    span = f"{days * 24:.0f} hours" if days < 1 else f"{round(days):,} day{'s' * (round(days) != 1)}"
+    if done:
+        return f"took {span} (created {created[:10]}, {done_key} {done[:10]})"
+    return f"open for {span} so far (created {created[:10]})"
 
 
 def transitions(parsed: ParsedQuestion, meta: dict[str, Any]) -> str | None:

@@ -175,6 +175,13 @@ _FIELDS = _table(
         "fix_version",
     ),
     (r"\bcomponents?\b", "component"),
+    # "how long did it take to resolve PAY-12?", "how long was PAY-3 open?": created → resolved
+    (
+        r"\bhow\s+long\s+(?:did\s+it\s+take|did\s+(?:\S+\s+){1,2}take|has\s+(?:\S+\s+){1,2}been\s+open|"
+        r"was\s+(?:\S+\s+){1,2}open)\b|"
+        r"\bhow\s+many\s+days\s+did\b",
+        "took",
+    ),
     (r"\b(?:issue\s+)?type\b|\bkind\s+of\s+issue\b", "issue_type"),
     (r"\bwhen\b|\bcreated\b|\bdate\b", "created"),
     (r"\bauthor|\bwho\s+(?:wrote|made|committed)\b", "author"),
