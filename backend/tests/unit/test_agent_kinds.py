@@ -66,6 +66,12 @@ def test_the_registry_ends_with_search_and_names_each_kind_once():
         ("what was fixed in FLUID 4.7?", False, "releases"),  # one version's content: its issues
         ("what's new in 2026.10?", False, "releases"),  # a version, not a digest of changes
         ("what is the latest version of jQuery we use?", False, "search"),  # more than a version
+        ("which issues are stale in PAY?", False, "count"),
+        ("how do we clean up stale branches?", False, "search"),  # not work items
+        ("what happens to abandoned carts?", False, "search"),
+        ("why has the docs page not been updated in a year?", False, "search"),  # a topic, not a list
+        ("how long does it take to fix a bug in PAY?", False, "durations"),
+        ("how long does the build take?", False, "search"),
     ],
 )
 def test_each_question_finds_its_kind(text, carried, kind):

@@ -132,7 +132,17 @@ _AMOUNT = r"(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|nine|twelve)"
 STALE = re.compile(
     r"(?:\bnot|n['’]t|\bnever)\s+(?:been\s+)?(?:updated|touched|changed|modified|edited|moved)\s+"
     rf"(?:in|for|since|over)\s+(?:(?:the\s+)?(?:last|past)\s+|more\s+than\s+|over\s+)?{_AMOUNT}?\s*"
-    r"(?P<unit>years?|months?|weeks?|days?)\b|\b(?P<stale>stale|untouched|abandoned|dormant)\b",
+    r"(?P<unit>years?|months?|weeks?|days?)\b|"
+    # "stale bugs", "which issues are stale?" — about work items, not "stale branches" or "abandoned carts"
+    r"\b(?P<stale>stale|untouched|abandoned|dormant)\s+(?:open\s+)?"
+    r"(?:issues?|bugs?|tickets?|tasks?|stor(?:y|ies)|pull\s+requests?|prs?|pages?)\b|"
+    r"\b(?:issues?|bugs?|tickets?|tasks?|stor(?:y|ies)|pull\s+requests?|prs?|pages?)\s+"
+    r"(?:\w+\s+){0,3}?(?:is|are|look|looks|seem|seems|have\s+gone|went)\s+(?P<stale2>stale|untouched|abandoned|dormant)\b",
+    re.IGNORECASE,
+)
+# a question that asks for documents, not about a topic: "which …", "what …", "list …", "how many …"
+LIST_ASKED = re.compile(
+    r"^\s*(?:which|what|list|show|how\s+many|are\s+there|find|give|any|stale|untouched|abandoned|dormant)\b",
     re.IGNORECASE,
 )
 STALE_DAYS = 180  # "stale" with no span: not updated in half a year
@@ -249,6 +259,8 @@ class Count(QuestionKind):
             return True
         if RECENT_ONE.search(parsed.text) or RECENTLY_UPDATED.search(parsed.text):
             return True
+        if STALE.search(parsed.text) and not LIST_ASKED.search(parsed.text):
+            return False  # "why has the page not been updated in a year?": a topic
         if any(p.search(parsed.text) for p in (NEWEST_CREATED, NEWEST_RESOLVED, OLDEST, STALE)):
             return parsed.wanted in (None, "issue", "pull", "page") and (
                 not parsed.relation or STALE.search(parsed.text) is not None
@@ -440,7 +452,7 @@ def stale_since(text: str, today: date) -> str | None:
     m = STALE.search(text)
     if not m:
         return None
-    if m.group("stale"):
+    if m.group("stale") or m.group("stale2"):
         days = STALE_DAYS
     else:
         n = m.group("n")
