@@ -1175,6 +1175,11 @@ def test_when_a_named_version_was_released_and_what_is_left_in_it(tmp_path, embe
     assert ask("which bugs are open in 3.0?").answer.startswith(
         "There is 1 issue (status Open, type Bug, fix version 3.0)"
     )
+    status = ask("What's the status of the PAY 3.0 release?").answer
+    assert status.startswith("PAY 3.0 is not out yet, as far as its issues say: 3 issues"), status
+    who = ask("Who is working on PAY 3.0?").answer
+    assert who.startswith("PAY 3.0 has 2 open issues, assigned to Ada Lovelace (2) [1] [2]."), who
+
     store.close()
 
 

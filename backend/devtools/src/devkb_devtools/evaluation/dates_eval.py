@@ -33,7 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -81,6 +81,15 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "When will {p} {v} be released?",
         "is {p} {v} out yet?",
         "when did {p} {v} ship?",
+    ),
+    "status of a version": (
+        "What's the status of the {p} {v} release?",
+        "how is {p} {v} going?",
+        "where are we with {p} {v}?",
+    ),
+    "who works on a version": (
+        "Who is working on {p} {v}?",
+        "who's assigned to the {p} {v} release?",
     ),
     "left in a version": (
         "How many issues are left for {p} {v}?",
@@ -134,6 +143,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
 }
 _LATEST = re.compile(r"^(\S+?)'s latest release is (.+?): ")
 _NEXT = re.compile(r"^(\S+?)'s next release is (.+?)(?: \(after [^)]*\))?: |^(\S+?): no version\b")
+_WHO = re.compile(r"open issues?, assigned to ([^(;,]+?) \(\d+\)|(so nobody is working on it)")
 _WHEN = re.compile(r"^\S+ \S+ (?:(is out|was released)|(is not out yet|is not released yet))\b")
 _MEDIAN = re.compile(r"\bthe median took (?:([\d,]+) days?|([\d.]+) hours)\b")
 _VERSIONS = re.compile(r"^(\S+?) has (\d+) fix versions?\b")
@@ -271,12 +281,43 @@ def medians(fluid: Path) -> dict[str, dict[str, str]]:
     return out
 
 
+def top_assignees(fluid: Path) -> dict[str, dict[str, str | None]]:
+    """Project → fix version → who is assigned the most of its unresolved issues ("nobody" when
+    none is unresolved; None on a tie or when none of them is assigned)."""
+    open_by: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    seen: dict[str, set[str]] = defaultdict(set)
+    for issue in _issues(fluid):
+        f, p = issue["fields"], issue["key"].split("-")[0]
+        done = (
+            bool(f.get("resolution")) or str((f.get("status") or {}).get("name", "")).lower() in DONE_STATUSES
+        )
+        for v in f.get("fixVersions") or []:
+            if not v.get("name"):
+                continue
+            seen[p].add(v["name"])
+            if not done:
+                open_by[p][v["name"]].append(((f.get("assignee") or {}).get("displayName") or "").strip())
+    out: dict[str, dict[str, str | None]] = defaultdict(dict)
+    for p, names in seen.items():
+        for v in names:
+            people = Counter(a for a in open_by[p][v] if a)
+            if not open_by[p][v]:
+                out[p][v] = "nobody"
+            elif not people:
+                out[p][v] = None
+            else:
+                ranked = people.most_common(2)
+                out[p][v] = ranked[0][0] if len(ranked) == 1 or ranked[0][1] > ranked[1][1] else None
+    return out
+
+
 def questions(fluid: Path, today: date | None = None) -> list[Question]:
     out: list[Question] = []
 
     def add(shape: str, text: str, expected: str) -> None:
         out.append(Question(f"R{len(out) + 1:03d}", shape, text, expected, _split(text)))
 
+    assignees = top_assignees(fluid)
     for p, by_version in sorted(versions(fluid).items()):
         latest, upcoming = latest_and_next(by_version)
         for text in PHRASINGS["latest"]:
@@ -297,6 +338,12 @@ def questions(fluid: Path, today: date | None = None) -> list[Question]:
             is_out = sum(by_version[v]) * 2 > len(by_version[v])
             when = PHRASINGS["when released"][(i + len(p)) % len(PHRASINGS["when released"])]
             add("when released", when.format(p=p, v=v), "out" if is_out else "not out")
+            status = PHRASINGS["status of a version"][(i + len(p)) % len(PHRASINGS["status of a version"])]
+            add("status of a version", status.format(p=p, v=v), "out" if is_out else "not out")
+            who = PHRASINGS["who works on a version"][(i + len(p)) % len(PHRASINGS["who works on a version"])]
+            top = assignees[p][v]
+            if top is not None:
+                add("who works on a version", who.format(p=p, v=v), top)
             left = PHRASINGS["left in a version"][(i + len(p)) % len(PHRASINGS["left in a version"])]
             add("left in a version", left.format(p=p, v=v), str(len(by_version[v]) - sum(by_version[v])))
     for p, keys in sorted(newest(fluid).items()):
@@ -339,7 +386,10 @@ def stated(shape: str, answer: str) -> str | None:
     if shape in ("time to fix a bug", "time to resolve an issue"):
         m = _MEDIAN.search(answer)
         return None if not m else "<1" if m.group(2) else m.group(1).replace(",", "")
-    if shape == "when released":
+    if shape == "who works on a version":
+        m = _WHO.search(answer)
+        return None if not m else m.group(1) or "nobody"
+    if shape == "when released" or shape == "status of a version":
         m = _WHEN.match(answer)
         return None if not m else "out" if m.group(1) else "not out"
     if shape in ("last created", "last resolved", "oldest open"):

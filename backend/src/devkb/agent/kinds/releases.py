@@ -97,6 +97,29 @@ WHEN_VERSION = re.compile(
     r"(?:released|shipped|ship|out|come\s+out|came\s+out|cut|published|due|going\s+out)\b(?:\s+yet)?\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# "what's the status of the FLUID 5.0 release?", "how is 2026.12 going?", "where are we with 5.0?":
+# the same answer as "is it out?"
+_VERSION_NAMED = (
+    rf"(?:the\s+)?(?:(?P<target2>{_WORD})\s+)?(?:(?:release|version)\s+)?{_NUMBER}(?:\s+(?:release|version))?"
+)
+STATUS_VERSION = re.compile(
+    r"^\s*(?:what(?:'s|’s|\s+is)\s+the\s+)?(?:status|state|progress)\s+(?:of|on|for)\s+"
+    + _VERSION_NAMED
+    + r"\s*[?.!]*\s*$|^\s*how\s+(?:is|are)\s+(?:things\s+(?:with|for)\s+)?"
+    + _VERSION_NAMED.replace("target2", "target3").replace("version>", "version2>")
+    + r"\s+(?:going|coming\s+along|doing|progressing)\s*[?.!]*\s*$|^\s*where\s+(?:are\s+we|do\s+we\s+stand)\s+(?:with|on)\s+"
+    + _VERSION_NAMED.replace("target2", "target4").replace("version>", "version3>")
+    + r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# "who is working on FLUID 5.0?", "who's assigned to the 2026.12 release?": the version's open
+# issues by assignee
+WHO_VERSION = re.compile(
+    r"^\s*who(?:'s|’s|\s+is|\s+are)?\s+(?:working|assigned)\s+(?:on|to)\s+"
+    + _VERSION_NAMED.replace("target2", "target5").replace("version>", "version4>")
+    + r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # "which versions are there in KETTLE?", "list the releases of PAY", "what releases does WEB have?"
 ALL_VERSIONS = re.compile(
     r"^\s*(?:(?:what|which)\s+(?:fix\s+)?(?:releases|versions)\s+(?:are\s+there|do\s+we\s+have|exist|have\s+we\s+(?:had|shipped))"
@@ -147,11 +170,13 @@ class Version:
     def last_resolved(self) -> str:
         return max((str(d.metadata.get("resolved") or "")[:10] for d in self.resolved), default="")
 
-    def cited(self) -> list[Document]:
-        """Its issues, the last resolved first, then the open ones (newest first)."""
+    def cited(self, open_only: bool = False) -> list[Document]:
+        """Its issues, the last resolved first, then the open ones (newest first); or only the open
+        ones (who is working on it)."""
         done = sorted(self.resolved, key=lambda d: str(d.metadata.get("resolved") or ""), reverse=True)
-        rest = sorted((d for d in self.issues if d not in done), key=lambda d: d.updated_at, reverse=True)
-        return done + rest
+        ids = {d.id for d in done}
+        rest = sorted((d for d in self.issues if d.id not in ids), key=lambda d: d.updated_at, reverse=True)
+        return rest if open_only else done + rest
 
 
 def version_key(name: str) -> tuple[tuple[int, int | str], ...]:
@@ -163,9 +188,11 @@ def version_key(name: str) -> tuple[tuple[int, int | str], ...]:
 def asked(parsed: ParsedQuestion) -> tuple[str, str | None, str | None] | None:
     """(latest | next | previous | all | when, the project word named or None, the version a
     "when" question names), or None."""
-    m = WHEN_VERSION.search(parsed.text)
-    if m:
-        return "when", _named(m), m.group("version")
+    for which, pattern in (("when", WHEN_VERSION), ("when", STATUS_VERSION), ("who", WHO_VERSION)):
+        m = pattern.search(parsed.text)
+        if m:
+            version = next(v for k, v in m.groupdict().items() if k.startswith("version") and v)
+            return which, _named(m), version
     for pattern in (ONE_VERSION, WHEN_LAST):
         m = pattern.search(parsed.text)
         if m:
@@ -255,7 +282,7 @@ class Releases(QuestionKind):
             EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name)
             for v in picked
             if v is not None
-            for i, d in enumerate(v.cited()[:SHOWN])
+            for i, d in enumerate(v.cited(which == "who")[:SHOWN])
         ]
         ctx.scope.add(out.listed)
         call = {"fields": {"project": named} if named else filters, "group_by": "fix_version", "which": which}
@@ -290,7 +317,7 @@ class Releases(QuestionKind):
             " versions here carry no release flags or dates."
         )
         guessed = any(not isinstance(v.tracker.get("released"), bool) for _, vs in ranked for v in vs)
-        return " ".join(lines) + tail + (note if guessed and out.composed_kind != "all" else "")
+        return " ".join(lines) + tail + (note if guessed and out.composed_kind not in ("all", "who") else "")
 
 
 def _projects(issues: Sequence[Document]) -> dict[str, str]:
@@ -336,7 +363,7 @@ def _latest(versions: Sequence[Version]) -> Version | None:
 
 def _pick(which: str, versions: Sequence[Version]) -> Version | None:
     """The version a question is about, from a project's versions (highest first)."""
-    if which == "when":  # the one asked for (``run`` kept only it)
+    if which in ("when", "who"):  # the one asked for (``run`` kept only it)
         return versions[0] if versions else None
     latest = _latest(versions)
     if which == "next":
@@ -394,10 +421,30 @@ def _project_line(
     cites: dict[str, EvidenceDoc],
 ) -> str:
     def cited(v: Version) -> str:
-        return "".join(citation(cites[d.id], numbers) for d in v.cited()[:SHOWN] if d.id in cites)
+        return "".join(citation(cites[d.id], numbers) for d in v.cited(which == "who") if d.id in cites)
 
     latest = _latest(versions)
     picked = _pick(which, versions)
+    if which == "who" and picked is not None:
+        still = picked.cited(open_only=True)
+        if not still:
+            n = len(picked.issues)
+            which_ones = "its only issue is resolved" if n == 1 else f"all {n} of its issues are resolved"
+            return f"{project} {picked.name}: {which_ones}, so nobody is working on it."
+        people: dict[str, int] = defaultdict(int)
+        for d in still:
+            people[str(d.metadata.get("assignee") or "")] += 1
+        named = sorted(((p, c) for p, c in people.items() if p), key=lambda pc: (-pc[1], pc[0]))
+        parts = [f"{p} ({c})" for p, c in named[:SHOWN]]
+        if len(named) > SHOWN:
+            parts.append(f"{len(named) - SHOWN} more")
+        nobody = people.get("", 0)
+        tail = f"; {nobody} unassigned" if nobody else ""
+        who = ", ".join(parts) if parts else "nobody"
+        return (
+            f"{project} {picked.name} has {len(still)} open issue{'s' * (len(still) != 1)}, assigned to "
+            f"{who}{tail}{cited(picked)}."
+        )
     if which == "when" and picked is not None:
         said = picked.tracker
         when = str(said.get("date") or "")[:10]
