@@ -434,10 +434,10 @@ def _project_line(
         people: dict[str, int] = defaultdict(int)
         for d in still:
             people[str(d.metadata.get("assignee") or "")] += 1
-        named = sorted(((p, c) for p, c in people.items() if p), key=lambda pc: (-pc[1], pc[0]))
-        parts = [f"{p} ({c})" for p, c in named[:SHOWN]]
-        if len(named) > SHOWN:
-            parts.append(f"{len(named) - SHOWN} more")
+        assigned = sorted(((p, c) for p, c in people.items() if p), key=lambda pc: (-pc[1], pc[0]))
+        parts = [f"{p} ({c})" for p, c in assigned[:SHOWN]]
+        if len(assigned) > SHOWN:
+            parts.append(f"{len(assigned) - SHOWN} more")
         nobody = people.get("", 0)
         tail = f"; {nobody} unassigned" if nobody else ""
         who = ", ".join(parts) if parts else "nobody"
