@@ -147,8 +147,8 @@ _WHO = re.compile(r"open issues?, assigned to ([^(;,]+?) \(\d+\)|(so nobody is w
 _WHEN = re.compile(r"^\S+ \S+ (?:(is out|was released)|(is not out yet|is not released yet))\b")
 _MEDIAN = re.compile(r"\bthe median took (?:([\d,]+) days?|([\d.]+) hours)\b")
 _VERSIONS = re.compile(r"^(\S+?) has (\d+) fix versions?\b")
-# "The last created of the 90 issues in KETTLE is KETTLE-94: …", "The last created in DATA is
-# DATA-1: …" (its only issue), "…; the last resolved first: IDI-133: …", "…; it is: BI-1: …"
+# "The last created of the 90 issues in KETTLE is KETTLE-94: …", "The last created issue in DATA
+# is DATA-1: …" (its only issue), "…; the last resolved first: IDI-133: …", "…; it is: BI-1: …"
 _FIRST = re.compile(
     r"^The (?:last created|last resolved|oldest)\b.*? is ([A-Z][A-Z0-9]+-\d+):|"
     r"; (?:the last (?:created|resolved) first|the oldest first|it is): ([A-Z][A-Z0-9]+-\d+):"

@@ -325,7 +325,7 @@ class Count(QuestionKind):
             first = listed[0]
             status = first.document.metadata.get("status") or first.document.metadata.get("state")
             day = _day(first.document, order)[:10]
-            of = f" of the {counted} {noun}s{where}{whose}" if n > 1 else f"{where}{whose}"
+            of = f" of the {counted} {noun}s{where}{whose}" if n > 1 else f" {noun}{where}{whose}"
             _, _, _, which, label = ORDERS[order]
             return (
                 f"The {which}{of} is {first.document.title}"

@@ -317,7 +317,13 @@ class Releases(QuestionKind):
             " versions here carry no release flags or dates."
         )
         guessed = any(not isinstance(v.tracker.get("released"), bool) for _, vs in ranked for v in vs)
-        return " ".join(lines) + tail + (note if guessed and out.composed_kind not in ("all", "who") else "")
+        readable = "" if out.reads_all else " The issues counted are the ones you can read."
+        return (
+            " ".join(lines)
+            + tail
+            + (note if guessed and out.composed_kind not in ("all", "who") else "")
+            + readable
+        )
 
 
 def _projects(issues: Sequence[Document]) -> dict[str, str]:
