@@ -1307,3 +1307,29 @@ def test_how_long_one_named_issue_took_or_has_been_open():
     assert facts is not None and "took 41 days (created 2024-01-01, resolved 2024-02-11)" in facts, facts
     assert "took" in parse_question("how long has PAY-2 been open?", KEYS).fields
     assert "took" not in parse_question("how long does a mortgage application take to approve?", KEYS).fields
+
+
+def test_what_holds_a_release_up_is_its_open_issues_most_urgent_first(tmp_path, embedder):
+    """ "What is blocking the 3.0 release?" quoted passages that said "blocking" and "release"."""
+    from tests.agent_corpus import _jira
+
+    wait = Reference("jira:PAY-2", "jira:PAY-9", "jira-issuelink", "PAY-2 depends on PAY-9", "jira:PAY-2")
+    docs = [
+        _jira("PAY-1", "Cosmetic fix", "Details.", status="Open"),
+        _jira("PAY-2", "Ledger drift", "Details.", status="In Progress", links=[wait]),
+        _jira("PAY-3", "Done already", "Details.", status="Closed"),
+        _jira("PAY-9", "Upstream API", "Details.", status="Open"),  # no version: not counted
+    ]
+    for d, version, priority in zip(
+        docs, ["3.0", "3.0", "3.0", None], ["Minor", "Blocker", "Major", "Major"], strict=True
+    ):
+        d.metadata["fix_version"] = [version] if version else []
+        d.metadata["priority"] = priority
+    docs[2].metadata["resolution"] = "Fixed"
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    a = ask("What is blocking the PAY 3.0 release?").answer
+    assert a.startswith(
+        "PAY 3.0 has 2 open issues, the most urgent first: PAY-2: Ledger drift (Blocker, In Progress) [1]; "
+        "PAY-1: Cosmetic fix (Minor, Open) [2]. Waiting on other unresolved issues: PAY-2 waits on PAY-9."
+    ), a
+    store.close()

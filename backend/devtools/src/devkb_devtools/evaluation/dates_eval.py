@@ -91,6 +91,11 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "Who is working on {p} {v}?",
         "who's assigned to the {p} {v} release?",
     ),
+    "what holds a version up": (
+        "What is blocking the {p} {v} release?",
+        "what's holding up {p} {v}?",
+        "what is left before {p} {v} can ship?",
+    ),
     "left in a version": (
         "How many issues are left for {p} {v}?",
         "what's remaining in {p} {v}?",
@@ -143,6 +148,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
 }
 _LATEST = re.compile(r"^(\S+?)'s latest release is (.+?): ")
 _NEXT = re.compile(r"^(\S+?)'s next release is (.+?)(?: \(after [^)]*\))?: |^(\S+?): no version\b")
+_HOLDS = re.compile(r"^\S+ \S+ has (\d+) open issues?, the most urgent first|(nothing holds it up)")
 _WHO = re.compile(r"open issues?, assigned to ([^(;,]+?) \(\d+\)|(so nobody is working on it)")
 _WHEN = re.compile(r"^\S+ \S+ (?:(is out|was released)|(is not out yet|is not released yet))\b")
 _MEDIAN = re.compile(r"\bthe median took (?:([\d,]+) days?|([\d.]+) hours)\b")
@@ -344,6 +350,14 @@ def questions(fluid: Path, today: date | None = None) -> list[Question]:
             top = assignees[p][v]
             if top is not None:
                 add("who works on a version", who.format(p=p, v=v), top)
+            holds = PHRASINGS["what holds a version up"][
+                (i + len(p)) % len(PHRASINGS["what holds a version up"])
+            ]
+            add(
+                "what holds a version up",
+                holds.format(p=p, v=v),
+                str(len(by_version[v]) - sum(by_version[v])),
+            )
             left = PHRASINGS["left in a version"][(i + len(p)) % len(PHRASINGS["left in a version"])]
             add("left in a version", left.format(p=p, v=v), str(len(by_version[v]) - sum(by_version[v])))
     for p, keys in sorted(newest(fluid).items()):
@@ -386,6 +400,9 @@ def stated(shape: str, answer: str) -> str | None:
     if shape in ("time to fix a bug", "time to resolve an issue"):
         m = _MEDIAN.search(answer)
         return None if not m else "<1" if m.group(2) else m.group(1).replace(",", "")
+    if shape == "what holds a version up":
+        m = _HOLDS.search(answer)
+        return None if not m else m.group(1) or "0"
     if shape == "who works on a version":
         m = _WHO.search(answer)
         return None if not m else m.group(1) or "nobody"

@@ -50,6 +50,8 @@ class Outcome:
     # releases (releases.py): each project's fix versions, highest first, and the projects named
     releases: dict[str, list[Any]] = field(default_factory=dict)
     release_projects: list[str] = field(default_factory=list)
+    # releases.py, what holds a version up: each open issue's id → the unresolved issues it waits on
+    waits: dict[str, list[str]] = field(default_factory=dict)
     durations: list[float] = field(default_factory=list)  # durations.py: days each took, shortest first
     composed: str | None = None  # the answer, when the kind composes it while it runs (history)
     composed_kind: str = ""  # which answer it composed (history: state, first, digest, …)

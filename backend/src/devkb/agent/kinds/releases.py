@@ -27,7 +27,7 @@ from devkb.agent.extractive import citation
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.count import FIX_VERSION, MOST, Count
 from devkb.agent.kinds.lookup import reads_all
-from devkb.agent.kinds.relation import is_resolved
+from devkb.agent.kinds.relation import is_resolved, link_phrase
 from devkb.agent.kinds.search import Search
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
@@ -120,6 +120,29 @@ WHO_VERSION = re.compile(
     + r"\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# "what's blocking the 5.0 release?", "what is holding up FLUID 5.0?", "what's left before 2026.12
+# can ship?": its open issues, the most urgent first, and what they wait on
+BLOCKING_VERSION = re.compile(
+    r"^\s*(?:what|which\s+issues?)(?:'s|’s|\s+is|\s+are)?\s+(?:(?:still\s+)?blocking|holding\s+up|holding\s+back|"
+    r"in\s+the\s+way\s+of|standing\s+in\s+the\s+way\s+of|left\s+(?:before|for)|delaying)\s+"
+    + _VERSION_NAMED.replace("target2", "target6").replace("version>", "version5>")
+    + r"(?:\s+(?:from\s+)?(?:shipping|being\s+released|release|can\s+ship|ships))?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# how urgent a priority is, most first (Jira Cloud's and Data Center's schemes together)
+URGENCY = (
+    "blocker",
+    "highest",
+    "critical",
+    "high",
+    "major",
+    "medium",
+    "normal",
+    "minor",
+    "low",
+    "trivial",
+    "lowest",
+)
 # "which versions are there in KETTLE?", "list the releases of PAY", "what releases does WEB have?"
 ALL_VERSIONS = re.compile(
     r"^\s*(?:(?:what|which)\s+(?:fix\s+)?(?:releases|versions)\s+(?:are\s+there|do\s+we\s+have|exist|have\s+we\s+(?:had|shipped))"
@@ -188,7 +211,12 @@ def version_key(name: str) -> tuple[tuple[int, int | str], ...]:
 def asked(parsed: ParsedQuestion) -> tuple[str, str | None, str | None] | None:
     """(latest | next | previous | all | when, the project word named or None, the version a
     "when" question names), or None."""
-    for which, pattern in (("when", WHEN_VERSION), ("when", STATUS_VERSION), ("who", WHO_VERSION)):
+    for which, pattern in (
+        ("when", WHEN_VERSION),
+        ("when", STATUS_VERSION),
+        ("who", WHO_VERSION),
+        ("blocking", BLOCKING_VERSION),
+    ):
         m = pattern.search(parsed.text)
         if m:
             version = next(v for k, v in m.groupdict().items() if k.startswith("version") and v)
@@ -278,11 +306,15 @@ class Releases(QuestionKind):
         out.releases = versions
         out.release_projects = named
         picked = [_pick(which, vs) for vs in versions.values()]
+        if which == "blocking":  # what each open issue waits on: unresolved issues it depends on
+            out.waits = {
+                d.id: _waits_on(d, ctx) for v in picked if v is not None for d in v.cited(open_only=True)
+            }
         out.listed = [
             EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name)
             for v in picked
             if v is not None
-            for i, d in enumerate(v.cited(which == "who")[:SHOWN])
+            for i, d in enumerate(_evidence(v, which)[:SHOWN])
         ]
         ctx.scope.add(out.listed)
         call = {"fields": {"project": named} if named else filters, "group_by": "fix_version", "which": which}
@@ -309,7 +341,7 @@ class Releases(QuestionKind):
         if not out.releases:
             return f"No issue{scope}{whose} has a fix version, so there is no release to name."
         ranked = sorted(out.releases.items(), key=lambda kv: _activity(kv[1]), reverse=True)[:PROJECTS]
-        lines = [_project_line(out.composed_kind, p, vs, numbers, cites) for p, vs in ranked]
+        lines = [_project_line(out.composed_kind, p, vs, numbers, cites, out.waits) for p, vs in ranked]
         more = len(out.releases) - len(ranked)
         tail = f" ({more} more project{'s' * (more != 1)} with versions not shown.)" if more > 0 else ""
         note = (
@@ -321,7 +353,7 @@ class Releases(QuestionKind):
         return (
             " ".join(lines)
             + tail
-            + (note if guessed and out.composed_kind not in ("all", "who") else "")
+            + (note if guessed and out.composed_kind not in ("all", "who", "blocking") else "")
             + readable
         )
 
@@ -369,7 +401,7 @@ def _latest(versions: Sequence[Version]) -> Version | None:
 
 def _pick(which: str, versions: Sequence[Version]) -> Version | None:
     """The version a question is about, from a project's versions (highest first)."""
-    if which in ("when", "who"):  # the one asked for (``run`` kept only it)
+    if which in ("when", "who", "blocking"):  # the one asked for (``run`` kept only it)
         return versions[0] if versions else None
     latest = _latest(versions)
     if which == "next":
@@ -381,6 +413,34 @@ def _pick(which: str, versions: Sequence[Version]) -> Version | None:
     if which == "all":
         return latest or (versions[0] if versions else None)
     return latest
+
+
+def _urgency(doc: Document) -> int:
+    priority = str(doc.metadata.get("priority") or "").lower()
+    return URGENCY.index(priority) if priority in URGENCY else len(URGENCY)
+
+
+def _evidence(v: Version, which: str) -> list[Document]:
+    """The issues an answer about ``v`` cites: its open ones for who is on it, the open ones by
+    urgency for what holds it up (ties: the newest first), else all of them (``Version.cited``)."""
+    if which == "blocking":
+        return sorted(v.cited(open_only=True), key=_urgency)  # stable: newest first within a priority
+    return v.cited(open_only=which == "who")
+
+
+def _waits_on(doc: Document, ctx: Context) -> list[str]:
+    """The unresolved issues the reader can see that ``doc`` depends on or is blocked by."""
+    found: list[str] = []
+    for n in ctx.toolbox.fetch_neighbors.store.neighbors(
+        [doc.id], "both", kinds=["jira-issuelink"], limit=50
+    ):
+        phrase = link_phrase(n.evidence)
+        waits = (n.direction == "out" and phrase in ("depends on", "is blocked by")) or (
+            n.direction == "in" and phrase == "blocks"
+        )
+        if waits and not is_resolved(n.document.metadata) and ctx.scope.allows(n.document):
+            found.append(str(n.document.metadata.get("key") or n.document.id))
+    return list(dict.fromkeys(found))
 
 
 def _pending(v: Version) -> bool:
@@ -425,12 +485,42 @@ def _project_line(
     versions: Sequence[Version],
     numbers: dict[str, int],
     cites: dict[str, EvidenceDoc],
+    waits: dict[str, list[str]] | None = None,
 ) -> str:
+    waits = waits or {}
+
     def cited(v: Version) -> str:
-        return "".join(citation(cites[d.id], numbers) for d in v.cited(which == "who") if d.id in cites)
+        return "".join(citation(cites[d.id], numbers) for d in _evidence(v, which) if d.id in cites)
 
     latest = _latest(versions)
     picked = _pick(which, versions)
+    if which == "blocking" and picked is not None:
+        still = _evidence(picked, "blocking")
+        if not still:
+            n = len(picked.issues)
+            all_done = "its only issue is resolved" if n == 1 else f"all {n} of its issues are resolved"
+            return f"{project} {picked.name}: {all_done}; nothing holds it up."
+        items = []
+        for d in still[:SHOWN]:
+            m = d.metadata
+            facts = ", ".join(str(x) for x in (m.get("priority"), m.get("status")) if x)
+            key = str(m.get("key") or d.title)
+            cite = citation(cites[d.id], numbers) if d.id in cites else ""
+            items.append(f"{key}: {d.title.split(': ', 1)[-1]} ({facts}){cite}")
+        more = f"; and {len(still) - SHOWN} more" if len(still) > SHOWN else ""
+        waiting = [(str(d.metadata.get("key") or d.id), waits[d.id]) for d in still if waits.get(d.id)]
+        wait_text = ""
+        if waiting:
+            shown = "; ".join(f"{k} waits on {', '.join(w)}" for k, w in waiting[:SHOWN])
+            wait_text = f" Waiting on other unresolved issues: {shown}."
+        n = len(still)
+        return (
+            f"{project} {picked.name} has {n} open issue{'s' * (n != 1)}, the most urgent first: "
+            + "; ".join(items)
+            + more
+            + "."
+            + wait_text
+        )
     if which == "who" and picked is not None:
         still = picked.cited(open_only=True)
         if not still:
