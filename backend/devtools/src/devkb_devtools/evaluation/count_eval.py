@@ -432,8 +432,9 @@ def _keys(fluid: Path) -> list[str]:
     return [i["key"] for i in _issues(fluid)]
 
 
-def table(outcomes: Sequence[Outcome]) -> str:
-    rows = ["| split | shape | questions | count right |", "|---|---|---:|---:|"]
+def table(outcomes: Sequence[Any], right: str = "count right") -> str:
+    """The share right per split and shape (any outcomes with ``split``, ``shape`` and ``right``)."""
+    rows = [f"| split | shape | questions | {right} |", "|---|---|---:|---:|"]
     for split in ("tuning", "heldout"):
         mine = [o for o in outcomes if o.split == split]
         if not mine:

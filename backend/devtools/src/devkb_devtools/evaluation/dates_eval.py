@@ -47,6 +47,7 @@ from devkb_devtools.evaluation.count_eval import (
     _split,
     build_store,
     stated_count,
+    table,
 )
 
 PHRASINGS: dict[str, tuple[str, ...]] = {
@@ -448,20 +449,6 @@ def evaluate(fluid: Path, splits: Sequence[str], verbose: bool = False) -> tuple
     return outcomes, seconds
 
 
-def table(outcomes: Sequence[Outcome]) -> str:
-    rows = ["| split | shape | questions | right |", "|---|---|---:|---:|"]
-    for split in ("tuning", "heldout"):
-        mine = [o for o in outcomes if o.split == split]
-        for shape in dict.fromkeys(o.shape for o in mine):
-            group = [o for o in mine if o.shape == shape]
-            rows.append(
-                f"| {split} | {shape} | {len(group)} | {sum(o.right for o in group) / len(group):.3f} |"
-            )
-        if mine:
-            rows.append(f"| {split} | all | {len(mine)} | {sum(o.right for o in mine) / len(mine):.3f} |")
-    return "\n".join(rows)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m devkb_devtools.evaluation.dates_eval", description=__doc__.split("\n\n")[0]
@@ -476,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     outcomes, seconds = evaluate(args.fluid, args.split or ["tuning", "heldout"], args.verbose)
     print(f"indexed every Fluid issue in {seconds:.0f} s", file=sys.stderr)
-    print(table(outcomes))
+    print(table(outcomes, "right"))
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=2) + "\n")
     return 0
