@@ -5,7 +5,8 @@ issue, or a status that says blocked — each with what blocks it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
@@ -59,16 +60,9 @@ def blocked(ctx: Context, candidates: int = 100) -> list[EvidenceDoc]:
     ][:candidates]
     found_blocked: dict[str, tuple[Document, list[str]]] = {}
     for issue in issues:
-        blockers: list[str] = []
-        for n in store.neighbors([issue.id], "both", kinds=["jira-issuelink"], limit=50):
-            phrase = link_phrase(n.evidence)
-            waits = (n.direction == "out" and phrase in ("depends on", "is blocked by")) or (
-                n.direction == "in" and phrase == "blocks"
-            )
-            if waits and not is_resolved(n.document.metadata):
-                blockers.append(str(n.document.metadata.get("key") or n.document.id))
+        blockers = waits_on(store, issue)
         if blockers or "block" in str(issue.metadata.get("status", "")).lower():
-            found_blocked[issue.id] = (issue, list(dict.fromkeys(blockers)))
+            found_blocked[issue.id] = (issue, blockers)
     found: list[EvidenceDoc] = []
     for rank, (issue, blockers) in enumerate(found_blocked.values()):
         why = (
@@ -91,6 +85,20 @@ def blocked(ctx: Context, candidates: int = 100) -> list[EvidenceDoc]:
         )
     )
     return accepted
+
+
+def waits_on(store: Any, issue: Document, allows: Callable[[Document], bool] = lambda d: True) -> list[str]:
+    """The keys of the unresolved issues ``issue`` depends on or is blocked by (its Jira links,
+    read from either end), those ``allows`` lets through."""
+    found: list[str] = []
+    for n in store.neighbors([issue.id], "both", kinds=["jira-issuelink"], limit=50):
+        phrase = link_phrase(n.evidence)
+        waits = (n.direction == "out" and phrase in ("depends on", "is blocked by")) or (
+            n.direction == "in" and phrase == "blocks"
+        )
+        if waits and not is_resolved(n.document.metadata) and allows(n.document):
+            found.append(str(n.document.metadata.get("key") or n.document.id))
+    return list(dict.fromkeys(found))
 
 
 def blocked_list(listed: Sequence[EvidenceDoc], numbers: dict[str, int]) -> str:

@@ -25,9 +25,10 @@ from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import citation
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.blocked import waits_on
 from devkb.agent.kinds.count import FIX_VERSION, MOST, Count
 from devkb.agent.kinds.lookup import reads_all
-from devkb.agent.kinds.relation import is_resolved, link_phrase
+from devkb.agent.kinds.relation import is_resolved
 from devkb.agent.kinds.search import Search
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
@@ -308,7 +309,10 @@ class Releases(QuestionKind):
         picked = [_pick(which, vs) for vs in versions.values()]
         if which == "blocking":  # what each open issue waits on: unresolved issues it depends on
             out.waits = {
-                d.id: _waits_on(d, ctx) for v in picked if v is not None for d in v.cited(open_only=True)
+                d.id: waits_on(ctx.toolbox.fetch_neighbors.store, d, ctx.scope.allows)
+                for v in picked
+                if v is not None
+                for d in v.cited(open_only=True)
             }
         out.listed = [
             EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name)
@@ -426,21 +430,6 @@ def _evidence(v: Version, which: str) -> list[Document]:
     if which == "blocking":
         return sorted(v.cited(open_only=True), key=_urgency)  # stable: newest first within a priority
     return v.cited(open_only=which == "who")
-
-
-def _waits_on(doc: Document, ctx: Context) -> list[str]:
-    """The unresolved issues the reader can see that ``doc`` depends on or is blocked by."""
-    found: list[str] = []
-    for n in ctx.toolbox.fetch_neighbors.store.neighbors(
-        [doc.id], "both", kinds=["jira-issuelink"], limit=50
-    ):
-        phrase = link_phrase(n.evidence)
-        waits = (n.direction == "out" and phrase in ("depends on", "is blocked by")) or (
-            n.direction == "in" and phrase == "blocks"
-        )
-        if waits and not is_resolved(n.document.metadata) and ctx.scope.allows(n.document):
-            found.append(str(n.document.metadata.get("key") or n.document.id))
-    return list(dict.fromkeys(found))
 
 
 def _pending(v: Version) -> bool:
