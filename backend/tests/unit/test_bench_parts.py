@@ -3,11 +3,12 @@ speed script's output, and the report's handling of skipped and failed benchmark
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
 from devkb_devtools.bench.embedding import parse
-from devkb_devtools.bench.measure import Summary, percentile
+from devkb_devtools.bench.measure import CollectorClock, Summary, percentile
 from devkb_devtools.bench.report import fmt, render
 
 
@@ -252,3 +253,14 @@ def test_the_report_names_no_machine_directories() -> None:
     relative = "python -m devkb_devtools.bench.onnx_speed speed --data ../shared/data/fluid --n 200"
     assert public_command(relative) == relative
     assert shown(Path("/nonexistent-elsewhere/fluid")) == "$DEVKB_FLUID_DATA"
+
+
+def test_the_collector_clock_counts_the_collections_made_while_it_runs():
+    gc.collect()
+    with CollectorClock() as clock:
+        gc.collect(0)
+        gc.collect()
+    after = clock.collections
+    gc.collect()  # outside: not counted
+    assert after == clock.collections == 2 and clock.full_collections == 1 and clock.seconds > 0
+    assert clock._callback not in gc.callbacks

@@ -8,6 +8,7 @@ then summarised, never divided across runs.
 
 from __future__ import annotations
 
+import gc
 import os
 import platform
 import resource
@@ -164,6 +165,34 @@ class RssSampler:
         if self._thread is not None:
             self._thread.join()
         self.peak = max(self.peak, rss_bytes() or 0)
+
+
+class CollectorClock:
+    """Time this process's garbage collector spends while active (``gc.callbacks``), and how many
+    collections it made — wall time of each collection, which holds the interpreter lock."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.collections = 0
+        self.full_collections = 0
+        self._started: dict[int, float] = {}
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started[threading.get_ident()] = time.perf_counter()
+            return
+        began = self._started.pop(threading.get_ident(), None)
+        if began is not None:
+            self.seconds += time.perf_counter() - began
+            self.collections += 1
+            self.full_collections += info.get("generation") == 2
+
+    def __enter__(self) -> Self:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._callback)
 
 
 def directory_bytes(path: Path) -> int:

@@ -59,6 +59,7 @@ from pydantic import SecretStr
 
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb_devtools.bench.measure import (
+    CollectorClock,
     RssSampler,
     Summary,
     cpu_by_process,
@@ -298,7 +299,7 @@ def index_once(
         whole, data_dir, embedder, settings=settings, vendor_check=vendor_check, emulator_process=True
     ) as ws:
         before = cpu_by_process(os.getpid())
-        with RssSampler() as rss:
+        with RssSampler() as rss, CollectorClock() as collector:
             figures = ws.sync_all()
         cpu = cpu_split(before, cpu_by_process(os.getpid()), ws.emulator_pid)
         stats = ws.store.stats()
@@ -314,6 +315,12 @@ def index_once(
         "per_source_seconds": figures.per_source_seconds,
         "peak_rss_bytes": rss.peak,
         "cpu_seconds": cpu,
+        # the sync's process: its garbage collector's share (devkb/indexing/heap.py)
+        "collector": {
+            "seconds": collector.seconds,
+            "collections": collector.collections,
+            "full_collections": collector.full_collections,
+        },
         "load_average_after": load_average(),
     }
     log.info(
@@ -369,6 +376,10 @@ def run(repeats: int, work: Path, whole: Corpus | None = None) -> dict[str, Any]
         part: Summary.of([p["cpu_seconds"][part] for p in passes["pass_through"]], "s").to_json()
         for part in ("sync_process", "emulators", "other_processes")
     }
+    cpu["collector"] = Summary.of([p["collector"]["seconds"] for p in passes["pass_through"]], "s").to_json()
+    cpu["full_collections"] = Summary.of(
+        [p["collector"]["full_collections"] for p in passes["pass_through"]], ""
+    ).to_json()
     through = summary["pass_through"]["chunks_per_s"]["median"]
     remote_s = summary["remote"]["seconds"]["median"]
     chunks = passes["pass_through"][-1]["chunks"]

@@ -321,6 +321,12 @@ def pipeline_section(d: dict[str, Any] | None) -> list[str]:
                 + f". {rate:,.0f} chunks/s would need the sync done in {target:.1f} s"
                 + (f", i.e. at most {cores * target:.1f} core-seconds in all" if cores else "")
                 + f", and the sync's own process (one interpreter) at most {target:.1f}."
+                + (
+                    f" Of the sync's process, its garbage collector took {cpu['collector']['median']:.2f} s "
+                    f"({cpu['full_collections']['median']:.0f} full collections; devkb/indexing/heap.py)."
+                    if "collector" in cpu
+                    else ""
+                )
             ),
             "",
         ]
