@@ -6,8 +6,8 @@ interpreter's defaults that makes the collector run often and, worse, promote th
 the oldest generation, whose collections walk *every* tracked object of the process: the modules,
 the model's tokenizer, the server's retrieval snapshot — some 320,000 objects in a sync process,
 600,000 in a server. Measured on the whole Fluid corpus with the pass-through embedder (no model):
-1.2 s of the sync process's ~5.7 s of CPU went to collections, 1.0 s of them to 8 full ones (up to
-0.2 s each; up to 0.5 s in a server).
+0.62 s of the sync process's ~5.4 s of CPU during the sync went to collections, 0.51 s of them to
+full ones (a full collection took up to 0.2 s there, up to 0.5 s in a server).
 
 While at least one sync runs, :func:`collector_for_sync`
 
@@ -18,9 +18,9 @@ While at least one sync runs, :func:`collector_for_sync`
   batch is mostly gone before the collector looks at it.
 
 Afterwards the process's thresholds are as they were. Whole Fluid, pass-through: collection time in
-the sync process 1.2 s → ~0.01 s (``docs/benchmarks.md``). What freezing can cost is bounded: a
-frozen object that later becomes part of unreachable reference cycle is not reclaimed, and only the
-objects alive at the first sync are ever frozen.
+the sync process during the sync 0.62 s → ~0.01 s (``docs/deployment.md``). What freezing can cost
+is bounded: a frozen object that later becomes part of an unreachable reference cycle is not
+reclaimed, and only the objects alive at the first sync are ever frozen.
 """
 
 from __future__ import annotations
