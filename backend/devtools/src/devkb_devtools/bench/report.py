@@ -305,6 +305,7 @@ def pipeline_section(d: dict[str, Any] | None) -> list[str]:
         "",
     ]
     cpu = d.get("pass_through_cpu_seconds")
+    collector = d.get("pass_through_collector")
     if cpu:
         wall = d["summary"]["pass_through"]["seconds"]["median"]
         used = sum(cpu[k]["median"] for k in ("sync_process", "emulators", "other_processes"))
@@ -322,9 +323,9 @@ def pipeline_section(d: dict[str, Any] | None) -> list[str]:
                 + (f", i.e. at most {cores * target:.1f} core-seconds in all" if cores else "")
                 + f", and the sync's own process (one interpreter) at most {target:.1f}."
                 + (
-                    f" Of the sync's process, its garbage collector took {cpu['collector']['median']:.2f} s "
-                    f"({cpu['full_collections']['median']:.0f} full collections; devkb/indexing/heap.py)."
-                    if "collector" in cpu
+                    f" Of the sync's process, its garbage collector took {collector['seconds']['median']:.2f} s "
+                    f"({collector['full_collections']['median']:.0f} full collections; devkb/indexing/heap.py)."
+                    if collector
                     else ""
                 )
             ),
