@@ -303,7 +303,8 @@ class _Events:
     def tool_call(self, call: ToolCall) -> None:
         if self._generating:  # the model wrote, then went back to its tools
             self.status("retrieving")
-        self._emit("tool_call", asdict(call))
+        if self.sink is not None:  # asdict copies the call's results: only for someone listening
+            self.sink("tool_call", asdict(call))
 
     def token(self, text: str) -> None:
         if not text:
