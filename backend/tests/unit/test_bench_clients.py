@@ -63,6 +63,7 @@ def test_counts_answers_and_errors_and_reconnects(server: str) -> None:
     assert bad - 3 <= run["errors"] <= bad
     assert len(seen) - 3 <= run["count"] + run["errors"] <= len(seen)
     assert run["count"] > 10 and run["throughput_per_s"] > 0 and run["p95_ms"] >= run["p50_ms"] > 0
+    assert run["client_cpu_ms"] > 0  # the load generator reports its own CPU per answer
 
 
 def test_no_server_is_an_error_not_a_hang() -> None:

@@ -202,13 +202,20 @@ def http_closed_loop(
     answers parsed and dropped. About 0.25 ms of CPU per request on the 2-core bench machine,
     where httpx's client took ~2.2 ms — a fifth of what the server spends on an extractive
     answer, taken from the same two cores (docs/deployment.md, "The load generator")."""
+    cpu = time.process_time()
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         latencies, errors, wall = runner.run(
             _http_loop(base_url, path, bodies, clients, seconds, headers or {})
         )
     if not latencies:
         raise BenchError(f"no successful request to {path} in {seconds} s ({errors} errors)")
-    return {**latency_figures(latencies), "throughput_per_s": len(latencies) / wall, "errors": float(errors)}
+    return {
+        **latency_figures(latencies),
+        "throughput_per_s": len(latencies) / wall,
+        "errors": float(errors),
+        # this process's CPU per answer: the load generator's share of the cores it shares
+        "client_cpu_ms": (time.process_time() - cpu) / len(latencies) * 1000,
+    }
 
 
 def thread_closed_loop(

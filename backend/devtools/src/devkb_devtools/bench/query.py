@@ -97,6 +97,8 @@ def summarise(per_repeat: list[dict[str, dict[str, float]]], levels: tuple[int, 
             "requests": int(sum(x["count"] for x in rows)),
             "errors": int(sum(x["errors"] for x in rows)),
         }
+        if all("client_cpu_ms" in x for x in rows):  # the load generator's own CPU per answer
+            out[str(level)]["client_cpu_ms"] = Summary.of([x["client_cpu_ms"] for x in rows], "ms").to_json()
     return out
 
 

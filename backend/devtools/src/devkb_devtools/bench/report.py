@@ -447,6 +447,12 @@ def saturation(levels: dict[str, Any]) -> list[str]:
             "the other clients queue — at 8 clients a request waits for about 8 ÷ throughput seconds of work, "
             f"{8000 / t8:.0f} ms here. p95 at 8 clients is set by per-question CPU (query embedding, one dense "
             "product over every chunk vector, BM25, the extractive answer), not by waiting on I/O."
+            + (
+                f" The load generator (uvloop and httptools, in the benchmark's process) used "
+                f"{goal['client_cpu_ms']['median']:.2f} ms of CPU per answer at 8 clients."
+                if "client_cpu_ms" in goal
+                else ""
+            )
         ),
         "",
     ]
