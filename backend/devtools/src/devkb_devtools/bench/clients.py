@@ -101,6 +101,11 @@ class _Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.waiter: asyncio.Future[tuple[int, bool]] | None = None
         self.lost: BaseException | None = None
+        self.session: bytes | None = None  # the X-Session-ID of the first answer: this client's chat
+
+    def on_header(self, name: bytes, value: bytes) -> None:  # httptools' callback
+        if self.session is None and name.lower() == b"x-session-id":
+            self.session = value
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -128,11 +133,14 @@ class _Connection(asyncio.Protocol):
             self.transport.close()
 
 
-def _request_bytes(host: str, port: int, path: str, body: dict[str, Any], headers: dict[str, str]) -> bytes:
+def _request_parts(
+    host: str, port: int, path: str, body: dict[str, Any], headers: dict[str, str]
+) -> tuple[bytes, bytes]:
+    """A request's head without its closing blank line, and its body, encoded once."""
     data = json.dumps(body).encode()
     head = f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
     head += f"Content-Length: {len(data)}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-    return (head + "\r\n").encode() + data
+    return head.encode(), data
 
 
 async def _http_loop(
@@ -146,7 +154,7 @@ async def _http_loop(
 ) -> tuple[list[float], int, float]:
     url = urlsplit(base_url)
     host, port = url.hostname or "127.0.0.1", url.port or 80
-    requests = [_request_bytes(host, port, path, b, headers) for b in bodies]
+    requests = [_request_parts(host, port, path, b, headers) for b in bodies]
     loop = asyncio.get_running_loop()
     latencies: list[float] = []
     errors = 0
@@ -156,6 +164,7 @@ async def _http_loop(
     async def one(offset: int) -> None:
         nonlocal errors
         conn: _Connection | None = None
+        session: bytes | None = None  # one conversation per client, like a person in the chat panel
         i = offset
         while time.perf_counter() < deadline:
             try:
@@ -164,10 +173,13 @@ async def _http_loop(
                 assert conn.transport is not None
                 conn.waiter = loop.create_future()
                 t = time.perf_counter()
-                conn.transport.write(requests[i % len(requests)])
+                head, data = requests[i % len(requests)]
+                own = b"X-Session-ID: " + session + b"\r\n" if session else b""
+                conn.transport.write(head + own + b"\r\n" + data)
                 status, keep = await asyncio.wait_for(conn.waiter, timeout)
                 if status == 200:
                     latencies.append(time.perf_counter() - t)
+                    session = session or conn.session
                 else:
                     errors += 1
                 if not keep:
@@ -195,7 +207,9 @@ def http_closed_loop(
     seconds: float,
     headers: dict[str, str] | None = None,
 ) -> dict[str, float]:
-    """``clients`` concurrent HTTP clients (one keep-alive connection each) for ``seconds``.
+    """``clients`` concurrent HTTP clients (one keep-alive connection each) for ``seconds``; each
+    client keeps the chat session its first answer named (``X-Session-ID``), as a person in the
+    chat panel does with its cookie, so its questions are one conversation.
 
     The load generator shares the machine with the server, so it is kept lean: uvloop and
     httptools (the event loop and HTTP parser uvicorn serves with), requests encoded once,
