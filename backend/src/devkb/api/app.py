@@ -85,15 +85,17 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
     anyio.to_thread.current_default_thread_limiter().total_tokens = container.settings().request_threads
     prepare_store(container)
     ensure_demo_users(container)
+    if start_background:
+        # what the background threads and every request share is built here, once, on this
+        # thread first: dependency_injector's Resource and Singleton providers are not
+        # thread-safe, and the accounts store opened twice at once by the permission sync's thread
+        # and a request's middleware had one of the two closed (the discarded generator's
+        # `finally`) under the other — a crash
+        container.accounts(), container.access_policy(), container.loaders()
     starters = getattr(container, "background_start", None)
     if start_background and starters is not None:
         starters()()
     if start_background:  # permissions are mirrored on a schedule of their own
-        # what its thread and every request share is built here, once, on this thread first:
-        # dependency_injector's Resource and Singleton providers are not thread-safe, and the
-        # accounts store opened twice at once by the sync's thread and a request's middleware had
-        # one of the two closed (the discarded generator's `finally`) under the other — a crash
-        container.accounts(), container.access_policy(), container.loaders()
         container.permission_sync().start()
     if start_background:  # built here, not by the first request's (async) dependencies on the loop
         container.ask(), container.chat_memory(), container.knowledge_gaps(), container.reader_store()
