@@ -1,6 +1,7 @@
 """Server CPU per ``POST /ask``: this code against another commit, side by side on one store.
 
     python -m devkb_devtools.bench.ask_cpu --data-dir DIR --before 95d6a86 [--repeats 4] [--seconds 6]
+    python -m devkb_devtools.bench.ask_cpu --data-dir DIR --before HEAD --set DEVKB_ACCESS_LOG=false
 
 Both servers (``devkb serve``, extractive, one process each; the other commit's product code
 served from ``git archive`` with this virtualenv, as the query benchmark serves its baseline)
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -31,7 +33,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for this code's server only",
+    )
     args = parser.parse_args()
+    extra = dict(_setting(item) for item in args.set)
     db = args.data_dir / "graph.sqlite"
     if not db.is_file():
         raise SystemExit(f"error: no store at {db}")
@@ -45,7 +55,7 @@ def main() -> None:
         if src is None:
             raise SystemExit(f"error: {why_not}")
         with (
-            ServerProcess(args.data_dir, None, env=env, name="ask-cpu-now") as now,
+            ServerProcess(args.data_dir, None, env={**env, **extra}, name="ask-cpu-now") as now,
             ServerProcess(
                 args.data_dir, None, env={**env, "PYTHONPATH": str(src)}, name="ask-cpu-before"
             ) as before,
@@ -53,6 +63,7 @@ def main() -> None:
             servers = {"now": now, args.before: before}
             for server in servers.values():  # model, snapshot, caches
                 http_closed_loop(server.base_url, "/ask", bodies[:8], args.clients, 3.0, server.headers)
+            figures: dict[str, list[tuple[float, float]]] = {name: [] for name in servers}
             for r in range(args.repeats):
                 order = list(servers) if r % 2 == 0 else list(reversed(servers))
                 for name in order:
@@ -66,11 +77,24 @@ def main() -> None:
                     except BenchError as e:
                         raise SystemExit(f"error: {e}") from e
                     per_answer = (cpu_seconds(server.proc.pid) - start) / run["count"] * 1000
+                    figures[name].append((run["p95_ms"], per_answer))
                     print(
                         f"repeat {r} {name:>10}: p95 {run['p95_ms']:6.1f} ms, {run['throughput_per_s']:5.1f} req/s, "
                         f"server CPU {per_answer:5.2f} ms per answer",
                         flush=True,
                     )
+
+            now_runs, before_runs = figures["now"], figures[args.before]
+            p95 = statistics.median(a[0] / b[0] for a, b in zip(now_runs, before_runs, strict=True))
+            cpu = statistics.median(a[1] / b[1] for a, b in zip(now_runs, before_runs, strict=True))
+            print(f"now ÷ {args.before}, median per repeat: p95 {p95:.3f}, server CPU per answer {cpu:.3f}")
+
+
+def _setting(item: str) -> tuple[str, str]:
+    name, sep, value = item.partition("=")
+    if not sep or not name:
+        raise SystemExit(f"error: --set takes NAME=VALUE, not {item!r}")
+    return name, value
 
 
 if __name__ == "__main__":
