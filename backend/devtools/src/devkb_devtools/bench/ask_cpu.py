@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
 from pathlib import Path
 
 from devkb_devtools.bench.baseline_code import REPO_ROOT, extract_backend_src
 from devkb_devtools.bench.clients import ServerProcess, http_closed_loop
-from devkb_devtools.bench.measure import cpu_seconds
+from devkb_devtools.bench.measure import Summary, cpu_seconds
 from devkb_devtools.bench.query import questions
 from devkb_devtools.bench.workspace import BenchError
 
@@ -41,6 +40,8 @@ def main() -> None:
         help="a setting for this code's server only",
     )
     args = parser.parse_args()
+    if args.before == "now":
+        raise SystemExit("error: --before names a commit; 'now' is this code")
     extra = dict(_setting(item) for item in args.set)
     db = args.data_dir / "graph.sqlite"
     if not db.is_file():
@@ -84,10 +85,13 @@ def main() -> None:
                         flush=True,
                     )
 
-            now_runs, before_runs = figures["now"], figures[args.before]
-            p95 = statistics.median(a[0] / b[0] for a, b in zip(now_runs, before_runs, strict=True))
-            cpu = statistics.median(a[1] / b[1] for a, b in zip(now_runs, before_runs, strict=True))
-            print(f"now ÷ {args.before}, median per repeat: p95 {p95:.3f}, server CPU per answer {cpu:.3f}")
+            pairs = list(zip(figures["now"], figures[args.before], strict=True))
+            p95 = Summary.of([a[0] / b[0] for a, b in pairs])
+            cpu = Summary.of([a[1] / b[1] for a, b in pairs])
+            print(
+                f"now ÷ {args.before} per repeat, median (min–max): p95 {p95.median:.3f} "
+                f"({p95.min:.3f}–{p95.max:.3f}), server CPU per answer {cpu.median:.3f} ({cpu.min:.3f}–{cpu.max:.3f})"
+            )
 
 
 def _setting(item: str) -> tuple[str, str]:
