@@ -261,3 +261,16 @@ def with_tokens(evidence: Confidence, signal: TokenSignal | None) -> Confidence:
     unsure = f", {signal.low} of {signal.tokens} below {LOW_TOKEN:g}" if signal.low else ""
     reason = f"{evidence.reason}; the model's token probabilities average {signal.probability:.2f}{unsure}"
     return Confidence(p, level(p), reason)
+
+
+# a condition of the question not applied: the answer is at best "low" (below the medium threshold)
+CAPPED_PROBABILITY = 0.35
+
+
+def capped(status: Status, confidence: Confidence, why: str) -> tuple[Status, Confidence]:
+    """``confidence`` no higher than :data:`CAPPED_PROBABILITY`, with ``why`` added to its reason:
+    an answer that did not do all the question asked never reads "high" (a dropped or unresolved
+    condition, a side of a comparison not found, history over missing records)."""
+    p = min(confidence.probability, CAPPED_PROBABILITY)
+    new_status: Status = "partial" if status == "answered" else status
+    return new_status, Confidence(p, level(p), f"{confidence.reason}; {why}")

@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 
 from devkb.agent.evidence import Scope
-from devkb.agent.kinds import KINDS, Context, Outcome, QuestionKind, Step, kind_of, lookup
+from devkb.agent.frame import Frame, extract, route, unapplied
+from devkb.agent.frame.resolve import StoreResolver
+from devkb.agent.kinds import EXECUTORS, KINDS, Context, Outcome, QuestionKind, Step, kind_of, lookup
 from devkb.agent.question import ParsedQuestion, is_follow_up, parse_question
 from devkb.agent.tools import FilterDocs, Toolbox
 
@@ -45,6 +47,7 @@ class Planner:
         self.toolbox = toolbox
         self.project_keys = project_keys or (lambda: ())
         self.kinds = kinds
+        self.executors = {k.name: k for k in EXECUTORS}
         self._parsed_recently: OrderedDict[tuple[str, frozenset[str], bool, date], ParsedQuestion] = (
             OrderedDict()
         )
@@ -64,8 +67,28 @@ class Planner:
                 self._parsed_recently.popitem(last=False)
         return parsed
 
+    def frame(self, parsed: ParsedQuestion, scope: Scope | None = None) -> Frame:
+        """The question understood (agent/frame): names resolved against the reader's store."""
+        store = self.toolbox.graph_query.store
+        allows = scope.allows if scope is not None else (lambda d: True)
+        return extract(parsed, StoreResolver(store, self.project_keys(), allows))
+
+    def routed(
+        self, parsed: ParsedQuestion, carried: Sequence[str] = (), scope: Scope | None = None
+    ) -> tuple[QuestionKind, Frame, str]:
+        """The kind that answers: the route table's choice (agent/frame/route.py) over the
+        frame, the registry's kind in its last row. Returns the kind, the frame and the route."""
+        registry = kind_of(parsed, bool(carried), self.kinds)
+        frame = self.frame(parsed, scope)
+        if parsed.follow_up or parsed.reference or parsed.relation is not None or registry.asks_back:
+            return registry, frame, "registry"
+        row = route(frame, registry.honours, frozenset(self.executors))
+        if row.executor == "registry":
+            return registry, frame, "registry"
+        return self.executors[row.executor], frame, row.executor
+
     def kind(self, parsed: ParsedQuestion, carried: Sequence[str] = ()) -> QuestionKind:
-        return kind_of(parsed, bool(carried), self.kinds)
+        return self.routed(parsed, carried)[0]
 
     def plan(self, question: str | ParsedQuestion, carried: Sequence[str] = ()) -> list[Step]:
         """The tools the rules choose for ``question`` (before seeing any result)."""
@@ -84,8 +107,13 @@ class Planner:
     def execute(self, scope: Scope, question: str | ParsedQuestion, carried: Sequence[str] = ()) -> Outcome:
         """Run the kind's tools, then ``FilterDocs``; ``question`` may come parsed already."""
         parsed = self._parsed(question, carried)
-        kind = self.kind(parsed, carried)
-        out = Outcome(parsed, kind)
+        kind, frame, via = self.routed(parsed, carried, scope)
+        out = Outcome(parsed, kind, frame=frame, route=f"{via}: {kind.name}")
+        out.unapplied = (
+            unapplied(frame, kind.honours)
+            if via == "registry" and not (parsed.follow_up or parsed.reference or parsed.relation)
+            else []
+        )
         ctx = Context(scope, self.toolbox, parsed, tuple(carried), out)
         kind.run(ctx)
         if not out.kind.filters or (out.not_found and not scope.selection):

@@ -77,6 +77,11 @@ def words_of(text: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(text.lower()))
 
 
+def tokens_of(text: str) -> tuple[str, ...]:
+    """The question's words as written (case kept), aligned with :func:`words_of`."""
+    return tuple(_WORDS.findall(text))
+
+
 def has_phrase(words: tuple[str, ...], phrases: Iterable[tuple[str, ...]]) -> bool:
     """Whether one of ``phrases`` (each a sequence of words) occurs in ``words``."""
     for phrase in phrases:

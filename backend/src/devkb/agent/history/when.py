@@ -34,7 +34,16 @@ DAY_ALONE = re.compile(
     r"(?!\s*,?\s*\d)",
     re.IGNORECASE,
 )
-YEAR = re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d{2})\b", re.IGNORECASE)
+# "in 2023" (not a version: "in 2026.6", nor a day: "in 2023-05")
+YEAR = re.compile(r"\b(?:in|during|of|for)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![.\-/]\d)", re.IGNORECASE)
+# "Q1 2011", "the first quarter of 2011", "in 2011 Q3"; ISO weeks: "2011-W05", "week 5 of 2011"
+QUARTER = re.compile(
+    r"\b(?:q([1-4])\s+(?:of\s+)?((?:19|20)\d{2})|((?:19|20)\d{2})\s*-?\s*q([1-4])|"
+    r"(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?((?:19|20)\d{2})|"
+    r"(?:iso\s+)?week\s+(\d{1,2})\s+(?:of\s+)?((?:19|20)\d{2})|((?:19|20)\d{2})-?w(\d{2}))\b",
+    re.IGNORECASE,
+)
+_ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|quarter|year)\b", re.IGNORECASE)
 PAST_DAYS = re.compile(r"\b(?:last|past)\s+(\d{1,3})\s+days\b", re.IGNORECASE)
 # "what changed yesterday?", "closed today", "since yesterday" — not "differ from today" or "as of
@@ -163,17 +172,29 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
         n = int(m.group(1))
         end = _start(today, zone) + timedelta(days=1)
         return Window(iso(end - timedelta(days=n)), iso(end), f"in the last {n} days")
+    m = QUARTER.search(text)
+    if m:
+        return _quarter_or_week(m, zone)
     m = RELATIVE.search(text)
     if m:
         return _relative(m.group(1).lower(), m.group(2).lower(), today, zone)
     m = MONTH.search(text)
     if m:
         raw = m.group(1)
-        if re.fullmatch(r"\d{4}-\d{2}", raw):
+        if raw[:4].isdigit() and raw[4:5] == "-":
             return _month_window(int(raw[:4]), int(raw[5:]), zone)
         parsed = parse_day(raw)
         if parsed is not None:
-            return _month_window(parsed.year, parsed.month, zone)
+            window = _month_window(parsed.year, parsed.month, zone)
+            said = (lower[max(0, m.start() - 7) : m.start()].split() or [""])[-1]
+            if said in ("since", "from", "after"):
+                start = window.end if said == "after" else window.start
+                return Window(
+                    start, iso(_start(today, zone) + timedelta(days=1)), f"{said} {window.label[3:]}"
+                )
+            if said in ("before", "until", "till", "by"):
+                return Window("", window.start, f"before {window.label[3:]}")
+            return window
     alone = month_alone(text, today)
     if alone is not None:
         year, month, word = alone
@@ -191,6 +212,25 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
             iso(_start(date(year, 1, 1), zone)), iso(_start(date(year + 1, 1, 1), zone)), f"in {year}"
         )
     return None
+
+
+def _quarter_or_week(m: re.Match[str], zone: tzinfo) -> Window:
+    g = m.groups()
+    if g[6] or g[9]:  # an ISO week: Monday to Monday
+        week, year = (int(g[6]), int(g[7])) if g[6] else (int(g[9]), int(g[8]))
+        weeks = date(year, 12, 28).isocalendar()[1]
+        monday = date.fromisocalendar(year, min(max(week, 1), weeks), 1)
+        label = f"in week {monday.isocalendar()[1]} of {monday.isocalendar()[0]}"
+        return Window(iso(_start(monday, zone)), iso(_start(monday + timedelta(days=7), zone)), label)
+    if g[0]:
+        q, year = int(g[0]), int(g[1])
+    elif g[3]:
+        q, year = int(g[3]), int(g[2])
+    else:
+        q, year = _ORDINAL[g[4].lower()], int(g[5])
+    start = date(year, 3 * q - 2, 1)
+    end = date(year + 1, 1, 1) if q == 4 else date(year, 3 * q + 1, 1)
+    return Window(iso(_start(start, zone)), iso(_start(end, zone)), f"in Q{q} {year}")
 
 
 def _relative(which: str, unit: str, today: date, zone: tzinfo) -> Window:

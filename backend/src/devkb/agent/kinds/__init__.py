@@ -13,6 +13,7 @@ from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.blocked import Blocked
 from devkb.agent.kinds.carry_over import CarryOver
 from devkb.agent.kinds.comparison import Comparison
+from devkb.agent.kinds.conditions import Conditions
 from devkb.agent.kinds.count import Count
 from devkb.agent.kinds.durations import Durations
 from devkb.agent.kinds.field import FieldByTitle
@@ -50,6 +51,11 @@ KINDS: tuple[QuestionKind, ...] = (
 )
 
 
+# executors the route table (agent/frame/route.py) chooses by the question's frame, not by the
+# registry's order: each declares the slots it honours
+EXECUTORS: tuple[QuestionKind, ...] = (Conditions(),)
+
+
 def kind_of(parsed: ParsedQuestion, carried: bool, kinds: tuple[QuestionKind, ...] = KINDS) -> QuestionKind:
     """The first kind in ``kinds`` that answers ``parsed``."""
     for kind in kinds:
@@ -58,4 +64,4 @@ def kind_of(parsed: ParsedQuestion, carried: bool, kinds: tuple[QuestionKind, ..
     raise LookupError("no question kind matched; the registry must end with Search")
 
 
-__all__ = ["KINDS", "Context", "Outcome", "QuestionKind", "Step", "kind_of"]
+__all__ = ["EXECUTORS", "KINDS", "Context", "Outcome", "QuestionKind", "Step", "kind_of"]

@@ -15,6 +15,7 @@ from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import compose_answer, identifier, preamble
+from devkb.agent.frame.model import Frame
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import Toolbox
 
@@ -60,6 +61,11 @@ class Outcome:
     # whether the reader reads every document: "not found in the knowledge base", else "among
     # the documents you can read" (a document the reader may not read is never confirmed)
     reads_all: bool = True
+    # the question understood (agent/frame), the route that chose the kind, and the conditions of
+    # the frame the kind could not apply (said in the answer; they cap its confidence)
+    frame: Frame | None = None
+    route: str = ""
+    unapplied: list[str] = field(default_factory=list)
 
     def preamble(self, docs: Sequence[EvidenceDoc]) -> list[str]:
         """The lines every answer starts with (:func:`devkb.agent.extractive.preamble`)."""
@@ -81,10 +87,18 @@ class Outcome:
         return self.kind.sources(self, selection, most)
 
     def compose(self, docs: Sequence[EvidenceDoc]) -> str:
-        return self.kind.compose(self, docs)
+        text = self.kind.compose(self, docs)
+        if self.unapplied:
+            text += (
+                "\n\nI could not apply every condition of the question: " + "; ".join(self.unapplied) + "."
+            )
+        return text
 
     def assess(self, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
-        return self.kind.assess(self, docs)
+        status, confidence = self.kind.assess(self, docs)
+        if self.unapplied:
+            return trust.capped(status, confidence, "not applied: " + "; ".join(self.unapplied))
+        return status, confidence
 
 
 @dataclass
@@ -113,6 +127,9 @@ class QuestionKind:
     filters: ClassVar[bool] = True
     # its answer asks back instead of answering (``Answer.asks_back``: an unresolved reference)
     asks_back: ClassVar[bool] = False
+    # the frame's condition slots it applies (agent/frame/route.py: ``person:<role>``, period,
+    # scope, type, state, priority, version, label); a slot it does not honour is never dropped
+    honours: ClassVar[frozenset[str]] = frozenset()
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
         """Whether this kind answers ``parsed`` (``carried``: the previous turn left documents)."""

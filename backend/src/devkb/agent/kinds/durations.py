@@ -78,6 +78,7 @@ def _wanted(parsed: ParsedQuestion) -> str:
 
 class Durations(QuestionKind):
     name = "durations"
+    honours = frozenset({"scope", "type"})
     needs_no_model = True  # figures over every document: a model would average the few it is shown
     filters = False
 

@@ -18,6 +18,7 @@ TOPIC = Step(RAGSearch.name, "the topic, within the period")
 
 class Period(QuestionKind):
     name = "period"
+    honours = frozenset({"period"})
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
         return bool(parsed.time_from or parsed.time_to) and not parsed.anchored

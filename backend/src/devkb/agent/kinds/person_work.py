@@ -82,6 +82,9 @@ def asked_name(text: str) -> str | None:
 
 class PersonWork(QuestionKind):
     name = "person-work"
+    honours = frozenset(
+        {"person:assignee", "person:author", "person:reporter", "person:involved", "person:mover", "type"}
+    )
     needs_no_model = True  # the list is exact: a model would list the few it is shown
     filters = False
 

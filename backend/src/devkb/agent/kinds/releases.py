@@ -249,6 +249,7 @@ def _named(m: re.Match[str]) -> str | None:
 
 class Releases(QuestionKind):
     name = "releases"
+    honours = frozenset({"scope", "version"})
     needs_no_model = True  # versions counted from the graph: a model would see a few issues
     filters = False
 

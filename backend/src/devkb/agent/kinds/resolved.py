@@ -24,6 +24,7 @@ RESOLVING = frozenset(
 
 class ResolvedInPeriod(QuestionKind):
     name = "resolved-in-period"
+    honours = frozenset({"scope", "period"})
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
         return (

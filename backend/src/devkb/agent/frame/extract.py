@@ -1,0 +1,324 @@
+"""The one understanding step: a question → a :class:`~devkb.agent.frame.model.Frame`.
+
+The extractor reads the question's words once with the phrase tables of
+:mod:`devkb.agent.frame.phrases` (no pattern of its own), takes what the rules parse already
+found (identifiers, projects, spaces, repositories: :mod:`devkb.agent.identifiers`), reads the
+period with the product's one time parser (:func:`devkb.agent.history.when.window_in`: relative,
+absolute, ranges, quarters, ISO weeks, "since", "before", in the server's zone), and resolves every
+name against what the store knows through a :class:`Resolver` (people with their first names
+completed, projects by key or name, versions, statuses, priorities). A name that resolves to
+nothing stays in the frame as unresolved — the answer reports it; it is never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Protocol, cast
+
+from devkb.agent.frame import phrases as P
+from devkb.agent.frame.model import Frame, Period, Person, Role, Scope, Shape
+from devkb.agent.history.when import window_in
+from devkb.agent.question import ParsedQuestion, tokens_of
+
+
+class Resolver(Protocol):
+    """What the store knows, as the extractor asks it."""
+
+    def people(self, said: str) -> list[str]:
+        """The full names that fit ``said`` (a full name, a first or a last name)."""
+
+    def value(self, field: str, said: str) -> str | None:
+        """``said`` as a stored value of ``field`` (fix_version, status, priority, …), or None."""
+
+    def project_named(self, said: str) -> str | None:
+        """The key of the project named ``said`` (its key or its name), or None."""
+
+
+class NoResolver:
+    """Knows nothing: every name stays as said (the frame of a question without a store)."""
+
+    def people(self, said: str) -> list[str]:
+        return [said] if " " in said else []
+
+    def value(self, field: str, said: str) -> str | None:
+        return None
+
+    def project_named(self, said: str) -> str | None:
+        return None
+
+
+def _find(words: Sequence[str], phrase: Sequence[str], start: int = 0) -> int:
+    n = len(phrase)
+    for i in range(start, len(words) - n + 1):
+        if tuple(words[i : i + n]) == tuple(phrase):
+            return i
+    return -1
+
+
+def _all(words: Sequence[str], phrase: Sequence[str]) -> list[int]:
+    out, i = [], _find(words, phrase)
+    while i >= 0:
+        out.append(i)
+        i = _find(words, phrase, i + 1)
+    return out
+
+
+def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: date | None = None) -> Frame:
+    """The frame of ``parsed`` (the rules parse of the same question)."""
+    resolver = resolver or NoResolver()
+    text = parsed.text
+    toks = tokens_of(text)
+    words = tuple(t.lower() for t in toks)
+    used: set[int] = set()
+
+    def take(phrase: Sequence[str], at: int) -> None:
+        used.update(range(at, at + len(phrase)))
+
+    shape = _shape(words, parsed)
+    # document kinds and issue types
+    kinds: list[str] = []
+    types: list[str] = []
+    for table, out in ((P.KINDS, kinds), (P.ISSUE_TYPES, types)):
+        for phrase, meaning in table:
+            for at in _all(words, phrase):
+                if used.isdisjoint(range(at, at + len(phrase))):
+                    take(phrase, at)
+                    if meaning not in out:
+                        out.append(meaning)
+    if types and "issue" not in kinds:
+        kinds.append("issue")
+    # states: a status word after "did/were/got" is an event ("bugs closed in 2011"), not a state
+    statuses: list[str] = []
+    category: str | None = None
+    for phrase in P.UNRESOLVED:
+        at = _find(words, phrase)
+        if at >= 0:
+            category = "unresolved"
+            take(phrase, at)
+    happened = False
+    for phrase, status in P.STATUSES:
+        for at in _all(words, phrase):
+            if not used.isdisjoint(range(at, at + len(phrase))):
+                continue
+            before = words[at - 1] if at > 0 else ""
+            if at > 1 and toks[at - 1][:1].isupper() and before not in P.NOT_NAMES:
+                continue  # "did Marcus open": a verb after a name, not a state
+            take(phrase, at)
+            if status == "merged" and "pull" in kinds:
+                statuses.append("merged")
+                happened = happened or before in P.HAPPENED
+            elif before in P.HAPPENED or (
+                status in ("Closed", "Resolved", "Done") and _after_kind(words, at)
+            ):
+                happened = True
+            elif status != "merged":
+                known = resolver.value("status", status)
+                statuses.append(known or status)
+    # priorities: "critical bugs", "priority Major", "major priority"
+    priorities: list[str] = []
+    for i, w in enumerate(words):
+        if w in P.PRIORITIES and i not in used:
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            prev = words[i - 1] if i else ""
+            if nxt in ("priority", "prio") or prev in ("priority", "prio") or (i + 1) in used:
+                priorities.append(resolver.value("priority", P.PRIORITIES[w]) or P.PRIORITIES[w])
+                used.add(i)
+    # the period, and the event it dates
+    window = window_in(text, today or date.today())
+    period = None
+    if window is not None:
+        event = _event(words, kinds, happened)
+        period = Period(start=window.start, end=window.end, label=window.label, event=event)
+    elif happened and category is None and not statuses:
+        category = "resolved"
+    # scope
+    projects = list(parsed.projects)
+    spaces = [v for lk in parsed.lookups.lookups for v in lk.filters.get("space", ())]
+    repos = [v for lk in parsed.lookups.lookups for v in lk.filters.get("repository", ())]
+    for i, w in enumerate(words):
+        if w.upper() in projects:
+            used.add(i)
+    # people and project names: runs of capitalised words
+    people: list[Person] = []
+    for start, end in _name_runs(toks, words, used):
+        said = " ".join(toks[start:end])
+        key = resolver.project_named(said)
+        if key:
+            if key not in projects:
+                projects.append(key)
+            used.update(range(start, end))
+            continue
+        role = _role(words, start, end, kinds)
+        found = resolver.people(said)
+        if not found and role is None:
+            continue  # a capitalised topic ("Apple Pay"), not a person
+        used.update(range(start, end))
+        person_role: Role = role or "involved"
+        if len(found) == 1:
+            people.append(Person(said=said, role=person_role, resolved=found[0]))
+        elif found:
+            people.append(Person(said=said, role=person_role, candidates=tuple(found)))
+        else:
+            people.append(Person(said=said, role=person_role))
+    # versions: "fix version 2026.10", "in 1.4", "the Infusion 1.5 release"
+    versions = _versions(text, resolver)
+    # order and limit
+    order = None
+    limit = None
+    for i, w in enumerate(words):
+        if w in P.ORDER and i not in used and (i + 1 < len(words)):
+            order = P.ORDER[w]
+            if words[i + 1].isdigit() and len(words[i + 1]) <= 3:
+                limit = int(words[i + 1])
+            break
+    rank_by: Role | None = None
+    if shape == "rank":
+        order = "most"
+        verbs = [
+            P.ROLE_AFTER[w]
+            for w in words
+            if w in P.ROLE_AFTER and w not in ("s", "have", "has", "get", "got")
+        ]
+        rank_by = cast(Role, verbs[0] if verbs else "assignee")
+        if (
+            rank_by in ("reporter", "assignee")
+            and set(kinds) & set(P.AUTHORED_KINDS)
+            and "issue" not in kinds
+        ):
+            rank_by = "author"
+    documents = tuple(parsed.issue_keys) + tuple(
+        lk.title_contains for lk in parsed.lookups.lookups if lk.title_contains
+    )
+    topic = " ".join(w for i, w in enumerate(words) if i not in used and w not in P.STOP and not w.isdigit())
+    return Frame(
+        text=text,
+        shape=shape,
+        documents=documents,
+        people=tuple(people),
+        period=period,
+        scope=Scope(projects=tuple(projects), spaces=tuple(spaces), repositories=tuple(repos)),
+        issue_types=tuple(types),
+        kinds=tuple(kinds),
+        statuses=tuple(dict.fromkeys(statuses)),
+        category=category,
+        priorities=tuple(dict.fromkeys(priorities)),
+        versions=tuple(versions),
+        order=order,
+        rank_by=rank_by,
+        limit=limit,
+        topic=topic,
+    )
+
+
+def _shape(words: Sequence[str], parsed: ParsedQuestion) -> Shape:
+    for phrase, shape in P.SHAPES:
+        if _find(words, phrase) >= 0:
+            if shape in ("list", "who", "when") and parsed.issue_keys:
+                return "lookup" if shape == "list" else shape  # type: ignore[return-value]
+            return shape  # type: ignore[return-value]
+    return "lookup" if parsed.issue_keys else "search"
+
+
+def _after_kind(words: Sequence[str], at: int) -> bool:
+    """ "bugs closed in 2011": a state word right after the counted noun is what happened."""
+    nouns = {w for phrase, _ in (*P.KINDS, *P.ISSUE_TYPES) for w in phrase}
+    return at > 0 and words[at - 1] in nouns
+
+
+def _event(words: Sequence[str], kinds: Sequence[str], happened: bool) -> str:
+    if happened:
+        return "resolved"
+    weak = ("did", "doing", "working", "get", "got")
+    strong = [P.EVENTS[w] for w in words if w in P.EVENTS and w not in weak]
+    if strong:
+        return strong[0]
+    if any(w in ("working", "doing") for w in words) or ("work" in words):
+        return "updated"
+    if any(w in ("get", "got") for w in words):
+        return "created"
+    return "created" if (set(kinds) & {"issue", "pull"} or not kinds) else "updated"
+
+
+def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> list[tuple[int, int]]:
+    """Spans of up to three capitalised words that may name someone (not the question's first
+    word, not a month, a status, a type, a project key)."""
+    runs: list[tuple[int, int]] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        ok = (
+            i not in used
+            and t[:1].isupper()
+            and not t.isupper()
+            and words[i] not in P.NOT_NAMES
+            and not any(c.isdigit() for c in t)
+        )
+        if not ok:
+            i += 1
+            continue
+        j = i + 1
+        while (
+            j < len(toks)
+            and j - i < 3
+            and toks[j][:1].isupper()
+            and not toks[j].isupper()
+            and words[j] not in P.NOT_NAMES
+            and j not in used
+        ):
+            j += 1
+        runs.append((i, j))
+        i = j
+    # a lower-case name after a role phrase: "assigned to marcus"
+    for phrase, _ in P.ROLE_BEFORE:
+        if len(phrase) < 2:
+            continue
+        for at in _all(words, phrase):
+            k = at + len(phrase)
+            if (
+                k < len(words)
+                and k not in used
+                and words[k] not in P.STOP
+                and not any(s <= k < e for s, e in runs)
+            ):
+                end = k + 1
+                if end < len(words) and words[end] not in P.STOP and words[end] not in P.ROLE_AFTER:
+                    end += 1
+                runs.append((k, end))
+    return runs
+
+
+def _role(words: Sequence[str], start: int, end: int, kinds: Sequence[str]) -> Role | None:
+    authored = bool(set(kinds) & set(P.AUTHORED_KINDS)) and "issue" not in kinds
+    for phrase, role in P.ROLE_BEFORE:
+        n = len(phrase)
+        if start >= n and tuple(words[start - n : start]) == phrase:
+            if role == "reporter" and authored:
+                return "author"
+            if phrase == ("for",) and authored:
+                return "author"
+            return role  # type: ignore[return-value]
+    after = words[end : end + 2]
+    for w in after:
+        if w in P.ROLE_AFTER:
+            role = P.ROLE_AFTER[w]
+            if authored and role in ("reporter", "assignee"):
+                return "author"
+            return role  # type: ignore[return-value]
+        if w not in ("been", "ever", "already", "recently", "just", "also"):
+            break
+    return None
+
+
+def _versions(text: str, resolver: Resolver) -> list[str]:
+    raw = [t.strip("?.,!;:()\"'") for t in text.split()]
+    out: list[str] = []
+    for i, t in enumerate(raw):
+        if not any(c.isdigit() for c in t) or "." not in t.strip("."):
+            continue
+        for cand in ([f"{raw[i - 1]} {t}"] if i else []) + [t, t.lstrip("vV")]:
+            known = resolver.value("fix_version", cand)
+            if known:
+                out.append(known)
+                break
+    return list(dict.fromkeys(out))

@@ -1,0 +1,149 @@
+"""The question frame: what a question asks, understood once, as typed data.
+
+One extractor (:mod:`devkb.agent.frame.extract`) — or a language model filling the same JSON
+schema (:mod:`devkb.agent.frame.llm`) — turns a question into a :class:`Frame`: its **shape**
+(count, list, rank, who, when, look up, compare, history, search, remember, recall, …) and its
+**slots** — the conditions every answer is held to:
+
+==========  =====================================================================
+slot        what it holds
+==========  =====================================================================
+person      people with their role (assignee, reporter, author, commenter, mover,
+            involved), each resolved against the store or reported unresolved
+period      one window ``[start, end)`` (UTC ISO) and the event it dates (created,
+            resolved, updated)
+scope       projects (Jira), spaces (Confluence), repositories (GitHub)
+type        issue types (Bug, Task, …) or document kinds (pull, commit, page, file)
+state       statuses named ("Open", "In Progress") or a category (resolved / unresolved)
+priority    priorities (Blocker, Major, …)
+version     fix versions / releases
+label       labels and components
+order       newest / oldest / most, and a limit
+==========  =====================================================================
+
+A slot the route's executor does not honour is never dropped silently: the route picks an
+executor that honours it, or the answer says which condition it could not apply
+(:mod:`devkb.agent.frame.route`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Shape = Literal[
+    "count", "list", "rank", "who", "when", "lookup", "compare", "history", "changed", "search",
+    "remember", "recall",
+]  # fmt: skip
+Role = Literal["assignee", "reporter", "author", "commenter", "mover", "involved"]
+Event = Literal["created", "resolved", "updated"]
+Category = Literal["resolved", "unresolved"]
+SLOTS: tuple[str, ...] = ("person", "period", "scope", "type", "state", "priority", "version", "label")
+
+
+class _Slot(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Person(_Slot):
+    said: str = Field(description="the name as the question says it")
+    role: Role = "involved"
+    resolved: str | None = Field(None, description="the full name the store knows; None: nobody found")
+    candidates: tuple[str, ...] = Field((), description="two or more people who fit a partial name")
+
+
+class Period(_Slot):
+    start: str = Field(description='window start, UTC ISO-8601, inclusive ("" = since the beginning)')
+    end: str = Field(description="window end, UTC ISO-8601, exclusive")
+    label: str = Field(description='how the answer names it ("in February 2011", "this week")')
+    event: Event = "created"
+
+
+class Scope(_Slot):
+    projects: tuple[str, ...] = ()
+    spaces: tuple[str, ...] = ()
+    repositories: tuple[str, ...] = ()
+    unresolved: tuple[str, ...] = Field((), description="scope names the store does not know")
+
+
+class Frame(_Slot):
+    """One question, understood."""
+
+    text: str
+    shape: Shape = "search"
+    documents: tuple[str, ...] = Field((), description="documents named: issue keys, titles, paths, URLs")
+    people: tuple[Person, ...] = ()
+    period: Period | None = None
+    scope: Scope = Scope()
+    issue_types: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = Field(
+        (), description="document kinds asked for: issue, pull, commit, page, file"
+    )
+    statuses: tuple[str, ...] = ()
+    category: Category | None = None
+    priorities: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    order: Literal["newest", "oldest", "most"] | None = None
+    rank_by: Role | None = Field(None, description="a ranking: the role people are counted in")
+    limit: int | None = None
+    topic: str = Field("", description="the words left once the conditions are read (what it is about)")
+
+    def slots(self) -> frozenset[str]:
+        """The condition slots this frame fills (``SLOTS``)."""
+        have = {
+            "person": bool(self.people),
+            "period": self.period is not None,
+            "scope": bool(self.scope.projects or self.scope.spaces or self.scope.repositories),
+            "type": bool(self.issue_types),
+            "state": bool(self.statuses or self.category),
+            "priority": bool(self.priorities),
+            "version": bool(self.versions),
+            "label": bool(self.labels),
+        }
+        return frozenset(k for k, v in have.items() if v)
+
+    def unresolved(self) -> list[str]:
+        """What the question names that the store does not know, as the answer reports it."""
+        out = [f"nobody named {p.said!r}" for p in self.people if p.resolved is None and not p.candidates]
+        out += [f"{p.said!r} could be {' or '.join(p.candidates)}" for p in self.people if p.candidates]
+        out += [f"no project, space or repository named {s!r}" for s in self.scope.unresolved]
+        return out
+
+    def describe(self) -> list[str]:
+        """Each condition as the answer names it ("assignee Marcus Chen", "created in 2011")."""
+        out: list[str] = []
+        for p in self.people:
+            out.append(f"{_ROLE_SAID[p.role]} {p.resolved or p.said}")
+        if self.scope.projects:
+            out.append("project " + " or ".join(self.scope.projects))
+        if self.scope.spaces:
+            out.append("space " + " or ".join(self.scope.spaces))
+        if self.scope.repositories:
+            out.append("repository " + " or ".join(self.scope.repositories))
+        if self.issue_types:
+            out.append("type " + " or ".join(self.issue_types))
+        if self.statuses:
+            out.append("status " + " or ".join(self.statuses))
+        if self.category:
+            out.append(self.category)
+        if self.priorities:
+            out.append("priority " + " or ".join(self.priorities))
+        if self.versions:
+            out.append("fix version " + " or ".join(self.versions))
+        if self.labels:
+            out.append("label/component " + " or ".join(self.labels))
+        if self.period is not None:
+            out.append(f"{self.period.event} {self.period.label}")
+        return out
+
+
+_ROLE_SAID: dict[str, str] = {
+    "assignee": "assignee",
+    "reporter": "reported by",
+    "author": "author",
+    "commenter": "commented on by",
+    "mover": "moved by",
+    "involved": "involving",
+}

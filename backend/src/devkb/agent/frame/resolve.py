@@ -1,0 +1,71 @@
+"""Names in a question resolved against what the store knows, as the reader may see it (the
+toolbox's store is the reader's: documents they may not read are never found)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from devkb.agent.question import words_of
+from devkb.store.models import Document
+from devkb.store.protocol import GraphStore
+
+_PEOPLE_FIELDS = ("assignee", "reporter", "author")
+
+
+class StoreResolver:
+    """:class:`~devkb.agent.frame.extract.Resolver` over a graph store."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        project_keys: Iterable[str] = (),
+        allows: Callable[[Document], bool] = lambda d: True,
+    ) -> None:
+        self.store = store
+        self.project_keys = {k.upper() for k in project_keys}
+        self.allows = allows
+
+    def people(self, said: str) -> list[str]:
+        words = set(words_of(said))
+        if not words:
+            return []
+        exact = [d for d in self.store.find_documents({"people": said}, limit=3) if self.allows(d)]
+        exact += [
+            d
+            for f in _PEOPLE_FIELDS
+            if not exact
+            for d in self.store.find_documents({f: said}, limit=3)
+            if self.allows(d)
+        ]
+        for d in exact:
+            for p in _people(d):
+                if p.lower() == said.lower():
+                    return [p]
+        seen: Counter[str] = Counter()
+        for hit in self.store.keyword_search(said, top_k=50):
+            if not self.allows(hit.document):
+                continue
+            for p in _people(hit.document):
+                if " " in p.strip() and words <= set(words_of(p)):
+                    seen[p.strip()] += 1
+        names = sorted(seen, key=lambda p: (-seen[p], p))
+        return list({tuple(words_of(n)): n for n in reversed(names)}.values())[::-1]
+
+    def value(self, field: str, said: str) -> str | None:
+        for d in self.store.find_documents({field: said}, limit=1):
+            raw = d.metadata.get(field)
+            for v in raw if isinstance(raw, list) else [raw]:
+                if isinstance(v, str) and v.lower() == said.lower():
+                    return v
+        return None
+
+    def project_named(self, said: str) -> str | None:
+        key = said.upper()
+        return key if key in self.project_keys and " " not in said else None
+
+
+def _people(doc: Document) -> list[str]:
+    meta = doc.metadata
+    out = [meta.get(f) for f in _PEOPLE_FIELDS] + list(meta.get("people") or [])
+    return [p for p in out if isinstance(p, str) and p]
