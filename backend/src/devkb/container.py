@@ -55,6 +55,8 @@ from devkb.mcp.server import build_mcp_server
 from devkb.scheduling import SyncScheduler
 from devkb.scheduling.leader import LeaderElection
 from devkb.sources.base import HistoryPolicy, SourceLoader
+from devkb.sources.formats import ConversionLimits
+from devkb.sources.formats.sandbox import configure as configure_conversion
 from devkb.sources.registry import build_loader
 from devkb.sources.uploads import UploadStore
 from devkb.store.protocol import GraphStore, VerifiableStore
@@ -203,6 +205,25 @@ def build_knowledge_gaps(settings: Settings, shared: providers.Provider[SharedSt
         keeps_conversations=settings.chat_memory == "store",
         retention_days=settings.conversation_retention_days,
     )
+
+
+def conversion_limits(settings: Settings) -> ConversionLimits:
+    return ConversionLimits(
+        max_unpacked_bytes=settings.conversion_max_unpacked_bytes,
+        max_ratio=settings.conversion_max_ratio,
+        max_entries=settings.conversion_max_entries,
+        max_pages=settings.conversion_max_pages,
+        max_text_chars=settings.conversion_max_text_chars,
+        seconds=settings.conversion_seconds,
+        memory_bytes=settings.conversion_memory_mb * 1024 * 1024,
+    )
+
+
+def build_loaders(settings: Settings, configs: list[SourceConfig]) -> list[SourceLoader]:
+    """The enabled sources' loaders; the process's file conversion set to the settings' limits
+    first (every loader that reads files converts them through it)."""
+    configure_conversion(conversion_limits(settings), settings.conversion_workers)
+    return [build_loader(c) for c in configs if c.enabled]
 
 
 def build_runs(
@@ -379,7 +400,7 @@ class Container(containers.DeclarativeContainer):
 
     demo = providers.Resource(demo_resource)
     sources = providers.Singleton(source_configs, settings, demo.provider)
-    loaders = providers.Singleton(lambda cfgs: [build_loader(c) for c in cfgs if c.enabled], sources)
+    loaders = providers.Singleton(build_loaders, settings, sources)
 
     # What indexing writes through: the store, with its writes in a process of their own
     # (DEVKB_SYNC_WRITE_PROCESS, embedded store only); readers use ``store`` itself.

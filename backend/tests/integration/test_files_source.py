@@ -81,7 +81,7 @@ def test_every_format_is_indexed_and_every_broken_file_is_reported_with_its_reas
         assert reasons["broken/encrypted.pdf"].startswith("encrypted PDF")
         assert reasons["broken/corrupt.pdf"].startswith("corrupt PDF")
         assert "over the size limit" in reasons["broken/huge.md"]
-        assert reasons["broken/diagram.md"].startswith("binary content")
+        assert reasons["broken/diagram.md"].startswith("wrong type: PNG data")
         assert reasons["broken/empty.txt"] == "empty file"
         assert status.skipped == 5
 

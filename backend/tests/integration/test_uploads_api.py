@@ -93,7 +93,7 @@ def test_an_upload_is_indexed_when_acknowledged_and_survives_a_restart(tmp_path:
         ("diagram.png", b"\x89PNG\r\n", 415, ".png is not accepted"),
         ("encrypted.pdf", (DOCUMENTS / "broken" / "encrypted.pdf").read_bytes(), 422, "encrypted PDF"),
         ("corrupt.pdf", (DOCUMENTS / "broken" / "corrupt.pdf").read_bytes(), 422, "corrupt PDF"),
-        ("diagram.md", (DOCUMENTS / "broken" / "diagram.md").read_bytes(), 422, "binary content"),
+        ("diagram.md", (DOCUMENTS / "broken" / "diagram.md").read_bytes(), 422, "wrong type: PNG"),
         ("empty.txt", b"", 422, "empty file"),
         ("big.txt", b"x" * 3_000_000, 413, "over the upload limit of 2.0 MB"),
     ],

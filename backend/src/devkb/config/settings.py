@@ -186,6 +186,34 @@ class Settings(BaseSettings):
         True, description="Accept uploads (source `uploads`, files under data_dir/uploads)."
     )
     upload_max_bytes: int = Field(25_000_000, ge=1, le=1_000_000_000, description="Largest file accepted.")
+    # -- conversion of files, uploads and web pages (sources/formats, docs/security.md) ---------
+    conversion_workers: int = Field(
+        2,
+        ge=1,
+        le=32,
+        description="PDF, DOCX and HTML are parsed in this many worker processes at most at once (the "
+        "others wait); each is limited to conversion_memory_mb and conversion_seconds.",
+    )
+    conversion_memory_mb: int = Field(
+        1024, ge=128, le=65_536, description="Address space of one conversion worker (RLIMIT_AS), in MiB."
+    )
+    conversion_seconds: float = Field(
+        60, gt=0, le=3600, description="Longest one file may take to convert; the worker is then killed."
+    )
+    conversion_max_unpacked_bytes: int = Field(
+        100_000_000,
+        ge=1_000_000,
+        description="An archive (DOCX) may unpack to this many bytes, all its entries together, "
+        "counted while decompressing (never read from its headers).",
+    )
+    conversion_max_ratio: int = Field(
+        100, ge=2, description="An archive may unpack to at most this many times its size (over 1 MB)."
+    )
+    conversion_max_entries: int = Field(10_000, ge=10, description="Entries in an archive (DOCX).")
+    conversion_max_pages: int = Field(5_000, ge=1, description="Pages of a PDF (declared and found).")
+    conversion_max_text_chars: int = Field(
+        10_000_000, ge=1_000, description="Characters of text one file may yield."
+    )
     session_ttl_seconds: int = Field(24 * 3600, ge=60)
     max_sessions: int = Field(10_000, ge=1)
     history_limit: int = Field(50, ge=1, le=1000)

@@ -15,8 +15,17 @@ from pathlib import PurePosixPath
 
 from devkb.errors import SyncInProgressError
 from devkb.indexing.run_manager import RunManager
-from devkb.sources.formats import Unreadable
-from devkb.sources.uploads import UPLOAD_TYPES, UploadError, UploadRecord, UploadStore, doc_id, to_document
+from devkb.sources.formats import Unreadable, convert_bytes
+from devkb.sources.formats.sandbox import ConversionUnavailable
+from devkb.sources.uploads import (
+    UPLOAD_TYPES,
+    UploadError,
+    UploadRecord,
+    UploadsLoader,
+    UploadStore,
+    doc_id,
+    to_document,
+)
 from devkb.sources.uploads.store import safe_name
 
 WAIT_FOR_RUN_SECONDS = 120.0
@@ -52,12 +61,18 @@ class UploadIngest:
 
     def ingest(self, filename: str, data: bytes, uploader: str) -> Ingested:
         name = self.check(filename, len(data))
-        probe = UploadRecord("0" * 24, name, uploader, len(data), "", "")
         try:
-            document = to_document(probe, data, self.max_bytes)
+            converted = convert_bytes(name, data, self.max_bytes)
         except Unreadable as e:
             raise UploadError(f"{name}: {e.reason}", 422) from e
+        except ConversionUnavailable as e:
+            raise UploadError(f"{name}: cannot be converted now, try again later ({e})", 503) from e
+        probe = UploadRecord("0" * 24, name, uploader, len(data), "", "")
+        document = to_document(probe, data, converted=converted)
         record = self.store.save(name, data, uploader)  # durable before anything else
+        loader = self.runs.loaders.get(self.source)
+        if isinstance(loader, UploadsLoader):
+            loader.prepared(record.sha256, converted)
         self._index()
         return Ingested(record, doc_id(record.id), document.title)
 

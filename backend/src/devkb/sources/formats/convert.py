@@ -5,26 +5,20 @@ from __future__ import annotations
 import io
 import re
 import threading
-import zipfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from devkb.errors import DevkbError
+from devkb.sources.formats.archive import check_ooxml
+from devkb.sources.formats.limits import ConversionLimits
+from devkb.sources.formats.unreadable import Unreadable
 
 BINARY_SNIFF_BYTES = 8192
 BINARY_FORMATS = frozenset({"pdf", "docx"})
+SANDBOXED_FORMATS = frozenset({"pdf", "docx", "html"})  # parsers whose cost is not linear in the input
 _HEADING_STYLE = re.compile(r"^Heading (\d)$")
 _PILCROW = re.compile(r"[ \t]*[¶\uf0c1]+[ \t]*$", re.MULTILINE)  # Sphinx's heading anchors
-
-
-class Unreadable(DevkbError):
-    """A file that cannot be converted; ``reason`` says why (permanent: retried only once the
-    file changes)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a compound document: a .doc, or an encrypted OOXML
 
 
 @dataclass
@@ -34,6 +28,19 @@ class Converted:
     format: str
     metadata: dict[str, Any] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)  # hrefs of the main content, as written
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Converted:
+        return cls(
+            title=str(data["title"]),
+            text=str(data["text"]),
+            format=str(data["format"]),
+            metadata=dict(data.get("metadata") or {}),
+            links=[str(x) for x in data.get("links") or []],
+        )
 
 
 # Page chrome removed before extraction, on top of trafilatura's own boilerplate detection (whose
@@ -63,34 +70,102 @@ def format_of(name: str) -> str:
     }.get(suffix, "text")
 
 
-def convert_bytes(name: str, data: bytes, max_bytes: int | None = None) -> Converted:
-    """Convert ``data`` (the content of a file called ``name``); raises ``Unreadable``."""
+def convert_bytes(
+    name: str, data: bytes, max_bytes: int | None = None, limits: ConversionLimits | None = None
+) -> Converted:
+    """Convert ``data`` (the content of a file called ``name``); raises ``Unreadable``.
+
+    PDF, DOCX and HTML are parsed in a worker process with memory and time limits
+    (``sandbox.py``); text is decoded here (its cost is linear in its size, which is capped).
+    ``limits`` given: everything converted here, in this process, with them (tests)."""
+    from devkb.sources.formats.sandbox import conversion_limits, conversion_pool
+
+    fmt = _precheck(name, data, max_bytes)
+    if fmt in SANDBOXED_FORMATS and limits is None:
+        return conversion_pool().convert(name, data)
+    return convert_in_process(name, data, limits or conversion_limits())
+
+
+def _precheck(name: str, data: bytes, max_bytes: int | None) -> str:
     if max_bytes is not None and len(data) > max_bytes:
         raise Unreadable(too_large(len(data), max_bytes))
     if not data.strip():
         raise Unreadable("empty file")
-    fmt = format_of(name)
+    return format_of(name)
+
+
+def convert_in_process(name: str, data: bytes, limits: ConversionLimits) -> Converted:
+    """The conversion itself, in this process, with the limits that hold while parsing (pages,
+    archive sizes, characters of text); the worker process calls this."""
+    fmt = _precheck(name, data, None)
     stem = PurePosixPath(name).stem
     if fmt == "pdf":
-        return _pdf(data, stem)
-    if fmt == "docx":
-        return _docx(data, stem)
-    text = decode_text(data)
-    if fmt == "html":  # with the hrefs of its main content: references to Jira, GitHub, Confluence
-        return html_to_markdown(text, stem, with_links=True)
-    return Converted(title=_first_heading(text) if fmt == "markdown" else "", text=text, format=fmt)
+        converted = _pdf(data, stem, limits)
+    elif fmt == "docx":
+        converted = _docx(data, stem, limits)
+    else:
+        text = decode_text(data, name)
+        if fmt == "html":  # with the hrefs of its main content: references to Jira, GitHub, Confluence
+            converted = html_to_markdown(text, stem, with_links=True)
+        else:
+            title = _first_heading(text) if fmt == "markdown" else ""
+            converted = Converted(title=title, text=text, format=fmt)
+    if len(converted.text) > limits.max_text_chars:
+        raise Unreadable(_too_much_text(len(converted.text), limits))
+    return converted
+
+
+def html_page_in_process(data: bytes, limits: ConversionLimits) -> Converted:
+    """A web page as the crawler reads it (bytes decoded leniently): main content and links."""
+    converted = html_to_markdown(data.decode("utf-8", "replace"), with_links=True)
+    if len(converted.text) > limits.max_text_chars:
+        raise Unreadable(_too_much_text(len(converted.text), limits))
+    return converted
+
+
+def convert_html_page(data: bytes) -> Converted:
+    """``html_page_in_process`` in the conversion worker (the crawler's pages)."""
+    from devkb.sources.formats.sandbox import conversion_pool
+
+    return conversion_pool().convert("page.html", data, op="html")
+
+
+def _too_much_text(chars: int, limits: ConversionLimits) -> str:
+    return (
+        f"more than {limits.max_text_chars:,} characters of text ({chars:,} or more; "
+        "conversion_max_text_chars)"
+    )
+
+
+def sniffed(data: bytes) -> str | None:
+    """What the bytes say they are (their signature), e.g. ``a PNG image (image/png)``."""
+    import filetype
+
+    kind = filetype.guess(data[:BINARY_SNIFF_BYTES])
+    if kind is None:
+        return None
+    return f"{kind.extension.upper()} data ({kind.mime})"
 
 
 def too_large(size: int, limit: int) -> str:
     return f"{size / 1e6:.1f} MB is over the size limit of {limit / 1e6:.1f} MB (max_file_bytes)"
 
 
-def decode_text(data: bytes) -> str:
+def decode_text(data: bytes, name: str = "") -> str:
+    suffix = PurePosixPath(name).suffix or "text"
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise Unreadable("binary content (NUL bytes) in a text file")
+        what = sniffed(data)
+        raise Unreadable(
+            f"wrong type: {what}, not a {suffix} file"
+            if what
+            else "binary content (NUL bytes) in a text file"
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
+        what = sniffed(data)
+        if what:
+            raise Unreadable(f"wrong type: {what}, not a {suffix} file") from e
         raise Unreadable(f"not UTF-8 text (invalid byte at offset {e.start})") from e
     if not text.strip():
         raise Unreadable("empty file")
@@ -143,10 +218,12 @@ def html_to_markdown(html: str, fallback_title: str = "", with_links: bool = Fal
     return Converted(title=title.strip(), text=text.strip() + "\n", format="html", links=links)
 
 
-def _pdf(data: bytes, stem: str) -> Converted:
+def _pdf(data: bytes, stem: str, limits: ConversionLimits) -> Converted:
     from pypdf import PdfReader
-    from pypdf.errors import FileNotDecryptedError, PdfReadError, PyPdfError
+    from pypdf.errors import FileNotDecryptedError
 
+    if b"%PDF" not in data[:1024]:
+        raise Unreadable(f"wrong type: not a PDF file ({sniffed(data) or 'no %PDF header'})")
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
@@ -156,14 +233,28 @@ def _pdf(data: bytes, stem: str) -> Converted:
                 raise Unreadable(f"encrypted PDF: {e}") from e
             if not ok:
                 raise Unreadable("encrypted PDF: a password is required to open it")
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+        declared = _declared_pages(reader)
+        if declared > limits.max_pages:
+            raise Unreadable(_too_many_pages(declared, limits))
+        pages: list[str] = []
+        chars = 0
+        for page in reader.pages:  # the page tree walked once, each page's text as it comes
+            if len(pages) >= limits.max_pages:
+                raise Unreadable(_too_many_pages(len(pages) + 1, limits))
+            text = (page.extract_text() or "").strip()
+            chars += len(text)
+            if chars > limits.max_text_chars:
+                raise Unreadable(_too_much_text(chars, limits))
+            pages.append(text)
         info = reader.metadata
         title = str(info.title).strip() if info and info.title else ""
-    except Unreadable:
+    except (Unreadable, MemoryError):
         raise
     except FileNotDecryptedError as e:
         raise Unreadable(f"encrypted PDF: {e}") from e
-    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, OSError) as e:
+    except RecursionError as e:
+        raise Unreadable("corrupt PDF: its objects refer to each other in a loop (or nest too deeply)") from e
+    except Exception as e:  # pypdf raises many types on broken files: each is this file's problem
         raise Unreadable(f"corrupt PDF: {type(e).__name__}: {e}") from e
     if not any(pages):
         raise Unreadable(f"no text in {len(pages)} PDF page(s) (a scan without a text layer?)")
@@ -175,19 +266,52 @@ def _pdf(data: bytes, stem: str) -> Converted:
     )
 
 
-def _docx(data: bytes, stem: str) -> Converted:
+def _declared_pages(reader: Any) -> int:
+    """The page count the document's page tree declares (``/Count``), before walking it."""
+    try:
+        count = reader.trailer["/Root"]["/Pages"].get("/Count", 0)
+        return int(count)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return 0
+
+
+def _too_many_pages(pages: int, limits: ConversionLimits) -> str:
+    return f"{pages:,} or more pages in the PDF (limit {limits.max_pages:,}, conversion_max_pages)"
+
+
+def _docx(data: bytes, stem: str, limits: ConversionLimits) -> Converted:
+    if data.startswith(_OLE):
+        raise Unreadable(
+            "encrypted or legacy Word file: an OLE compound document, not a DOCX (save it as .docx "
+            "without a password)"
+        )
+    if not data.startswith(b"PK"):
+        raise Unreadable(f"wrong type: not a DOCX file ({sniffed(data) or 'not a zip archive'})")
+    check_ooxml(data, limits, "DOCX")
+    try:
+        return _docx_text(data, stem, limits)
+    except (Unreadable, MemoryError):
+        raise
+    except RecursionError as e:
+        raise Unreadable("cannot read the DOCX: its XML nests too deeply") from e
+    except Exception as e:  # python-docx and lxml raise many types on broken packages
+        reason = str(e)
+        if "Excessive depth" in reason:
+            reason = f"its XML nests too deeply ({reason})"
+        raise Unreadable(f"not a valid DOCX file: {type(e).__name__}: {reason}") from e
+
+
+def _docx_text(data: bytes, stem: str, limits: ConversionLimits) -> Converted:
     import docx
-    from docx.opc.exceptions import PackageNotFoundError
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as e:
-        raise Unreadable(f"not a valid DOCX file: {type(e).__name__}: {e}") from e
+    document = docx.Document(io.BytesIO(data))
     lines: list[str] = []
+    chars = 0
     title = (document.core_properties.title or "").strip()
     for block in document.iter_inner_content():
+        before = len(lines)
         if isinstance(block, Paragraph):
             text = block.text.strip()
             if not text:
@@ -206,6 +330,9 @@ def _docx(data: bytes, stem: str) -> Converted:
             for row in block.rows:
                 cells = [c.text.strip().replace("\n", " ") for c in row.cells]
                 lines.append("| " + " | ".join(cells) + " |")
+        chars += sum(len(line) for line in lines[before:])
+        if chars > limits.max_text_chars:
+            raise Unreadable(_too_much_text(chars, limits))
     if not lines:
         raise Unreadable("no text in the DOCX document")
     return Converted(title=title or stem, text="\n\n".join(lines) + "\n", format="docx")

@@ -4,7 +4,10 @@ deleted like every other document. An upload is readable by its uploader only
 document (``/admin/shared``), and the reader policy (``access/policy.py``) decides.
 
 The cursor is ``{id: sha256}`` of the uploads indexed; a load converts the others, so an upload
-stored just before a crash is indexed by the next run."""
+stored just before a crash is indexed by the next run. An upload that cannot be converted (stored
+before a limit existed, or refused by a stricter one) is quarantined with its reason
+(``UploadStore.quarantine``): listed to its uploader and the admins, never converted again by a
+start or a sync, deletable."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from typing import Any
 
 from devkb.sources import acl
 from devkb.sources.base import LoadBatch, SourceDocument
-from devkb.sources.formats import Unreadable, convert_bytes
+from devkb.sources.formats import Converted, Unreadable, convert_bytes
 from devkb.sources.uploads.store import UploadRecord, UploadStore
 from devkb.store.models import SourceType
 
@@ -25,9 +28,12 @@ def doc_id(upload_id: str) -> str:
     return f"upload:{upload_id}"
 
 
-def to_document(record: UploadRecord, data: bytes, max_bytes: int | None = None) -> SourceDocument:
-    """Raises ``Unreadable``."""
-    converted = convert_bytes(record.filename, data, max_bytes)
+def to_document(
+    record: UploadRecord, data: bytes, max_bytes: int | None = None, converted: Converted | None = None
+) -> SourceDocument:
+    """Raises ``Unreadable``; ``converted``: the conversion already made of these bytes."""
+    if converted is None:
+        converted = convert_bytes(record.filename, data, max_bytes)
     return SourceDocument(
         id=doc_id(record.id),
         type=SourceType.UPLOAD,
@@ -57,29 +63,43 @@ class UploadsLoader:
         self.name = name
         self.store = store
         self._on_problem: Callable[[str], None] | None = None
+        self._prepared: dict[str, Converted] = {}  # sha256 → the conversion an upload was checked with
+
+    def prepared(self, sha256: str, converted: Converted) -> None:
+        """The conversion ``UploadIngest`` checked an upload with, used by the next load instead
+        of converting the same bytes again."""
+        self._prepared[sha256] = converted
 
     def set_problem_hook(self, on_problem: Callable[[str], None] | None) -> None:
         self._on_problem = on_problem
 
     def describe(self) -> dict[str, Any]:
-        return {"uploads": len(self.store.records())}
+        return {"uploads": len(self.store.records()), "quarantined": len(self.store.quarantined())}
 
     def list_ids(self) -> set[str]:
-        return {doc_id(r.id) for r in self.store.records()}
+        quarantined = self.store.quarantined()
+        return {doc_id(r.id) for r in self.store.records() if r.id not in quarantined}
 
     def load(self, since: str | None) -> Iterator[LoadBatch]:
         indexed: dict[str, str] = json.loads(since) if since else {}
         records = self.store.records()
         batch: list[SourceDocument] = []
+        quarantined = self.store.quarantined()
         for record in records:
-            if indexed.get(record.id) == record.sha256:
-                continue
+            if indexed.get(record.id) == record.sha256 or record.id in quarantined:
+                continue  # a quarantined upload is never converted again (deleting it is the way out)
             try:
-                batch.append(to_document(record, self.store.data(record)))
+                data = self.store.data(record)
+                known = self._prepared.pop(record.sha256, None)
+                batch.append(to_document(record, data, converted=known))
                 indexed[record.id] = record.sha256
-            except (Unreadable, OSError) as e:
+            except Unreadable as e:
+                self.store.quarantine(record.id, e.reason)
                 if self._on_problem:
-                    self._on_problem(f"{record.filename} ({record.id}): {getattr(e, 'reason', e)}")
+                    self._on_problem(f"{record.filename} ({record.id}): quarantined: {e.reason}")
+            except OSError as e:  # the disk, not the file: tried again on the next run
+                if self._on_problem:
+                    self._on_problem(f"{record.filename} ({record.id}): {e}")
             if len(batch) >= BATCH_SIZE:
                 yield LoadBatch(batch, json.dumps(indexed), total=len(records))
                 batch = []

@@ -3,6 +3,7 @@
     <root>/.incoming/<random>          bytes being received (never read; cleared at start)
     <root>/<id>.bin                    the file, once complete
     <root>/<id>.json                   who uploaded it, its name, size and hash — written last
+    <root>/<id>.quarantine.json        why it cannot be converted (no sync reads it again)
 
 Each file is written to ``.incoming``, flushed and fsynced, then renamed into place (a rename is
 atomic on one filesystem); the ``.json`` record is written the same way after it. An upload
@@ -25,6 +26,7 @@ from pathlib import Path
 from devkb.errors import DevkbError
 
 _ID = re.compile(r"^[0-9a-f]{24}$")
+QUARANTINE = ".quarantine.json"
 
 
 class UploadError(DevkbError):
@@ -124,4 +126,30 @@ class UploadStore:
         found = (self.root / f"{upload_id}.json").exists()
         (self.root / f"{upload_id}.json").unlink(missing_ok=True)  # the record first: it makes the upload
         (self.root / f"{upload_id}.bin").unlink(missing_ok=True)
+        (self.root / f"{upload_id}{QUARANTINE}").unlink(missing_ok=True)
         return found
+
+    # -- quarantine: stored files that cannot be converted ---------------------------------------
+    def quarantine(self, upload_id: str, reason: str) -> None:
+        """Record that ``upload_id`` cannot be converted and why; no sync converts it again
+        (until it is deleted)."""
+        if not _ID.match(upload_id):
+            return
+        note = {"reason": reason, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._write_atomic(self.root / f"{upload_id}{QUARANTINE}", json.dumps(note).encode())
+
+    def quarantined(self) -> dict[str, str]:
+        """``{upload id: reason}`` of the quarantined uploads."""
+        if not self.root.is_dir():
+            return {}
+        out: dict[str, str] = {}
+        for path in self.root.glob(f"*{QUARANTINE}"):
+            upload_id = path.name[: -len(QUARANTINE)]
+            if not _ID.match(upload_id):
+                continue
+            try:
+                out[upload_id] = str(json.loads(path.read_text(encoding="utf-8"))["reason"])
+            except (OSError, ValueError, KeyError, TypeError):
+                out[upload_id] = "cannot be converted"
+        return out

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from devkb.errors import SourceError
 from devkb.sources.base import LoadBatch, SourceDocument
 from devkb.sources.formats import Unreadable, convert_bytes, format_of
-from devkb.sources.formats.convert import html_to_markdown
+from devkb.sources.formats.convert import convert_html_page
 from devkb.sources.web.fetch import Fetched, FetchError, PoliteClient
 from devkb.sources.web.urls import Scope, absolute_links, canonical, host_port, page_links, sitemap_locations
 from devkb.store.models import Reference, SourceType
@@ -221,7 +221,7 @@ class WebLoader:
             if canon_urls and self.scope.allows(canon_urls[0]):
                 page = canon_urls[0]
         try:
-            converted = html_to_markdown(fetched.body.decode("utf-8", "replace"), with_links=True)
+            converted = convert_html_page(fetched.body)  # in the conversion worker (memory, time)
         except Unreadable as e:
             return _Visit(links=crawl, problem=e.reason)
         links = absolute_links(final, converted.links)
