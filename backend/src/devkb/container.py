@@ -52,6 +52,7 @@ from devkb.indexing.sync import SourceSync
 from devkb.indexing.uploads import UploadIngest
 from devkb.mcp.parts import McpParts
 from devkb.mcp.server import build_mcp_server
+from devkb.memory.service import MemoryService
 from devkb.scheduling import SyncScheduler
 from devkb.scheduling.leader import LeaderElection
 from devkb.sources.base import HistoryPolicy, SourceLoader
@@ -505,6 +506,21 @@ class Container(containers.DeclarativeContainer):
         settings,
     )
     chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
+    # team memory (memory/, docs/memory.md): written through the indexing pipeline, read as the reader
+    memories = providers.Singleton(
+        lambda pipeline, store, reader_store, emb, search: MemoryService(
+            pipeline,
+            store,
+            reader_store,
+            emb,
+            changed=[reader_store.forget_catalog, search.refresh_if_built],
+        ),
+        pipeline,
+        indexing_store,
+        reader_store,
+        embedder,
+        search,
+    )
     # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
     # are this container's singletons, created on first use (devkb/mcp)
     mcp_parts = providers.Factory(
@@ -515,6 +531,7 @@ class Container(containers.DeclarativeContainer):
         ask.provider,
         runs.provider,
         uploads.provider,
+        memories.provider,
     )
     mcp_server = providers.Factory(build_mcp_server, mcp_parts)
 

@@ -36,6 +36,10 @@ TOOLS = {
     "list_sources",
     "sync_source",
     "ingest",
+    "remember",
+    "recall",
+    "forget",
+    "verify",
 }
 KEY = "mcp-test-key-0123456789"
 

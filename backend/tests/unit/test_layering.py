@@ -21,7 +21,7 @@ LAYERS: list[set[str]] = [
     {"container"},  # the composition root: builds everything below, for the API and the CLI
     {"mcp"},
     {"agent", "scheduling"},
-    {"conversations"},
+    {"conversations", "memory"},
     {"access", "indexing"},
     {"sources"},
     {"store"},

@@ -3,7 +3,8 @@
 The policy is the single place that decides; ``ScopedStore`` and the retrieval snapshot ask it.
 A reader may read a document when they are unrestricted (an admin, or the single user of a
 server without accounts), when an admin shared it with every member, or when their principals
-pass every gate of the document's ``acl`` (``sources/acl.py``).
+pass every gate of the document's ``acl`` (``sources/acl.py``). One exception to the first: a
+private memory (``memory/``) is its owner's alone, an admin's reads included.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 from devkb.access.accounts import AccountStore, User
 from devkb.access.readers import EVERYTHING, NOBODY, Reader, current_reader
 from devkb.sources import acl
-from devkb.store.models import Document
+from devkb.store.models import Document, SourceType
 
 
 class AccessPolicy:
@@ -112,6 +113,10 @@ class AccessPolicy:
 
     # -- decisions ------------------------------------------------------------------------
     def may_read(self, reader: Reader, document: Document) -> bool:
+        if reader.unfiltered:
+            return True
+        if private_to_another(reader, document):
+            return False
         if reader.unrestricted:
             return True
         if reader.role == "nobody":
@@ -121,6 +126,15 @@ class AccessPolicy:
         return acl.satisfies(reader.principals, acl.gates_of(document.metadata))
 
     def readable(self, reader: Reader, documents: Sequence[Document]) -> list[Document]:
-        if reader.unrestricted:
+        if reader.unfiltered:
             return list(documents)
         return [d for d in documents if self.may_read(reader, d)]
+
+
+def private_to_another(reader: Reader, document: Document) -> bool:
+    """A private memory (``memory/``) of someone other than ``reader``: no one else reads it, not
+    even an admin (its gate names its owner alone; this holds where an admin skips the gates)."""
+    if document.type is not SourceType.MEMORY:
+        return False
+    meta = document.metadata
+    return meta.get("scope") != "team" and str(meta.get("owner", "")).lower() != reader.email.lower()

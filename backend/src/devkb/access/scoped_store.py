@@ -13,8 +13,9 @@ returns a document, chunk, edge or count the reader may not read:
   between two such documents;
 - counts (``stats``, ``document_ids``) are the reader's own.
 
-Writes pass through unchanged. With an unrestricted reader (an admin, or a server without
-accounts) every call is the underlying store's own.
+Writes pass through unchanged. With the operator (``Reader.unfiltered``: a server without
+accounts, ``--all``) every call is the underlying store's own. An admin reads every document but
+other people's private memories: no id filter is pushed into the store, every result is checked.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from devkb.access.policy import AccessPolicy
+from devkb.access.policy import AccessPolicy, private_to_another
 from devkb.access.readers import Reader
 from devkb.store.models import (
     Chunk,
@@ -94,6 +95,13 @@ class ScopedStore:
             self._allowed.clear()
         return fresh
 
+    def forget_catalog(self) -> None:
+        """Re-read the catalog on the next restricted read (a document was just written by this
+        process: its reader finds it at once, not after ``catalog_seconds``)."""
+        with self._lock:
+            self._catalog = (-float("inf"), self._catalog[1])
+            self._allowed.clear()
+
     def allowed_ids(self, reader: Reader | None = None) -> frozenset[str] | None:
         """The ids the reader may read, or None for an unrestricted reader."""
         reader = reader or self.reader()
@@ -115,6 +123,18 @@ class ScopedStore:
 
     def _ok(self, reader: Reader, document: Document) -> bool:
         return self.policy.may_read(reader, document)
+
+    def hidden_memories(self, reader: Reader) -> frozenset[str]:
+        """Other people's private memories: what an admin, who reads every other document, may not."""
+        if reader.unfiltered:
+            return frozenset()
+        ids = sorted(self.inner.document_ids(type=SourceType.MEMORY))
+        hidden: set[str] = set()
+        for i in range(0, len(ids), _BATCH):
+            hidden.update(
+                d.id for d in self.inner.get_documents(ids[i : i + _BATCH]) if private_to_another(reader, d)
+            )
+        return frozenset(hidden)
 
     def _fill(self, fetch: Callable[[int], list[T]], keep: Callable[[T], bool], limit: int) -> list[T]:
         """Up to ``limit`` kept items of ``fetch(n)`` (the store's first ``n``), asking for more
@@ -161,22 +181,22 @@ class ScopedStore:
 
     def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
         reader = self.reader()
-        if reader.unrestricted:
+        if reader.unfiltered:
             return self.inner.content_hashes(document_ids)
         readable = {d.id for d in self.get_documents(document_ids)}
         return {k: v for k, v in self.inner.content_hashes(document_ids).items() if k in readable}
 
     def chunk_embeddings(self, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
-        if self.reader().unrestricted:
+        if self.reader().unfiltered:
             return self.inner.chunk_embeddings(chunk_ids)
         return {}  # indexing reads them through the unscoped store; a reader has no use for them
 
     def document_ids(self, source: str | None = None, type: SourceType | None = None) -> set[str]:
         ids = self.inner.document_ids(source, type)
         allowed = self.allowed_ids()
-        if allowed is None:
-            return ids
         reader = self.reader()
+        if allowed is None:
+            return ids if reader.unfiltered else ids - self.hidden_memories(reader)
         candidates = sorted(ids & allowed)
         checked: set[str] = set()
         for i in range(0, len(candidates), _BATCH):
@@ -191,8 +211,9 @@ class ScopedStore:
         readable set is pushed into the store's filter (exact); a large one is not (a filter of
         thousands of ids is slow, and backends cap it), hits are over-fetched and checked."""
         allowed = self.allowed_ids()
-        if allowed is None:
-            return True, list(document_ids) if document_ids is not None else None, False
+        if allowed is None:  # an admin's hits are checked (other people's private memories)
+            ids = list(document_ids) if document_ids is not None else None
+            return True, ids, not self.reader().unfiltered
         if document_ids is None and len(allowed) >= len(self._catalog[1]):
             return True, None, False  # reads everything there is: every hit is checked anyway
         ids = sorted(allowed if document_ids is None else allowed.intersection(document_ids))
@@ -253,7 +274,7 @@ class ScopedStore:
         limit: int = 100,
     ) -> list[Neighbor]:
         reader = self.reader()
-        if reader.unrestricted:
+        if reader.unfiltered:
             return self.inner.neighbors(document_ids, direction, kinds, types, limit)
         start = [d.id for d in self.get_documents(list(dict.fromkeys(document_ids)))]
         if not start:
@@ -274,7 +295,7 @@ class ScopedStore:
         limit: int = 50,
     ) -> list[Document]:
         reader = self.reader()
-        if reader.unrestricted:
+        if reader.unfiltered:
             return self.inner.find_documents(filters, types, title_contains, updated_from, updated_to, limit)
         return self._fill(
             lambda n: self.inner.find_documents(filters, types, title_contains, updated_from, updated_to, n),
@@ -290,7 +311,7 @@ class ScopedStore:
         around: Sequence[str] | None = None,
     ) -> GraphPage:
         reader = self.reader()
-        if reader.unrestricted:
+        if reader.unfiltered:
             return self.inner.graph_page(limit, types, kinds, around)
         if around is not None:
             around = [d.id for d in self.get_documents(list(dict.fromkeys(around)))]
@@ -312,7 +333,11 @@ class ScopedStore:
         allowed = self.allowed_ids()
         refs = self.inner.all_references()
         if allowed is None:
-            return refs
+            reader = self.reader()
+            if reader.unfiltered:
+                return refs
+            hidden = self.hidden_memories(reader)
+            return [r for r in refs if r.from_id not in hidden and r.to_id not in hidden]
         return [r for r in refs if r.from_id in allowed and r.to_id in allowed]
 
     def stats(self) -> StoreStats:
@@ -350,7 +375,7 @@ class ScopedStore:
     # -- history: a version is readable when its document is --------------------------------------
     def _readable(self, document_id: str) -> bool:
         reader = self.reader()
-        return reader.unrestricted or bool(self.get_documents([document_id]))
+        return reader.unfiltered or bool(self.get_documents([document_id]))
 
     def versions(self, document_id: str, kinds: Sequence[str] | None = None) -> list[Version]:
         return self.inner.versions(document_id, kinds) if self._readable(document_id) else []
@@ -371,7 +396,7 @@ class ScopedStore:
         limit: int = 1000,
     ) -> list[Version]:
         reader = self.reader()
-        if reader.unrestricted:
+        if reader.unfiltered:
             return self.inner.changes_between(start, end, types, document_ids, limit)
         ok: dict[str, bool] = {}
 

@@ -441,6 +441,7 @@ SOURCE_LABELS = {
     "FILES": "Files",
     "WEB": "Web",
     "UPLOAD": "Uploads",
+    "MEMORY": "Memories",
 }
 
 

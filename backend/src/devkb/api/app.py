@@ -30,6 +30,7 @@ from devkb.api.routers import (
     feedback,
     graph,
     health,
+    memories,
     sources,
     stats,
     uploads,
@@ -205,6 +206,7 @@ def create_app(container: Container | None = None, start_background: bool = True
         stats,
         sources,
         uploads,
+        memories,
     ):
         app.include_router(module.router, dependencies=security.router_dependencies(module.__name__))
     app.add_middleware(

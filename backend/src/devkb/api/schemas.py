@@ -106,7 +106,7 @@ class AskResponse(BaseModel):
         "answered", description="Whether the sources answer the question, only partly, or not at all."
     )
     confidence: ConfidenceOut | None = None
-    filtered_out: list[Literal["JIRA", "CONFLUENCE", "GITHUB", "FILES", "WEB", "UPLOAD"]] = Field(
+    filtered_out: list[Literal["JIRA", "CONFLUENCE", "GITHUB", "FILES", "WEB", "UPLOAD", "MEMORY"]] = Field(
         default_factory=list,
         description="Sources that hold documents the question names (and the reader may read) but the "
         "question's source filter left out: turning them on would find them.",

@@ -11,7 +11,8 @@ import logging
 import os
 import sys
 import threading
-from typing import Annotated, NoReturn
+from collections.abc import Callable
+from typing import Annotated, NoReturn, TypeVar
 
 import typer
 from tqdm import tqdm
@@ -26,9 +27,13 @@ from devkb.errors import (
     SyncInProgressError,
 )
 from devkb.indexing.run_status import RunStatus
+from devkb.memory.model import STATUSES, Memory, Scope
+from devkb.memory.service import MemoryError, MemoryService
 from devkb.store.models import SourceType
 from devkb.store.protocol import ReembeddableStore, VerifiableStore
 from devkb.store.shared_state import GAP_KINDS
+
+T = TypeVar("T")
 
 app = typer.Typer(
     help="devkb: a knowledge base for Jira, Confluence and GitHub.",
@@ -569,3 +574,125 @@ def permissions_sync() -> None:
         typer.echo("no source reports permissions")
     if failed:
         raise typer.Exit(1)
+
+
+# -- team memory (docs/memory.md) -------------------------------------------------------------------
+memory_app = typer.Typer(help="Memories: facts people and agents told devkb (private or team).")
+app.add_typer(memory_app, name="memory")
+AsUser = Annotated[
+    str | None, typer.Option("--as", help="Act as this user (default: the operator, who reads everything).")
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _memory_run(as_user: str | None, action: Callable[[MemoryService], T]) -> T:
+    """Run ``action`` on the memory service as ``--as`` (exit 2 on bad input, 1 when not allowed)."""
+    c = _container()
+    try:
+        prepare_store(c)
+        with reading_as(_reader(c, as_user)):
+            return action(c.memories())
+    except MemoryError as e:
+        _fail(str(e), 2 if e.status in (404, 409, 422) else 1)
+    except (ValueError, ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+def _print_memories(items: list[Memory], as_json: bool, scores: list[float] | None = None) -> None:
+    if as_json:
+        rows = [dataclasses.asdict(m) | ({"score": scores[i]} if scores else {}) for i, m in enumerate(items)]
+        for row in rows:
+            row.pop("gates", None)
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    for m in items:
+        until = f" until {m.valid_until[:10]}" if m.valid_until else ""
+        typer.echo(f"{m.id}  [{m.scope}, {m.status}, from {m.valid_from[:10]}{until}, {m.owner}]  {m.text}")
+
+
+@memory_app.command("add")
+def memory_add(
+    text: Annotated[str, typer.Argument(help="The fact, in one sentence.")],
+    team: Annotated[bool, typer.Option("--team", help="Share with every signed-in person.")] = False,
+    subject: Annotated[str | None, typer.Option(help="What it is about (with --attribute).")] = None,
+    attribute: Annotated[str | None, typer.Option(help="What it says of the subject.")] = None,
+    valid_from: Annotated[
+        str | None, typer.Option("--valid-from", help="When it became true (2026-12-15).")
+    ] = None,
+    as_user: AsUser = None,
+    as_json: AsJson = False,
+) -> None:
+    """Remember a fact; a newer fact about the same subject and attribute supersedes the older."""
+    if not text.strip():
+        _fail("the memory is empty")
+    m = _memory_run(
+        as_user,
+        lambda s: s.remember(
+            text,
+            scope="team" if team else "private",
+            origin="agent",
+            subject=subject,
+            attribute=attribute,
+            valid_from=valid_from,
+        ),
+    )
+    _print_memories([m], as_json)
+
+
+@memory_app.command("list")
+def memory_list(
+    team: Annotated[bool, typer.Option("--team", help="Team memories only.")] = False,
+    private: Annotated[bool, typer.Option("--private", help="Your private memories only.")] = False,
+    status: Annotated[
+        str | None, typer.Option(help="proposed, active, verified, superseded or retracted.")
+    ] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Only those true then (2026-11-30).")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 100,
+    as_user: AsUser = None,
+    as_json: AsJson = False,
+) -> None:
+    """The memories you may read, newest first."""
+    if team and private:
+        _fail("give --team or --private, not both")
+    if status is not None and status not in STATUSES:
+        _fail(f"--status must be one of {', '.join(STATUSES)}")
+    scope: Scope | None = "team" if team else "private" if private else None
+    items = _memory_run(as_user, lambda s: s.list_memories(scope, status, as_of, None, limit))
+    _print_memories(items, as_json)
+
+
+@memory_app.command("search")
+def memory_search(
+    query: Annotated[str, typer.Argument(help="What to recall.")],
+    as_of: Annotated[str | None, typer.Option("--as-of", help="What was true then (2026-11-30).")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
+    as_user: AsUser = None,
+    as_json: AsJson = False,
+) -> None:
+    """Recall the memories that answer a query, as true now or --as-of a date."""
+    if not query.strip():
+        _fail("the query is empty")
+    found = _memory_run(as_user, lambda s: s.search(query, as_of, limit))
+    _print_memories([r.memory for r in found], as_json, [round(r.score, 4) for r in found])
+
+
+@memory_app.command("forget")
+def memory_forget(
+    memory_id: Annotated[str, typer.Argument(help="The memory's id (memory:…).")],
+    as_user: AsUser = None,
+) -> None:
+    """Delete a memory and its history."""
+    ids = _memory_run(as_user, lambda s: s.forget(memory_id))
+    typer.echo(f"forgot {len(ids)} version(s): {', '.join(ids)}")
+
+
+@memory_app.command("verify")
+def memory_verify(
+    memory_id: Annotated[str, typer.Argument(help="The memory's id (memory:…).")],
+    as_user: AsUser = None,
+    as_json: AsJson = False,
+) -> None:
+    """Verify a memory (admins; or your own private memory)."""
+    _print_memories([_memory_run(as_user, lambda s: s.verify(memory_id))], as_json)

@@ -11,6 +11,7 @@ from devkb.agent.tools import Toolbox
 from devkb.config.settings import Settings
 from devkb.indexing.run_manager import RunManager
 from devkb.indexing.uploads import UploadIngest
+from devkb.memory.service import MemoryService
 
 
 @dataclass(frozen=True)
@@ -23,3 +24,4 @@ class McpParts:
     ask: Callable[[], AskService]
     runs: Callable[[], RunManager]
     uploads: Callable[[], UploadIngest] | None = None  # the ingest tool; None: uploads disabled
+    memories: Callable[[], MemoryService] | None = None  # remember, recall, forget, verify

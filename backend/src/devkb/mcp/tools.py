@@ -36,12 +36,14 @@ from devkb.errors import DevkbError
 from devkb.mcp.auth import may_administer
 from devkb.mcp.parts import McpParts
 from devkb.mcp.results import document_ref, evidence_result, neighbor_result, snippet
+from devkb.memory.model import Memory
+from devkb.memory.service import MemoryError, MemoryService
 from devkb.sources.uploads import UploadError
 from devkb.store.models import Document, Neighbor, SourceType
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
-SourceName = Literal["jira", "confluence", "github", "files", "web", "upload"]
+SourceName = Literal["jira", "confluence", "github", "files", "web", "upload", "memory"]
 SOURCE_TYPES: dict[str, SourceType] = {
     "jira": SourceType.JIRA,
     "confluence": SourceType.CONFLUENCE,
@@ -49,6 +51,7 @@ SOURCE_TYPES: dict[str, SourceType] = {
     "files": SourceType.FILES,
     "web": SourceType.WEB,
     "upload": SourceType.UPLOAD,
+    "memory": SourceType.MEMORY,
 }
 MAX_DOCUMENT_CHARS = 20_000
 Sources = Annotated[list[SourceName] | None, Field(description="Only these sources (default: all).")]
@@ -484,6 +487,103 @@ class KnowledgeBaseTools:
             "bytes": done.record.bytes,
             "private": True,
         }
+
+    # -- team memory (memory/, docs/memory.md): names and argument names as the MCP memory servers
+    # use them (content to store, query and a limit to search, an id to delete) ------------------
+    def _memories(self) -> MemoryService:
+        if self.parts.memories is None:
+            raise ToolError("memory is not available on this server")
+        return self.parts.memories()
+
+    @tool(
+        description='Remember a fact for later ("the build needs Node 20", "the payments freeze starts on 15 '
+        'December"). Private to you by default; scope=team shares it with every signed-in person (an '
+        "admin's at once, anyone else's proposed until an admin verifies it). A newer fact about the same "
+        "subject and attribute supersedes the older one, which stays in history (see `recall` with as_of). "
+        "Returns the memory with its id."
+    )
+    def remember(
+        self,
+        content: Annotated[
+            str, Field(description="The fact, in one sentence.", min_length=1, max_length=4000)
+        ],
+        scope: Annotated[
+            Literal["private", "team"], Field(description="private (default) or team.")
+        ] = "private",
+        subject: Annotated[
+            str | None, Field(description="What it is about; with attribute (default: derived from content).")
+        ] = None,
+        attribute: Annotated[
+            str | None, Field(description="What it says of the subject (e.g. start, owner).")
+        ] = None,
+        valid_from: Annotated[
+            str | None, Field(description="When it became true: a date like 2026-12-15 (default now).")
+        ] = None,
+        about: Annotated[list[str] | None, Field(description="Ids of documents it is about.")] = None,
+    ) -> dict[str, Any]:
+        m = _memory_call(
+            lambda: self._memories().remember(
+                content,
+                scope=scope,
+                origin="agent",
+                subject=subject,
+                attribute=attribute,
+                valid_from=valid_from,
+                about=about or (),
+            )
+        )
+        return memory_result(m)
+
+    @tool(
+        description="Recall facts remembered by you or your team that answer a query: what is true now, or "
+        "as_of a date (what was true then). One result per subject and attribute, best first."
+    )
+    def recall(
+        self,
+        query: Annotated[str, Field(description="What to recall, in words.", min_length=1, max_length=4000)],
+        as_of: Annotated[str | None, Field(description="A date like 2026-11-30: what was true then.")] = None,
+        limit: Annotated[int, Field(description="How many memories (1-50).", ge=1, le=50)] = 10,
+    ) -> dict[str, Any]:
+        found = _memory_call(lambda: self._memories().search(query, as_of, limit))
+        return {"memories": [{**memory_result(r.memory), "score": round(r.score, 4)} for r in found]}
+
+    @tool(
+        description="Forget a memory (yours, or a team memory if you are an admin): it and its history are "
+        "deleted from the knowledge base. Returns the ids deleted."
+    )
+    def forget(
+        self, memory_id: Annotated[str, Field(description="The memory's id (memory:…).", min_length=1)]
+    ) -> dict[str, Any]:
+        return {"deleted": _memory_call(lambda: self._memories().forget(memory_id))}
+
+    @tool(
+        description="Verify a memory (admins; or your own private memory): it is marked verified, and a "
+        "proposed team memory becomes current, superseding what it replaces."
+    )
+    def verify(
+        self, memory_id: Annotated[str, Field(description="The memory's id (memory:…).", min_length=1)]
+    ) -> dict[str, Any]:
+        return memory_result(_memory_call(lambda: self._memories().verify(memory_id)))
+
+
+def _memory_call(fn: Callable[[], T]) -> T:
+    try:
+        return fn()
+    except MemoryError as e:
+        raise ToolError(str(e)) from e
+    except ValueError as e:
+        raise ToolError(f"invalid argument: {e}") from e
+
+
+def memory_result(m: Memory) -> dict[str, Any]:
+    keys = ("id", "text", "scope", "owner", "status", "recorded_at", "valid_from", "valid_until", "origin")
+    out: dict[str, Any] = {k: getattr(m, k) for k in keys}
+    out.update(
+        subject=m.subject, attribute=m.attribute, supersedes=m.supersedes, superseded_by=m.superseded_by
+    )
+    if m.verified_by:
+        out.update(verified_by=m.verified_by, verified_at=m.verified_at)
+    return out
 
 
 def register_tools(mcp: FastMCP, parts: McpParts) -> None:

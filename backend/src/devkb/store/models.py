@@ -21,6 +21,7 @@ class SourceType(StrEnum):
     FILES = "FILES"  # a directory of documents (sources/files)
     WEB = "WEB"  # a crawled documentation site (sources/web)
     UPLOAD = "UPLOAD"  # files people uploaded (api/routes/uploads.py)
+    MEMORY = "MEMORY"  # what people and agents told devkb (memory/, docs/memory.md)
 
     @classmethod
     def parse(cls, value: str) -> SourceType:
@@ -183,4 +184,5 @@ FIND_FIELDS: dict[str, str] = {
     "epic": "metadata",  # jira: the epic an issue belongs to
     "sprint": "metadata",  # jira: sprint names
     "people": "metadata",  # jira: assignee, reporter, commenters and who changed it
+    "memory_key": "metadata",  # memory: scope, owner, subject and attribute (what a newer one supersedes)
 }

@@ -183,6 +183,12 @@ class RelatedSearch(HybridSearch):
         assert self._snapshot is not None
         return self._snapshot
 
+    def refresh_if_built(self) -> None:
+        """Reload what changed now, if a snapshot was built (a memory written or forgotten must be
+        found, or never found again, by the next question — not after ``refresh_seconds``)."""
+        if self._snapshot is not None:
+            self._refresh()
+
     def _refresh(self) -> None:
         try:
             fresh = self.loader.load(self._snapshot)
@@ -197,11 +203,11 @@ class RelatedSearch(HybridSearch):
 
     # -- who reads -------------------------------------------------------------------------
     def readable_mask(self, snapshot: CorpusSnapshot) -> np.ndarray:
-        """Which snapshot documents the current reader may read (all for an unrestricted one)."""
+        """Which snapshot documents the current reader may read (all for the operator)."""
         if self.policy is None:
             return np.ones(snapshot.n, dtype=bool)
         reader = self.policy.reader()
-        if reader.unrestricted:
+        if reader.unfiltered:  # an admin's mask leaves out other people's private memories
             return np.ones(snapshot.n, dtype=bool)
         key = (id(snapshot), f"{reader.cache_key}\x01{self.policy.version()}")
         with self._lock:

@@ -18,6 +18,7 @@ from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.hybrid_search import HybridSearch
 from devkb.agent.tools.rendering import render_documents
 from devkb.errors import InvalidQueryError
+from devkb.memory.model import is_current, now_iso
 
 NAME = "RAGSearch"
 MAX_QUERY_CHARS = 1000
@@ -28,6 +29,9 @@ DESCRIPTION = (
     "GitHub files, pull requests and commits. Use it for broad or conceptual questions (how, why, "
     "what does the documentation say about ...). Returns numbered documents with their best passages."
 )
+
+
+SPARE = 4  # hits beyond top_k, for memories that are no longer (or not yet) current
 
 
 class RAGSearch:
@@ -49,13 +53,18 @@ class RAGSearch:
         # anchor: the document the question is about; RelatedSearch (agent/retrieval) ranks by it
         extra = {"anchor": anchor.strip()} if anchor and anchor.strip() else {}
         hits = self.search.search(
-            query, top_k=k, types=scope.allowed_types, chunks_per_document=self.chunks_per_document, **extra
+            query,
+            top_k=k + SPARE,
+            types=scope.allowed_types,
+            chunks_per_document=self.chunks_per_document,
+            **extra,
         )
+        now = now_iso()
         docs = [
             EvidenceDoc(h.document, tuple(c.chunk.content for c in h.chunks), h.score, NAME)
             for h in hits
-            if scope.allows(h.document)
-        ]
+            if scope.allows(h.document) and is_current(h.document, now)  # no superseded memory
+        ][:k]
         accepted = scope.add(docs)
         scope.record(ToolCall(NAME, {"query": query, "top_k": k, **extra}, len(accepted)))
         return accepted

@@ -148,7 +148,12 @@ def _title_mentions_by_word(ctx: LinkContext, text: str) -> Iterable[tuple[str, 
                 yield page_id, text[start:end]
 
 
-_URL_ONLY = {SourceType.FILES: "files", SourceType.WEB: "web", SourceType.UPLOAD: "upload"}
+_URL_ONLY = {
+    SourceType.FILES: "files",
+    SourceType.WEB: "web",
+    SourceType.UPLOAD: "upload",
+    SourceType.MEMORY: "memory",
+}
 
 
 def confluence_mentions(doc: SourceDocument, ctx: LinkContext) -> Iterable[Reference]:

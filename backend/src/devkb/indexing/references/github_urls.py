@@ -36,6 +36,7 @@ _PREFIX = {
     SourceType.FILES: "files",
     SourceType.WEB: "web",
     SourceType.UPLOAD: "upload",
+    SourceType.MEMORY: "memory",
 }
 _MAX_RENAME_HOPS = 50
 

@@ -9,6 +9,7 @@
     file (files source)     file → jira:KEY         jira-key-in-doc
     web page                page → jira:KEY         jira-key-in-web-page
     upload                  upload → jira:KEY       jira-key-in-doc
+    memory                  memory → jira:KEY       jira-key-in-memory
 
 A key counts when its project is one Jira reports (``LinkContext.project_keys``); an edge to an
 issue that does not exist stays hidden by the store until that issue is indexed. Keys inside
@@ -37,6 +38,7 @@ KINDS: dict[str, tuple[str, bool]] = {
     "gh-issue": ("jira-key-in-github-issue", False),
     "web-page": ("jira-key-in-web-page", False),
     "upload": ("jira-key-in-doc", False),
+    "memory": ("jira-key-in-memory", False),
 }
 
 VERSION_MESSAGE_KIND = "jira-key-in-version-message"
@@ -73,7 +75,14 @@ def jira_keys_in_documents(doc: SourceDocument, ctx: LinkContext) -> Iterable[Re
 RULE = ReferenceRule(
     name="jira-keys-in-documents",
     applies_to=frozenset(
-        {SourceType.GITHUB, SourceType.CONFLUENCE, SourceType.FILES, SourceType.WEB, SourceType.UPLOAD}
+        {
+            SourceType.GITHUB,
+            SourceType.CONFLUENCE,
+            SourceType.FILES,
+            SourceType.WEB,
+            SourceType.UPLOAD,
+            SourceType.MEMORY,
+        }
     ),
     uses=frozenset({"project_keys"}),
     fn=jira_keys_in_documents,

@@ -1,0 +1,97 @@
+"""Request and response bodies of ``/memories`` (team memory, docs/memory.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from devkb.memory.model import MAX_TEXT, Memory
+
+ScopeName = Literal["private", "team"]
+StatusName = Literal["proposed", "active", "verified", "superseded", "retracted"]
+OriginName = Literal["conversation", "documents", "admin", "agent"]
+
+
+class MemoryIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT, description="The fact, in a sentence.")
+    scope: ScopeName = Field("private", description="private: yours alone; team: every signed-in person.")
+    origin: OriginName | None = Field(None, description="Where it came from (default from the request).")
+    subject: str | None = Field(
+        None, max_length=200, description="What it is about (with attribute; default: derived from the text)."
+    )
+    attribute: str | None = Field(None, max_length=200, description="What it says of the subject.")
+    valid_from: str | None = Field(
+        None, description="When it became true (ISO date or date-time; default now)."
+    )
+    about: list[str] = Field(default_factory=list, max_length=50, description="Ids of documents it is about.")
+    derived_from: list[str] = Field(
+        default_factory=list,
+        max_length=50,
+        description="Ids of documents it was derived from: only people who may read all of them read it.",
+    )
+
+
+class MemoryPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
+    valid_from: str | None = None
+    subject: str | None = Field(None, max_length=200)
+    attribute: str | None = Field(None, max_length=200)
+    status: Literal["retracted"] | None = Field(
+        None, description="retracted: it was never true (kept in history, recalled by no one)."
+    )
+
+
+class MemoryOut(BaseModel):
+    id: str
+    text: str
+    scope: ScopeName
+    owner: str
+    status: StatusName
+    recorded_at: str
+    valid_from: str
+    valid_until: str
+    origin: OriginName
+    subject: str
+    attribute: str
+    supersedes: str
+    superseded_by: str
+    about: list[str]
+    derived_from: list[str]
+    verified_by: str
+    verified_at: str
+
+    @staticmethod
+    def of(m: Memory) -> MemoryOut:
+        return MemoryOut(
+            id=m.id,
+            text=m.text,
+            scope=m.scope,
+            owner=m.owner,
+            status=m.status,
+            recorded_at=m.recorded_at,
+            valid_from=m.valid_from,
+            valid_until=m.valid_until,
+            origin=m.origin,
+            subject=m.subject,
+            attribute=m.attribute,
+            supersedes=m.supersedes,
+            superseded_by=m.superseded_by,
+            about=list(m.about),
+            derived_from=list(m.derived_from),
+            verified_by=m.verified_by,
+            verified_at=m.verified_at,
+        )
+
+
+class RecalledOut(BaseModel):
+    memory: MemoryOut
+    score: float
+
+
+class ForgottenOut(BaseModel):
+    deleted: list[str] = Field(description="The memory and every version in its history.")

@@ -1,0 +1,152 @@
+"""``/memories``: what people and agents told devkb (docs/memory.md) — create, list, search as of
+a date, correct (a new version supersedes the old), verify, forget. Every read is the caller's
+(``ScopedStore``): another person's private memory is a 404, never a 403."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+
+from devkb.api.memory_schemas import (
+    ForgottenOut,
+    MemoryIn,
+    MemoryOut,
+    MemoryPatch,
+    RecalledOut,
+    ScopeName,
+    StatusName,
+)
+from devkb.api.schemas import ErrorResponse
+from devkb.memory.service import MemoryError, MemoryService
+
+router = APIRouter(prefix="/memories", tags=["memories"])
+
+ERRORS: dict[int | str, dict[str, object]] = {s: {"model": ErrorResponse} for s in (401, 403, 404, 409, 422)}
+
+
+async def get_memories(request: Request) -> MemoryService:
+    value: MemoryService = request.app.state.container.memories()
+    return value
+
+
+MemoriesDep = Annotated[MemoryService, Depends(get_memories)]
+
+
+def _http(e: MemoryError) -> HTTPException:
+    return HTTPException(e.status, str(e))
+
+
+@router.post("", response_model=MemoryOut, status_code=201, operation_id="createMemory", responses=ERRORS)
+def create(body: MemoryIn, memories: MemoriesDep) -> MemoryOut:
+    """Remember a fact. A newer memory about the same subject and attribute supersedes the current
+    one (kept in its history, true until the new one's valid_from). Team memories from someone
+    who is not an admin are proposed until an admin verifies them."""
+    try:
+        m = memories.remember(
+            body.text,
+            scope=body.scope,
+            origin=body.origin,
+            subject=body.subject,
+            attribute=body.attribute,
+            valid_from=body.valid_from,
+            about=body.about,
+            derived_from=body.derived_from,
+        )
+    except (MemoryError, ValueError) as e:
+        raise _http(e if isinstance(e, MemoryError) else MemoryError(str(e))) from e
+    return MemoryOut.of(m)
+
+
+@router.get("", response_model=list[MemoryOut], operation_id="listMemories", responses=ERRORS)
+def list_memories(
+    memories: MemoriesDep,
+    scope: ScopeName | None = None,
+    status: StatusName | None = None,
+    as_of: Annotated[
+        str | None, Query(description="Only memories true then (ISO date or date-time).")
+    ] = None,
+    owner: Annotated[str | None, Query(max_length=320)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[MemoryOut]:
+    """The memories you may read, newest first: your private ones, team ones, and those derived
+    from documents you may read all of."""
+    try:
+        return [MemoryOut.of(m) for m in memories.list_memories(scope, status, as_of, owner, limit)]
+    except (MemoryError, ValueError) as e:
+        raise _http(e if isinstance(e, MemoryError) else MemoryError(str(e))) from e
+
+
+@router.get("/search", response_model=list[RecalledOut], operation_id="searchMemories", responses=ERRORS)
+def search(
+    memories: MemoriesDep,
+    q: Annotated[str, Query(min_length=1, max_length=4000, description="What to recall.")],
+    as_of: Annotated[str | None, Query(description="What was true then (default: now).")] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+) -> list[RecalledOut]:
+    """Recall: the memories you may read that answer ``q``, true as of ``as_of`` — one per subject
+    and attribute (the version true then)."""
+    try:
+        return [
+            RecalledOut(memory=MemoryOut.of(r.memory), score=r.score)
+            for r in memories.search(q, as_of, limit)
+        ]
+    except (MemoryError, ValueError) as e:
+        raise _http(e if isinstance(e, MemoryError) else MemoryError(str(e))) from e
+
+
+@router.get("/{memory_id}", response_model=MemoryOut, operation_id="getMemory", responses=ERRORS)
+def get(memory_id: str, memories: MemoriesDep) -> MemoryOut:
+    try:
+        return MemoryOut.of(memories.get(memory_id))
+    except MemoryError as e:
+        raise _http(e) from e
+
+
+@router.get(
+    "/{memory_id}/history", response_model=list[MemoryOut], operation_id="memoryHistory", responses=ERRORS
+)
+def history(memory_id: str, memories: MemoriesDep) -> list[MemoryOut]:
+    """Every version of the memory you may read, oldest first."""
+    try:
+        return [MemoryOut.of(m) for m in memories.history(memory_id)]
+    except MemoryError as e:
+        raise _http(e) from e
+
+
+@router.patch("/{memory_id}", response_model=MemoryOut, operation_id="updateMemory", responses=ERRORS)
+def update(memory_id: str, body: MemoryPatch, memories: MemoriesDep) -> MemoryOut:
+    """Correct a memory: a new version supersedes it (the old one stays in its history), or
+    ``status: retracted`` marks it as never true. Returns the new version (or the retracted one)."""
+    try:
+        if body.status == "retracted":
+            if body.text is not None or body.valid_from is not None:
+                raise MemoryError("retract, or correct: not both in one request")
+            return MemoryOut.of(memories.retract(memory_id))
+        if body.text is None and body.valid_from is None and body.subject is None and body.attribute is None:
+            raise MemoryError("nothing to change: give text, valid_from, subject/attribute or status")
+        return MemoryOut.of(
+            memories.correct(memory_id, body.text, body.valid_from, body.subject, body.attribute)
+        )
+    except (MemoryError, ValueError) as e:
+        raise _http(e if isinstance(e, MemoryError) else MemoryError(str(e))) from e
+
+
+@router.delete("/{memory_id}", response_model=ForgottenOut, operation_id="deleteMemory", responses=ERRORS)
+def delete(memory_id: str, memories: MemoriesDep) -> ForgottenOut:
+    """Forget a memory and its history: removed from the store, its indexes and the caches. Its
+    owner may; an admin may forget a team memory."""
+    try:
+        return ForgottenOut(deleted=memories.forget(memory_id))
+    except MemoryError as e:
+        raise _http(e) from e
+
+
+@router.post("/{memory_id}/verify", response_model=MemoryOut, operation_id="verifyMemory", responses=ERRORS)
+def verify(memory_id: str, memories: MemoriesDep) -> MemoryOut:
+    """An admin verifies a memory (a proposed one becomes current); the owner may verify their own
+    private memory."""
+    try:
+        return MemoryOut.of(memories.verify(memory_id))
+    except MemoryError as e:
+        raise _http(e) from e

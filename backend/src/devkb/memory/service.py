@@ -1,0 +1,401 @@
+"""``MemoryService``: remember, list, recall (as of a date), correct (supersede), verify and
+forget memories — every read through the reader's store (``ScopedStore``: what the access policy
+lets this reader read), every write through the indexing pipeline (split, embed, the reference
+rules, one transaction with its edges) on the store indexing writes to.
+
+Supersession (docs/memory.md): a new memory whose scope, owner (private), subject and attribute
+match those of current memories supersedes them — each gets ``valid_until`` = the new one's
+``valid_from``, status ``superseded`` and ``superseded_by``; nothing is deleted, nothing else about
+the subject is touched. Recall as of a moment returns the memories true then; when two memories of
+one key are both true (two processes superseding at once), the one valid from later wins, so a
+race can never return two versions of one fact. Superseding a verified team memory needs a
+reviewer: from anyone else the new memory is *proposed* and supersedes when a reviewer verifies it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from devkb.access.scoped_store import ReaderStore
+from devkb.errors import DevkbError
+from devkb.indexing.embedders.base import TextEmbedder
+from devkb.indexing.pipeline import IndexingPipeline
+from devkb.memory.model import (
+    MAX_TEXT,
+    ORIGINS,
+    SCOPES,
+    SOURCE,
+    Memory,
+    Origin,
+    Scope,
+    from_document,
+    gates_for,
+    is_memory_id,
+    new_id,
+    now_iso,
+    parse_when,
+)
+from devkb.memory.subject import strip_lead, topic_of
+from devkb.store.models import Document, SourceType
+from devkb.store.protocol import GraphStore
+
+TYPES = [SourceType.MEMORY]
+LIST_LIMIT = 1000
+RRF_K = 60
+
+
+class MemoryError(DevkbError):
+    """A memory request that cannot be done; ``status`` is its HTTP status."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Recalled:
+    memory: Memory
+    score: float
+
+
+class MemoryService:
+    def __init__(
+        self,
+        pipeline: IndexingPipeline,
+        store: GraphStore,
+        reader_store: ReaderStore,
+        embedder: TextEmbedder,
+        changed: Sequence[Callable[[], None]] = (),
+        clock: Callable[[], str] = now_iso,
+    ) -> None:
+        """``store``: the store indexing writes to (deletes go there too); ``reader_store``: every
+        read, as the current reader; ``changed``: called after every write (caches to drop)."""
+        self.pipeline = pipeline
+        self.store = store
+        self.reader_store = reader_store
+        self.embedder = embedder
+        self.changed = list(changed)
+        self.clock = clock
+        self._lock = threading.Lock()  # one write at a time in this process (supersession reads)
+
+    # -- who -----------------------------------------------------------------------------------
+    def _who(self) -> tuple[str, bool]:
+        """The current reader's e-mail (``operator`` without accounts) and whether they review."""
+        policy = self.reader_store.policy
+        reader = policy.reader()
+        if reader.role == "nobody":
+            raise MemoryError("sign in first: memories belong to people", 401)
+        return (reader.email or "operator").lower(), policy.may_administer(reader)
+
+    # -- reads ---------------------------------------------------------------------------------
+    def get(self, memory_id: str) -> Memory:
+        """The memory, if this reader may read it (404 otherwise: another person's private memory
+        does not exist for them)."""
+        if not is_memory_id(memory_id):
+            raise MemoryError(f"{memory_id!r} is not a memory id (memory:<uuid>)", 404)
+        docs = self.reader_store.get_documents([memory_id])
+        found = from_document(docs[0]) if docs else None
+        if found is None:
+            raise MemoryError(f"no memory {memory_id!r}", 404)
+        return found
+
+    def list_memories(
+        self,
+        scope: Scope | None = None,
+        status: str | None = None,
+        as_of: str | None = None,
+        owner: str | None = None,
+        limit: int = 100,
+    ) -> list[Memory]:
+        """The memories this reader may read, newest first: own private ones and team ones (and
+        those derived from documents they may read all of); ``as_of``: only those true then."""
+        moment = parse_when(as_of, "as_of", end_of_day=True)
+        out: list[Memory] = []
+        for d in self.reader_store.find_documents(types=TYPES, limit=LIST_LIMIT):
+            m = from_document(d)
+            if m is None or (scope and m.scope != scope) or (status and m.status != status):
+                continue
+            if owner and m.owner != owner.lower():
+                continue
+            if moment is not None and not m.valid_at(moment):
+                continue
+            out.append(m)
+        out.sort(key=lambda m: (m.recorded_at, m.id), reverse=True)
+        if moment is not None:
+            out = _newest_per_key(out)
+        return out[:limit]
+
+    def history(self, memory_id: str) -> list[Memory]:
+        """The versions of a memory this reader may read, oldest first (following ``supersedes``
+        and ``superseded_by``)."""
+        first = self.get(memory_id)
+        seen = {first.id}
+        older: list[Memory] = []
+        newer: list[Memory] = []
+        for step, out in (("supersedes", older), ("superseded_by", newer)):
+            m = first
+            while getattr(m, step) and getattr(m, step) not in seen:
+                docs = self.reader_store.get_documents([getattr(m, step)])
+                nxt = from_document(docs[0]) if docs else None
+                if nxt is None:
+                    break
+                seen.add(nxt.id)
+                out.append(nxt)
+                m = nxt
+        return [*reversed(older), first, *newer]
+
+    def search(self, query: str, as_of: str | None = None, limit: int = 10) -> list[Recalled]:
+        """Memories this reader may read that answer ``query`` (full text and vectors fused by
+        reciprocal rank), true ``as_of`` (default: now) — one per subject and attribute."""
+        query = " ".join(query.split())
+        if not query:
+            raise MemoryError("give something to look for (q)")
+        if len(query) > MAX_TEXT:
+            raise MemoryError(f"the query is over {MAX_TEXT} characters")
+        moment = parse_when(as_of, "as_of", end_of_day=True) or self.clock()
+        depth = max(50, limit * 10)
+        vector = self.embedder.embed([query])[0]
+        ranked: dict[str, float] = {}
+        memories: dict[str, Memory] = {}
+        for hits in (
+            self.reader_store.keyword_search(query, depth, types=TYPES),
+            self.reader_store.vector_search(vector, depth, types=TYPES),
+        ):
+            seen: set[str] = set()
+            for h in hits:
+                if h.document.id in seen:
+                    continue
+                seen.add(h.document.id)
+                m = from_document(h.document)
+                if m is None:
+                    continue
+                memories[m.id] = m
+                ranked[m.id] = ranked.get(m.id, 0.0) + 1.0 / (RRF_K + len(seen))
+        valid = [memories[i] for i in ranked if memories[i].valid_at(moment)]
+        valid.sort(key=lambda m: ranked[m.id], reverse=True)
+        return [Recalled(m, ranked[m.id]) for m in _newest_per_key(valid)[:limit]]
+
+    # -- writes --------------------------------------------------------------------------------
+    def remember(
+        self,
+        text: str,
+        scope: Scope = "private",
+        origin: Origin | None = None,
+        subject: str | None = None,
+        attribute: str | None = None,
+        valid_from: str | None = None,
+        about: Sequence[str] = (),
+        derived_from: Sequence[str] = (),
+    ) -> Memory:
+        """Store a memory (and supersede what it replaces). Team memories from someone who is not a
+        reviewer are *proposed* until one verifies them."""
+        owner, reviewer = self._who()
+        text = _clean_text(text)
+        if scope not in SCOPES:
+            raise MemoryError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        if origin is not None and origin not in ORIGINS:
+            raise MemoryError(f"origin must be one of {', '.join(ORIGINS)}, not {origin!r}")
+        if (subject is None) != (attribute is None) or (
+            subject is not None and not (subject.strip() and (attribute or "").strip())
+        ):
+            raise MemoryError("give both subject and attribute, or neither (they are derived from the text)")
+        sources = self._readable_documents(derived_from, "derived_from")
+        self._readable_documents(about, "about")
+        topic = topic_of(text)
+        now = self.clock()
+        memory = Memory(
+            id=new_id(),
+            text=text,
+            scope=scope,
+            owner=owner,
+            status="active" if scope == "private" or reviewer else "proposed",
+            recorded_at=now,
+            valid_from=parse_when(valid_from, "valid_from") or now,
+            origin=origin
+            or ("documents" if derived_from else "admin" if scope == "team" and reviewer else "conversation"),
+            subject=" ".join((subject or topic.subject).lower().split()),
+            attribute=" ".join((attribute or topic.attribute).lower().split()),
+            about=tuple(dict.fromkeys(about)),
+            derived_from=tuple(dict.fromkeys(derived_from)),
+            gates=gates_for(scope, owner, sources),
+        )
+        with self._lock:
+            if memory.status == "proposed":
+                self._write([memory])
+                return memory
+            current = self._current(memory.key) if memory.key else []
+            if any(c.status == "verified" and c.scope == "team" for c in current) and not reviewer:
+                memory = memory.with_(status="proposed")
+                self._write([memory])
+                return memory
+            return self._supersede(current, memory)
+
+    def correct(
+        self,
+        memory_id: str,
+        text: str | None = None,
+        valid_from: str | None = None,
+        subject: str | None = None,
+        attribute: str | None = None,
+    ) -> Memory:
+        """A new version of a memory that supersedes it (the old one stays in its history)."""
+        owner, reviewer = self._who()
+        old = self.get(memory_id)
+        self._may_change(old, owner, reviewer)
+        if old.status in ("superseded", "retracted"):
+            raise MemoryError(f"{memory_id} is {old.status}: correct its current version", 409)
+        new_text = _clean_text(text) if text is not None else old.text
+        new = old.with_(
+            id=new_id(),
+            text=new_text,
+            owner=old.owner,
+            status="active" if old.scope == "private" or reviewer else "proposed",
+            recorded_at=self.clock(),
+            valid_from=parse_when(valid_from, "valid_from") or self.clock(),
+            valid_until="",
+            subject=" ".join((subject or old.subject).lower().split()),
+            attribute=" ".join((attribute or old.attribute).lower().split()),
+            supersedes="",
+            superseded_by="",
+            verified_by="",
+            verified_at="",
+            changed_at="",
+        )
+        if old.status == "verified" and old.scope == "team" and not reviewer:
+            new = new.with_(status="proposed")
+        with self._lock:
+            if new.status == "proposed":
+                self._write([new.with_(supersedes=old.id)])
+                return new.with_(supersedes=old.id)
+            current = {c.id: c for c in (self._current(new.key) if new.key else [])}
+            current.setdefault(old.id, old)
+            return self._supersede(list(current.values()), new)
+
+    def verify(self, memory_id: str) -> Memory:
+        """A reviewer verifies a memory (a proposed one becomes current and supersedes what it
+        replaces); the owner may verify their own private memory."""
+        owner, reviewer = self._who()
+        m = self.get(memory_id)
+        if not (reviewer or (m.scope == "private" and m.owner == owner)):
+            raise MemoryError("verifying a team memory needs a reviewer (an admin)", 403)
+        if m.status in ("superseded", "retracted"):
+            raise MemoryError(f"{memory_id} is {m.status}: verify its current version", 409)
+        now = self.clock()
+        verified = m.with_(status="verified", verified_by=owner, verified_at=now, changed_at=now)
+        with self._lock:
+            if m.status == "proposed":
+                current = {c.id: c for c in (self._current(m.key) if m.key else []) if c.id != m.id}
+                if m.supersedes:
+                    prior = self.reader_store.get_documents([m.supersedes])
+                    old = from_document(prior[0]) if prior else None
+                    if old is not None and old.status not in ("superseded", "retracted"):
+                        current.setdefault(old.id, old)
+                return self._supersede(list(current.values()), verified.with_(supersedes=""))
+            self._write([verified])
+            return verified
+
+    def retract(self, memory_id: str) -> Memory:
+        """Mark a memory as never having been true (kept, recalled by no one)."""
+        owner, reviewer = self._who()
+        m = self.get(memory_id)
+        self._may_change(m, owner, reviewer)
+        gone = m.with_(status="retracted", changed_at=self.clock())
+        with self._lock:
+            self._write([gone])
+        return gone
+
+    def forget(self, memory_id: str) -> list[str]:
+        """Delete a memory and every version in its history from the store, its indexes and the
+        caches; the owner may, and a reviewer for team memories. Returns the ids deleted."""
+        owner, reviewer = self._who()
+        m = self.get(memory_id)
+        if not (m.owner == owner or (reviewer and m.scope == "team")):
+            raise MemoryError("only its owner forgets a memory (and an admin a team memory)", 403)
+        ids = [v.id for v in self.history(memory_id)]
+        with self._lock:
+            self.store.delete_documents(ids)
+            self._flush()
+        self._notify()
+        return ids
+
+    # -- inside --------------------------------------------------------------------------------
+    def _may_change(self, m: Memory, owner: str, reviewer: bool) -> None:
+        if m.scope == "private" and m.owner != owner:
+            raise MemoryError(f"no memory {m.id!r}", 404)
+        if m.scope == "team" and not (reviewer or m.owner == owner):
+            raise MemoryError("only its author or a reviewer (an admin) changes a team memory", 403)
+
+    def _readable_documents(self, ids: Sequence[str], name: str) -> list[Document]:
+        ids = list(dict.fromkeys(i for i in ids if i))
+        if len(ids) > 50:
+            raise MemoryError(f"{name}: at most 50 documents")
+        if not ids:
+            return []
+        found = self.reader_store.get_documents(ids)
+        missing = sorted(set(ids) - {d.id for d in found})
+        if missing:
+            raise MemoryError(f"{name}: no document {', '.join(map(repr, missing))} that you may read", 422)
+        return found
+
+    def _current(self, key: str) -> list[Memory]:
+        """The memories of ``key`` not yet superseded or retracted (from the store itself: a
+        newer fact replaces an older one the writer may not happen to read, e.g. derived)."""
+        out = []
+        for d in self.store.find_documents({"memory_key": key}, types=TYPES, limit=LIST_LIMIT):
+            m = from_document(d)
+            if m is not None and m.key == key and m.status in ("active", "verified"):
+                out.append(m)
+        return out
+
+    def _supersede(self, current: list[Memory], new: Memory) -> Memory:
+        olds = [c for c in current if c.id != new.id]
+        if olds:
+            latest = max(olds, key=lambda c: (c.valid_from, c.recorded_at))
+            new = new.with_(supersedes=latest.id)
+        ended = [
+            o.with_(
+                status="superseded",
+                valid_until=new.valid_from,
+                superseded_by=new.id,
+                changed_at=new.recorded_at,
+            )
+            for o in olds
+        ]
+        self._write([new, *ended])
+        return new
+
+    def _write(self, memories: Sequence[Memory]) -> None:
+        self.pipeline.run([m.source_document() for m in memories], SOURCE)
+        self._notify()
+
+    def _flush(self) -> None:
+        flush = getattr(self.store, "flush", None)
+        if callable(flush):
+            flush()
+
+    def _notify(self) -> None:
+        for fn in self.changed:
+            fn()
+
+
+def _clean_text(text: str) -> str:
+    clean = strip_lead(" ".join((text or "").split())) if text else ""
+    if not clean:
+        raise MemoryError("a memory needs text")
+    if len(clean) > MAX_TEXT:
+        raise MemoryError(f"a memory is at most {MAX_TEXT} characters, not {len(clean)}")
+    return clean
+
+
+def _newest_per_key(memories: list[Memory]) -> list[Memory]:
+    """One memory per subject and attribute — the one valid from the latest — keeping order."""
+    best: dict[str, Memory] = {}
+    for m in memories:
+        if m.key and (
+            m.key not in best
+            or (m.valid_from, m.recorded_at) > (best[m.key].valid_from, best[m.key].recorded_at)
+        ):
+            best[m.key] = m
+    return [m for m in memories if not m.key or best[m.key].id == m.id]
