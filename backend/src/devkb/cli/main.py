@@ -12,12 +12,15 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Annotated, NoReturn, TypeVar
+from typing import Annotated, TypeVar
 
 import typer
 from tqdm import tqdm
 
 from devkb.access.readers import EVERYTHING, Reader, reading_as
+from devkb.cli import accounts
+from devkb.cli.context import fail as _fail
+from devkb.cli.context import open_container as _container
 from devkb.container import Container, is_demo, prepare_store, shutdown
 from devkb.errors import (
     ConfigurationError,
@@ -40,22 +43,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
-    raise typer.Exit(code)
-
-
-def _container() -> Container:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        c = Container()
-        c.settings()
-        return c
-    except Exception as e:  # pydantic ValidationError and ConfigurationError
-        _fail(f"invalid configuration: {e}")
-        raise
 
 
 def _reader(c: Container, email: str | None) -> Reader:
@@ -481,99 +468,8 @@ if __name__ == "__main__":  # pragma: no cover
     main()
 
 
-# -- people and permissions (docs/security.md) ------------------------------------------------------
-users_app = typer.Typer(help="Users of a server with accounts (the accounts file, DEVKB_ACCOUNTS_DB).")
-app.add_typer(users_app, name="users")
-token_app = typer.Typer(help="API tokens for scripts and MCP clients.")
-app.add_typer(token_app, name="token")
-
-
-def _password(from_stdin: bool) -> str | None:
-    if from_stdin:
-        return sys.stdin.readline().rstrip("\n")
-    return typer.prompt("password", hide_input=True, confirmation_prompt=True) if sys.stdin.isatty() else None
-
-
-@users_app.command("add")
-def users_add(
-    email: Annotated[str, typer.Argument(help="The user's e-mail (their sign-in name).")],
-    role: Annotated[str, typer.Option(help="admin or member.")] = "member",
-    name: Annotated[str, typer.Option(help="Display name.")] = "",
-    password_stdin: Annotated[
-        bool,
-        typer.Option("--password-stdin", help="Read the password from stdin (else prompt; none: SSO only)."),
-    ] = False,
-) -> None:
-    """Add a user. The first user turns accounts on: anonymous access ends."""
-    c = _container()
-    try:
-        user = c.accounts().create_user(email, name, role, _password(password_stdin))
-    except DevkbError as e:
-        _fail(str(e))
-    finally:
-        shutdown(c)
-    typer.echo(f"added {user.email} ({user.role})")
-
-
-@users_app.command("list")
-def users_list() -> None:
-    """List the users."""
-    c = _container()
-    try:
-        for u in c.accounts().users():
-            flags = " disabled" if u.disabled else ""
-            typer.echo(f"{u.email}\t{u.role}\t{u.name}{flags}")
-    finally:
-        shutdown(c)
-
-
-@users_app.command("disable")
-def users_disable(email: Annotated[str, typer.Argument(help="The user's e-mail.")]) -> None:
-    """Disable a user: their sessions and tokens stop working at once."""
-    c = _container()
-    try:
-        c.accounts().update_user(email, disabled=True)
-    except LookupError:
-        _fail(f"no user {email!r}")
-    finally:
-        shutdown(c)
-    typer.echo(f"disabled {email}")
-
-
-@token_app.command("create")
-def token_create(
-    email: Annotated[str, typer.Argument(help="Whose token: it reads what this user may read.")],
-    name: Annotated[str, typer.Option(help="What the token is for.")] = "script",
-) -> None:
-    """Print a new API token (send it as 'Authorization: Bearer <token>')."""
-    c = _container()
-    try:
-        secret, _ = c.accounts().create_token(email.strip().lower(), name)
-    except LookupError:
-        _fail(f"no user {email!r} (devkb users list)")
-    except DevkbError as e:
-        _fail(str(e))
-    finally:
-        shutdown(c)
-    typer.echo(secret)
-
-
-@app.command("permissions")
-def permissions_sync() -> None:
-    """Mirror the sources' permissions now (the server also does it on its own schedule)."""
-    c = _container()
-    try:
-        statuses = c.permission_sync().run_once()
-    finally:
-        shutdown(c)
-    failed = False
-    for st in statuses.values():
-        typer.echo(f"{st.source}\t{st.state}\t{st.pairs} pairs\t{st.error or ''}")
-        failed = failed or st.state != "ok"
-    if not statuses:
-        typer.echo("no source reports permissions")
-    if failed:
-        raise typer.Exit(1)
+# -- people and permissions (docs/security.md): cli/accounts.py -----------------------------------
+accounts.register(app)
 
 
 # -- team memory (docs/memory.md) -------------------------------------------------------------------
