@@ -156,6 +156,9 @@ class SourceConfig(BaseModel):
     requests_per_second: float = Field(10.0, gt=0, le=1000)
     user_agent: str = "devkb-crawler/0.1 (+https://github.com/devkb)"
     respect_robots: bool = True
+    page_seconds: float = Field(
+        120.0, gt=0, le=3600, description="web: longest one page may take to download (then it is skipped)."
+    )
 
     @model_validator(mode="after")
     def _per_type(self) -> SourceConfig:

@@ -115,19 +115,24 @@ def convert_in_process(name: str, data: bytes, limits: ConversionLimits) -> Conv
     return converted
 
 
-def html_page_in_process(data: bytes, limits: ConversionLimits) -> Converted:
-    """A web page as the crawler reads it (bytes decoded leniently): main content and links."""
-    converted = html_to_markdown(data.decode("utf-8", "replace"), with_links=True)
+def html_page_in_process(data: bytes, limits: ConversionLimits, charset: str | None = None) -> Converted:
+    """A web page as the crawler reads it (bytes decoded leniently, in the ``charset`` its
+    response declared, else UTF-8): main content and links."""
+    try:
+        text = data.decode(charset or "utf-8", "replace")
+    except LookupError:
+        text = data.decode("utf-8", "replace")
+    converted = html_to_markdown(text, with_links=True)
     if len(converted.text) > limits.max_text_chars:
         raise Unreadable(_too_much_text(len(converted.text), limits))
     return converted
 
 
-def convert_html_page(data: bytes) -> Converted:
+def convert_html_page(data: bytes, charset: str | None = None) -> Converted:
     """``html_page_in_process`` in the conversion worker (the crawler's pages)."""
     from devkb.sources.formats.sandbox import conversion_pool
 
-    return conversion_pool().convert("page.html", data, op="html")
+    return conversion_pool().convert("page.html", data, op="html", charset=charset)
 
 
 def _too_much_text(chars: int, limits: ConversionLimits) -> str:

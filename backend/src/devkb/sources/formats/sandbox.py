@@ -170,10 +170,12 @@ class ConversionPool:
                 return
         worker.close()
 
-    def convert(self, name: str, data: bytes, op: str = "convert") -> Converted:
+    def convert(self, name: str, data: bytes, op: str = "convert", charset: str | None = None) -> Converted:
         """``name``'s bytes converted in a worker; raises ``Unreadable`` (also on a time-out, a
         worker out of memory or crashed)."""
-        header = json.dumps({"op": op, "name": name, "limits": self.limits.to_dict()}).encode()
+        header = json.dumps(
+            {"op": op, "name": name, "charset": charset, "limits": self.limits.to_dict()}
+        ).encode()
         with self._slots:
             with self._lock:
                 self.converted += 1

@@ -3,7 +3,7 @@
 parser, then converts one file per request until its input closes.
 
 Protocol on stdin/stdout, each frame a 4-byte big-endian length and its bytes: a request is a
-JSON header (``op``, ``name``, ``limits``) and a frame of the file's bytes; the answer is one JSON
+JSON header (``op``, ``name``, ``charset``, ``limits``) and a frame of the file's bytes; the answer is one JSON
 frame: ``{"ok": Converted}`` or ``{"unreadable": reason}``. JSON, never pickle: the server trusts
 nothing a worker that parsed hostile bytes says beyond its fields. A worker says
 ``{"ready": true}`` once its parsers are loaded, so a file's time-out does not count its start. The CPU time of each request is
@@ -39,7 +39,9 @@ def write_frame(stream: BinaryIO, data: bytes) -> None:
     stream.flush()
 
 
-def _answer(op: str, name: str, data: bytes, limits_dict: dict[str, Any]) -> dict[str, Any]:
+def _answer(
+    op: str, name: str, data: bytes, limits_dict: dict[str, Any], charset: str | None = None
+) -> dict[str, Any]:
     from devkb.sources.formats.convert import convert_in_process, html_page_in_process
     from devkb.sources.formats.limits import ConversionLimits
     from devkb.sources.formats.unreadable import Unreadable
@@ -47,7 +49,7 @@ def _answer(op: str, name: str, data: bytes, limits_dict: dict[str, Any]) -> dic
     limits = ConversionLimits.from_dict(limits_dict)
     try:
         if op == "html":
-            converted = html_page_in_process(data, limits)
+            converted = html_page_in_process(data, limits, charset)
         else:
             converted = convert_in_process(name, data, limits)
     except Unreadable as e:
@@ -109,7 +111,14 @@ def main(argv: list[str] | None = None) -> int:
         _cap_cpu(float(limits.get("seconds", 60)))
         fatal = False
         try:
-            answer = _answer(str(request.get("op")), str(request.get("name")), data, limits)
+            charset = request.get("charset")
+            answer = _answer(
+                str(request.get("op")),
+                str(request.get("name")),
+                data,
+                limits,
+                str(charset) if charset else None,
+            )
         except MemoryError:
             answer = {"unreadable": _out_of_memory(memory)}
             fatal = True

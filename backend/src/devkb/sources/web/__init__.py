@@ -23,6 +23,7 @@ def build_web_loader(cfg: SourceConfig) -> WebLoader:
             user_agent=cfg.user_agent,
             respect_robots=cfg.respect_robots,
             max_bytes=cfg.file_size_limit(),
+            page_seconds=cfg.page_seconds,
             acl=readers_acl(cfg.readers),
         )
     )

@@ -5,8 +5,12 @@
   answer disallows the host (RFC 9309, 2.3.1);
 - at most ``concurrency`` requests at once and at most ``requests_per_second`` started;
 - conditional requests (``If-None-Match``/``If-Modified-Since``) from what the last crawl saw;
-- redirects followed up to 10 (a loop is an error of that page), bodies capped at
-  ``max_bytes``.
+- redirects followed up to 10 (a loop is an error of that page);
+- each page bounded while it streams: a ``Content-Length`` over ``max_bytes`` is refused before
+  the body is read, and the body is counted as it arrives, decompressed by the crawler itself
+  (only ``gzip`` and ``deflate`` are asked for, inflated at most ``max_bytes`` at a time: a
+  response that inflates without end stops at the limit, whatever its headers say); a page gets
+  ``page_seconds`` in all (a server that drips a byte at a time is cut off).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 import threading
 import time
 import urllib.robotparser
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -22,6 +28,7 @@ import httpx
 from devkb.sources.web.urls import host_port
 
 MAX_REDIRECTS = 10
+ACCEPT_ENCODING = "gzip, deflate"  # what ``_Inflater`` decodes with a cap (not br or zstd)
 
 
 @dataclass
@@ -36,6 +43,39 @@ class Fetched:
 
 class FetchError(Exception):
     """A page that could not be fetched (its reason is reported; the crawl goes on)."""
+
+
+class _Inflater:
+    """A ``Content-Encoding`` decoded with a cap on what it yields (``zlib``: gzip, zlib-wrapped
+    or raw deflate), never more than ``limit`` bytes from any one input."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        if encoding in ("", "identity"):
+            self._z = None
+        elif encoding in ("gzip", "x-gzip"):
+            self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._z = zlib.decompressobj(zlib.MAX_WBITS)
+        else:
+            raise FetchError(f"unsupported Content-Encoding {encoding!r} (asked for {ACCEPT_ENCODING})")
+        self._first = True
+
+    def feed(self, data: bytes, limit: int) -> Iterator[bytes]:
+        if self._z is None:
+            yield data
+            return
+        if self._first and self.encoding == "deflate" and data and (data[0] & 0x0F) != 8:
+            self._z = zlib.decompressobj(-zlib.MAX_WBITS)  # "deflate" sent raw, as many servers do
+        self._first = False
+        try:
+            out = self._z.decompress(data, limit + 1)
+            yield out
+            while self._z.unconsumed_tail:
+                out = self._z.decompress(self._z.unconsumed_tail, limit + 1)
+                yield out
+        except zlib.error as e:
+            raise FetchError(f"corrupt {self.encoding} body: {e}") from e
 
 
 class RateLimiter:
@@ -66,20 +106,22 @@ class PoliteClient:
         respect_robots: bool = True,
         max_bytes: int = 25_000_000,
         timeout: float = 30.0,
+        page_seconds: float = 120.0,
     ) -> None:
         self.user_agent = user_agent
         self.respect_robots = respect_robots
         self.max_bytes = max_bytes
+        self.page_seconds = page_seconds
         self.limiter = RateLimiter(requests_per_second)
         self._slots = threading.BoundedSemaphore(concurrency)
         self._robots: dict[str, urllib.robotparser.RobotFileParser] = {}
         self._robots_lock = threading.Lock()
         self.requests = 0
         self.client = httpx.Client(
-            headers={"User-Agent": user_agent},
+            headers={"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING},
             follow_redirects=True,
             max_redirects=MAX_REDIRECTS,
-            timeout=timeout,
+            timeout=httpx.Timeout(timeout, read=min(timeout, page_seconds)),
             limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
             event_hooks={"request": [self._before_request]},  # each redirect hop too
         )
@@ -91,6 +133,31 @@ class PoliteClient:
 
     def close(self) -> None:
         self.client.close()
+
+    def _body(self, response: httpx.Response, deadline: float) -> bytes:
+        """The body, decoded, refused as soon as it is over ``max_bytes`` or past ``deadline``."""
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            raise FetchError(
+                f"over the size limit of {self.max_bytes / 1e6:.1f} MB (Content-Length {int(declared) / 1e6:.1f} MB)"
+            )
+        encodings = [
+            e.strip().lower() for e in response.headers.get("content-encoding", "").split(",") if e.strip()
+        ]
+        if len(encodings) > 1:
+            raise FetchError(f"unsupported Content-Encoding {', '.join(encodings)} (more than one)")
+        inflater = _Inflater(encodings[0] if encodings else "")
+        chunks: list[bytes] = []
+        size = 0
+        for raw in response.iter_raw():  # as it arrives (a chunk size would wait to fill it)
+            for chunk in inflater.feed(raw, self.max_bytes - size):
+                size += len(chunk)
+                if size > self.max_bytes:
+                    raise FetchError(f"over the size limit of {self.max_bytes / 1e6:.1f} MB")
+                chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise FetchError(f"took longer than {self.page_seconds:g} s to download (page_seconds)")
+        return b"".join(chunks)
 
     # -- robots.txt ------------------------------------------------------------------------
     def allowed(self, url: str) -> bool:
@@ -139,14 +206,7 @@ class PoliteClient:
                 with self.client.stream("GET", url, headers=headers) as response:
                     body = b""
                     if response.status_code == 200:
-                        chunks: list[bytes] = []
-                        size = 0
-                        for chunk in response.iter_bytes():
-                            size += len(chunk)
-                            if size > self.max_bytes:
-                                raise FetchError(f"over the size limit of {self.max_bytes / 1e6:.1f} MB")
-                            chunks.append(chunk)
-                        body = b"".join(chunks)
+                        body = self._body(response, time.monotonic() + self.page_seconds)
                     return Fetched(
                         url=str(response.url),
                         status=response.status_code,

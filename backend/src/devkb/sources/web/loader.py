@@ -58,6 +58,7 @@ class WebLoaderConfig:
     user_agent: str = "devkb-crawler/0.1"
     respect_robots: bool = True
     max_bytes: int = 25_000_000
+    page_seconds: float = 120.0
     acl: list[list[str]] = field(default_factory=lambda: [["everyone"]])
 
 
@@ -114,7 +115,12 @@ class WebLoader:
         old: dict[str, dict[str, Any]] = json.loads(since).get("pages", {}) if since else {}
         cfg = self.config
         client = PoliteClient(
-            cfg.user_agent, cfg.concurrency, cfg.requests_per_second, cfg.respect_robots, cfg.max_bytes
+            cfg.user_agent,
+            cfg.concurrency,
+            cfg.requests_per_second,
+            cfg.respect_robots,
+            cfg.max_bytes,
+            page_seconds=cfg.page_seconds,
         )
         pages: dict[str, dict[str, Any]] = {}  # URL fetched → cursor entry
         indexed_urls: set[str] = set()  # canonical page URLs
