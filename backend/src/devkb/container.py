@@ -147,9 +147,10 @@ def indexing_store(settings: Settings, store: GraphStore) -> GraphStore:
     document writes and checkpoints run in a process of their own, closed with the store
     (store/sqlite/write_process.py)."""
     from devkb.store.sqlite import SQLiteGraphStore
+    from devkb.store.sqlite.write_process import WriteProcess
 
     if settings.sync_write_process and isinstance(store, SQLiteGraphStore):
-        return store.offloaded()
+        return store.offloaded(WriteProcess)
     return store
 
 

@@ -46,8 +46,8 @@ def store(tmp_path: Path) -> Iterator[SQLiteGraphStore]:
 
 
 def test_writes_land_in_order_and_the_writer_reads_them(store):
-    wp = store.offloaded()
-    assert isinstance(wp, WriteProcess) and store.offloaded() is wp  # one per store
+    wp = store.offloaded(WriteProcess)
+    assert isinstance(wp, WriteProcess) and store.offloaded(WriteProcess) is wp  # one per store
     state = SyncState(source="t", cursor="after-a")
     wp.write_documents([doc("t:a", "one")])
     wp.save_sync_state(state)
@@ -63,7 +63,7 @@ def test_a_checkpoint_with_nothing_on_its_way_is_written_without_waiting_for_a_p
     """A sync's first store writes are small (its link hints, a checkpoint): with no process
     running and nothing handed in, they are applied at once instead of waiting for a process to
     start; once documents are on their way, checkpoints follow them through the process."""
-    wp = store.offloaded()
+    wp = store.offloaded(WriteProcess)
     wp.save_sync_state(SyncState(source="t", cursor="first"))
     assert wp._process is None and store.get_sync_state("t").cursor == "first"
     wp.write_documents([doc("t:a")])
@@ -74,7 +74,7 @@ def test_a_checkpoint_with_nothing_on_its_way_is_written_without_waiting_for_a_p
 
 def test_a_failed_write_stops_its_threads_later_checkpoints_until_it_is_reported(store):
     store._conn().execute(REFUSE)
-    wp = store.offloaded()
+    wp = store.offloaded(WriteProcess)
     wp.write_documents([doc("t:a")])
     wp.save_sync_state(SyncState(source="t", cursor="1"))
     wp.write_documents([doc("t:bad")])
@@ -105,7 +105,7 @@ def test_a_failed_write_stops_its_threads_later_checkpoints_until_it_is_reported
 
 
 def test_a_write_that_fails_its_own_check_is_reported_to_the_next_write(store):
-    wp = store.offloaded()
+    wp = store.offloaded(WriteProcess)
     stray = Reference(from_id="t:x", to_id="t:y", kind="mentions", owner_id="t:x")
     wp.write_documents([doc("t:a")], references=[stray])  # its owner is not in the batch
     with pytest.raises(StoreError, match="not in owner_ids"):
@@ -118,7 +118,7 @@ def test_a_write_that_fails_its_own_check_is_reported_to_the_next_write(store):
 def test_a_write_process_that_died_while_idle_is_replaced_by_the_next_write(store):
     """A long-lived store (``devkb serve``'s scheduled syncs) whose write process was killed between
     syncs: nothing was lost, so the next write starts a new process and nobody gets an error."""
-    wp = store.offloaded()
+    wp = store.offloaded(WriteProcess)
     wp.write_documents([doc("t:a")])
     wp.flush()
     first = wp._process
@@ -137,7 +137,7 @@ def test_writes_lost_with_their_process_are_an_error_for_their_thread_only(store
     """Killed with writes not yet applied (held back by stopping the process first): the thread
     that handed them in gets an error naming the exit, its checkpoint never lands, another thread
     goes on, and the next write of either starts a new process."""
-    wp = store.offloaded()
+    wp = store.offloaded(WriteProcess)
     wp.write_documents([doc("t:a")])
     wp.save_sync_state(SyncState(source="t", cursor="a"))
     wp.flush()
@@ -175,7 +175,7 @@ def test_writes_lost_with_their_process_are_an_error_for_their_thread_only(store
 def test_closing_the_store_applies_what_was_handed_in(tmp_path):
     path = tmp_path / "graph.sqlite"
     s = SQLiteGraphStore(path)
-    wp = s.offloaded()
+    wp = s.offloaded(WriteProcess)
     for i in range(40):
         wp.write_documents([doc(f"t:{i}")])
     s.close()
@@ -249,8 +249,9 @@ KILLED = """
 import os, signal, sys
 from devkb.store.models import Chunk, Document, SourceType
 from devkb.store.sqlite import SQLiteGraphStore
+from devkb.store.sqlite.write_process import WriteProcess
 
-wp = SQLiteGraphStore(sys.argv[1]).offloaded()
+wp = SQLiteGraphStore(sys.argv[1]).offloaded(WriteProcess)
 for i in range(20):
     d = Document(id=f"t:{i}", type=SourceType.JIRA, title="t", content_hash="h", source="t")
     wp.write_documents([(d, [Chunk(id=f"t:{i}#0", document_id=d.id, chunk_index=0, content="x", embedding=None)])])

@@ -12,9 +12,9 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -40,7 +40,6 @@ from devkb.store.sqlite.schema import DDL, FTS_INSERT_TRIGGER, SCHEMA_VERSION
 from devkb.store.sqlite.term_pruning import TermPruner
 from devkb.store.sqlite.text_index import TextIndex
 from devkb.store.sqlite.vector_index import VectorIndex
-from devkb.store.sqlite.write_process import WriteProcess
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_VARS = 900  # stay below SQLite's host-parameter limit
@@ -51,6 +50,13 @@ _MAX_VARS = 900  # stay below SQLite's host-parameter limit
 # 10,000 pages (~40 MB of WAL) the whole-corpus write took 4.6 s instead of 6.6 s; durability
 # is the same (a committed transaction is in the WAL either way).
 WAL_CHECKPOINT_PAGES = 10_000
+
+
+class _Closing(Protocol):
+    def close(self) -> None: ...
+
+
+_Offload = TypeVar("_Offload", bound=_Closing)
 
 
 def _chunks_of(seq: Sequence[Any], n: int = _MAX_VARS) -> Iterable[Sequence[Any]]:
@@ -94,7 +100,7 @@ class SQLiteGraphStore:
         self._local = threading.local()
         self._connections: dict[int, sqlite3.Connection] = {}  # by thread ident
         self._conn_lock = threading.Lock()
-        self._write_process: WriteProcess | None = None
+        self._write_process: _Closing | None = None  # offloaded(): closed with the store
         self._vectors = VectorIndex(approx_min_rows=vector_approx_min_chunks)
         self._term_pruner = TermPruner()
         self.text_index = (
@@ -170,13 +176,14 @@ class SQLiteGraphStore:
         """The store's write generation: bumped by every committed write, from any process."""
         return self._generation(self._conn())
 
-    def offloaded(self) -> WriteProcess:
+    def offloaded(self, build: Callable[[SQLiteGraphStore], _Offload]) -> _Offload:
         """This store with its document writes and sync checkpoints applied by a process of their
-        own (write_process.py); one per store, stopped by ``close``."""
+        own: ``build(self)`` on the first call (the container passes ``WriteProcess``,
+        write_process.py, so neither module imports the other); one per store, stopped by ``close``."""
         with self._conn_lock:
             if self._write_process is None:
-                self._write_process = WriteProcess(self)
-            return self._write_process
+                self._write_process = build(self)
+            return cast(_Offload, self._write_process)
 
     def close(self) -> None:
         with self._conn_lock:

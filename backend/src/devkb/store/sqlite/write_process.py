@@ -47,11 +47,10 @@ _RESET = "reset"
 _STOP = "stop"
 
 
-def _serve(path: str, inbox: Any, outbox: Any) -> None:
-    """The write process: apply each message in order, answer (seq, lane, error, skipped)."""
-    from devkb.store.sqlite.store import SQLiteGraphStore
-
-    store = SQLiteGraphStore(path, text_index_min_chunks=None)
+def _serve(open_store: Any, path: str, inbox: Any, outbox: Any) -> None:
+    """The write process: apply each message in order, answer (seq, lane, error, skipped).
+    ``open_store`` is the wrapped store's class (pickled by name, imported here)."""
+    store = open_store(path, text_index_min_chunks=None)
     parent = multiprocessing.parent_process()
     failed: set[int] = set()
     try:
@@ -252,7 +251,7 @@ class WriteProcess:
         self._inbox, self._outbox = ctx.Queue(), ctx.Queue()
         self._process = ctx.Process(
             target=_serve,
-            args=(str(self.path), self._inbox, self._outbox),
+            args=(type(self.store), str(self.path), self._inbox, self._outbox),
             name="devkb-store-writes",
             daemon=True,
         )
