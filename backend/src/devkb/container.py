@@ -31,7 +31,7 @@ from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.ask_service import AskService
 from devkb.agent.knowledge_gaps import KnowledgeGaps
 from devkb.agent.planner import Planner
-from devkb.agent.providers import LlmProvider
+from devkb.agent.providers import LlmProvider, frame_asker
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.tools import Toolbox
 from devkb.config.secrets import masker_for
@@ -490,8 +490,13 @@ class Container(containers.DeclarativeContainer):
     )
     project_keys = providers.Singleton(project_keys_reader, store)
     toolbox = providers.Singleton(Toolbox, reader_store, search, project_keys)
-    planner = providers.Singleton(Planner, toolbox, project_keys)
     llm = providers.Singleton(LlmProvider, settings)
+    planner = providers.Singleton(
+        lambda toolbox, keys, llm: Planner(toolbox, keys, frame_model=frame_asker(llm)),
+        toolbox,
+        project_keys,
+        llm,
+    )
     llm_status = providers.Singleton(lambda llm: llm.status, llm)
     agent_runner = providers.Singleton(
         lambda s, toolbox, planner: AgentRunner(toolbox, planner, max_steps=s.agent_max_steps),

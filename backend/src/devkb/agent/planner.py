@@ -24,6 +24,7 @@ from datetime import date
 
 from devkb.agent.evidence import Scope
 from devkb.agent.frame import Frame, extract, route, unapplied
+from devkb.agent.frame.llm import FrameFill, ModelFrame, cross_check, parse_model_output
 from devkb.agent.frame.resolve import StoreResolver
 from devkb.agent.kinds import EXECUTORS, KINDS, Context, Outcome, QuestionKind, Step, kind_of, lookup
 from devkb.agent.question import ParsedQuestion, is_follow_up, parse_question
@@ -43,8 +44,14 @@ class Planner:
         toolbox: Toolbox,
         project_keys: Callable[[], Iterable[str]] | None = None,
         kinds: tuple[QuestionKind, ...] = KINDS,
+        frame_model: Callable[[], Callable[[str, str], str] | None] | None = None,
     ) -> None:
+        """``frame_model``: when a language model is configured, returns its ``ask_model``
+        (agent/frame/llm.py) for the model to fill the frame too; None: the rules alone."""
         self.toolbox = toolbox
+        self.frame_model = frame_model
+        self._model_frames: OrderedDict[str, ModelFrame | str] = OrderedDict()
+        self.last_fill: FrameFill | None = None
         self.project_keys = project_keys or (lambda: ())
         self.kinds = kinds
         self.executors = {k.name: k for k in EXECUTORS}
@@ -71,7 +78,34 @@ class Planner:
         """The question understood (agent/frame): names resolved against the reader's store."""
         store = self.toolbox.graph_query.store
         allows = scope.allows if scope is not None else (lambda d: True)
-        return extract(parsed, StoreResolver(store, self.project_keys(), allows))
+        resolver = StoreResolver(store, self.project_keys(), allows)
+        rules = extract(parsed, resolver)
+        asker = self.frame_model() if self.frame_model is not None else None
+        if asker is None:
+            return rules
+        model = self._model_frame(parsed.text, asker)
+        if isinstance(model, str):
+            self.last_fill = FrameFill(rules, "rules", error=model)
+            return rules
+        self.last_fill = cross_check(rules, model, resolver)
+        return self.last_fill.frame
+
+    def _model_frame(self, question: str, asker: Callable[[str, str], str]) -> ModelFrame | str:
+        """The model's frame of ``question`` (asked once per question), or why it failed."""
+        from devkb.agent.frame.llm import INSTRUCTIONS
+
+        with self._lock:
+            if question in self._model_frames:
+                return self._model_frames[question]
+        try:
+            found: ModelFrame | str = parse_model_output(asker(INSTRUCTIONS, question))
+        except Exception as e:  # the model's failure: the rules frame, and the reason kept
+            found = f"{type(e).__name__}: {e}"[:300]
+        with self._lock:
+            self._model_frames[question] = found
+            while len(self._model_frames) > PARSES_KEPT:
+                self._model_frames.popitem(last=False)
+        return found
 
     def routed(
         self, parsed: ParsedQuestion, carried: Sequence[str] = (), scope: Scope | None = None
@@ -80,7 +114,9 @@ class Planner:
         frame, the registry's kind in its last row. Returns the kind, the frame and the route."""
         registry = kind_of(parsed, bool(carried), self.kinds)
         frame = self.frame(parsed, scope)
-        if parsed.follow_up or parsed.reference or parsed.relation is not None or registry.asks_back:
+        # "blocker" is a priority here, not the relation "blocks"
+        related = parsed.relation is not None and not (parsed.relation.name == "related" and frame.priorities)
+        if parsed.follow_up or parsed.reference or related or registry.asks_back:
             return registry, frame, "registry"
         row = route(frame, registry.honours, frozenset(self.executors))
         if row.executor == "registry":

@@ -143,3 +143,26 @@ def build_generator(settings: Settings, provider: str) -> Any:
             generation_kwargs={"temperature": 0, "max_tokens": settings.llm_max_tokens},
         )
     raise ValueError(f"unknown LLM provider {provider!r}")
+
+
+def frame_asker(llm: LlmProvider) -> Callable[[], Callable[[str, str], str] | None]:
+    """For the planner: the configured model's way to fill the question frame (agent/frame/llm.py),
+    looked up per question (None while no model is chosen: the rules frame alone)."""
+    from devkb.agent.frame.llm import ollama_asker, openai_asker
+
+    askers: dict[str, Callable[[str, str], str]] = {}
+
+    def current() -> Callable[[str, str], str] | None:
+        choice = llm.last_choice()
+        if choice is None or choice.generator is None or not llm.settings.llm_frame:
+            return None
+        if choice.provider not in askers:
+            s = llm.settings
+            askers[choice.provider] = (
+                ollama_asker(s.ollama_url, s.ollama_model)
+                if choice.provider == "ollama"
+                else openai_asker(choice.generator)
+            )
+        return askers[choice.provider]
+
+    return current

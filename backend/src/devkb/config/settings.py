@@ -137,6 +137,11 @@ class Settings(BaseSettings):
         le=32768,
         description="Cap on tokens per model reply (small models can loop until the context is full).",
     )
+    llm_frame: bool = Field(
+        True,
+        description="With a model configured, it fills the question frame too (JSON schema as structured "
+        "output), cross-checked against the rules and the store; off: the rules alone.",
+    )
     llm_logprobs: bool = Field(
         True,
         description="Ask the openai provider for token log-probabilities (the answer's confidence uses "

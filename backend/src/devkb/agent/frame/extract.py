@@ -121,14 +121,29 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
         if w in P.PRIORITIES and i not in used:
             nxt = words[i + 1] if i + 1 < len(words) else ""
             prev = words[i - 1] if i else ""
-            if nxt in ("priority", "prio") or prev in ("priority", "prio") or (i + 1) in used:
-                priorities.append(resolver.value("priority", P.PRIORITIES[w]) or P.PRIORITIES[w])
+            typed = (i + 1) in used and w not in ("top", "high", "low")  # "critical bugs", not "top bugs"
+            if nxt in ("priority", "prio") or prev in ("priority", "prio") or typed:
+                meant = P.PRIORITIES[w]
+                priorities += (
+                    [resolver.value("priority", v) or v for v in meant] if len(meant) == 1 else meant
+                )
                 used.add(i)
-    # the period, and the event it dates
+    # versions: "fix version 2026.10", "in 1.4", "the Infusion 1.5 release" (their words are used)
+    versions = _versions(text, resolver)
+    for v in versions:
+        for part in v.lower().split():
+            for i, w in enumerate(words):
+                if w in part.split(".") or w == part:
+                    used.add(i)
+                    for phrase in P.VERSION_BEFORE:
+                        n = len(phrase)
+                        if tuple(words[i - n : i]) == phrase:
+                            used.update(range(i - n, i))
+    # the period, and the event it dates (read from the words no other slot took)
     window = window_in(text, today or date.today())
     period = None
     if window is not None:
-        event = _event(words, kinds, happened)
+        event = _event([w for i, w in enumerate(words) if i not in used], kinds, happened)
         period = Period(start=window.start, end=window.end, label=window.label, event=event)
     elif happened and category is None and not statuses:
         category = "resolved"
@@ -161,8 +176,6 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
             people.append(Person(said=said, role=person_role, candidates=tuple(found)))
         else:
             people.append(Person(said=said, role=person_role))
-    # versions: "fix version 2026.10", "in 1.4", "the Infusion 1.5 release"
-    versions = _versions(text, resolver)
     # order and limit
     order = None
     limit = None

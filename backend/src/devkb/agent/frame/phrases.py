@@ -133,17 +133,22 @@ UNRESOLVED: tuple[tuple[str, ...], ...] = (
 # a state word right after these is something that happened (an event), not an adjective
 HAPPENED: frozenset[str] = frozenset(("did", "were", "was", "got", "been", "get", "we", "they", "he", "she"))
 
-PRIORITIES: dict[str, str] = {
-    "blocker": "Blocker",
-    "critical": "Critical",
-    "major": "Major",
-    "minor": "Minor",
-    "trivial": "Trivial",
-    "highest": "Highest",
-    "high": "High",
-    "medium": "Medium",
-    "low": "Low",
-    "lowest": "Lowest",
+# a priority word → the priorities it means, in Jira Cloud's scheme (Highest … Lowest) and Data
+# Center's (Blocker … Trivial): "high priority" is either scheme's top two
+PRIORITIES: dict[str, tuple[str, ...]] = {
+    "blocker": ("Blocker",),
+    "blockers": ("Blocker",),
+    "critical": ("Critical",),
+    "major": ("Major",),
+    "minor": ("Minor",),
+    "trivial": ("Trivial",),
+    "highest": ("Highest", "Blocker"),
+    "top": ("Highest", "Blocker"),
+    "high": ("Highest", "High", "Blocker", "Critical"),
+    "medium": ("Medium", "Major"),
+    "normal": ("Medium", "Major"),
+    "low": ("Low", "Lowest", "Minor", "Trivial"),
+    "lowest": ("Lowest", "Trivial"),
 }
 
 ISSUE_TYPES: tuple[tuple[tuple[str, ...], str], ...] = (

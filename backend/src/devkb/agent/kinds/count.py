@@ -241,7 +241,7 @@ def assignee_named(text: str) -> str | None:
 
 class Count(QuestionKind):
     name = "count"
-    honours = frozenset({"scope", "type", "state", "priority", "person:assignee"})
+    honours = frozenset({"scope", "type", "state", "person:assignee"})
     needs_no_model = True  # a count from the graph: a model would count the 25 it is shown
     filters = False  # the list is exact: FilterDocs would reorder what the count describes
 

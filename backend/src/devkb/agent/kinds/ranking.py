@@ -75,7 +75,7 @@ def asked_role(text: str) -> str | None:
 
 class Ranking(QuestionKind):
     name = "ranking"
-    honours = frozenset({"scope", "type", "state", "priority"})
+    honours = frozenset({"scope", "type", "state"})
     needs_no_model = True  # exact figures from the graph: a model would rank the few it is shown
     filters = False
 

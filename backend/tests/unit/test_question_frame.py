@@ -1,0 +1,204 @@
+"""The question frame (agent/frame): one extractor, the route table as data, executors that
+declare the slots they honour — and no condition dropped silently."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from devkb.agent.frame import ROUTES, Frame, Period, Person, Scope, extract, route, slot_keys, unapplied
+from devkb.agent.frame.model import SLOTS
+from devkb.agent.kinds import EXECUTORS, KINDS
+from devkb.agent.question import parse_question
+
+AGENT = Path(__file__).resolve().parents[2] / "src" / "devkb" / "agent"
+TODAY = date(2026, 12, 7)
+
+
+class Known:
+    """What a small store knows: people, versions, statuses."""
+
+    people_ = {
+        "Marcus Chen": ["Marcus Chen"],
+        "Marcus": ["Marcus Chen"],
+        "Priya": ["Priya Raman"],
+        "Chen": ["Marcus Chen", "Mei Chen"],
+        "Justin Obara": ["Justin Obara"],
+    }
+
+    def people(self, said: str) -> list[str]:
+        return self.people_.get(said, [])
+
+    def value(self, field: str, said: str) -> str | None:
+        if field == "fix_version":
+            return said if said in ("1.4", "2026.10", "Infusion 1.5") else None
+        return said
+
+    def project_named(self, said: str) -> str | None:
+        return said.upper() if said.upper() in ("PAY", "WEB", "FLUID") else None
+
+
+def frame(question: str) -> Frame:
+    return extract(parse_question(question, ["PAY", "WEB", "FLUID"]), Known(), TODAY)
+
+
+@pytest.mark.parametrize(
+    ("question", "shape", "conditions"),
+    [
+        ("What did Marcus Chen work on last week?", "list", {"assignee Marcus Chen", "updated in the last 7 days"}),
+        ("What did Marcus Chen work on in September 2026?", "list", {"assignee Marcus Chen", "updated in September 2026"}),
+        ("How many bugs did FLUID get in 2011?", "count", {"project FLUID", "type Bug", "created in 2011"}),
+        ("What did Justin Obara file in February 2011?", "list", {"reported by Justin Obara", "created in February 2011"}),
+        ("Which open bugs in PAY are assigned to Priya?", "list",
+         {"assignee Priya Raman", "project PAY", "type Bug", "status Open"}),
+        ("how many critical bugs are open in FLUID?", "count",
+         {"project FLUID", "type Bug", "status Open", "priority Critical"}),
+        ("Which issues fixed in 1.4 did Justin Obara report?", "list", {"reported by Justin Obara", "fix version 1.4"}),
+        ("Who reported the most bugs in FLUID in Q1 2011?", "rank", {"project FLUID", "type Bug", "created in Q1 2011"}),
+        ("What PRs did Marcus open in March 2026?", "list", {"author Marcus Chen", "created in March 2026"}),
+        ("how many issues were closed in FLUID in 2011-W05", "count", {"project FLUID", "resolved in week 5 of 2011"}),
+        ("how many unresolved tasks in WEB since March 2026?", "count",
+         {"project WEB", "type Task", "unresolved", "created since March 2026"}),
+        ("Count the bugs with priority Blocker filed by Justin Obara before May 2011", "count",
+         {"type Bug", "priority Blocker", "reported by Justin Obara", "created before May 2011"}),
+    ],
+)
+def test_the_extractor_reads_every_condition(question: str, shape: str, conditions: set[str]) -> None:
+    f = frame(question)
+    assert f.shape == shape, f
+    assert set(f.describe()) == conditions, f.describe()
+
+
+def test_a_name_the_store_does_not_know_is_reported_not_dropped() -> None:
+    f = frame("How many bugs were reported by Zed Quux in 2011?")
+    assert f.people and f.people[0].resolved is None
+    assert f.unresolved() == ["nobody named 'Zed Quux'"]
+    two = frame("Which bugs are assigned to Chen?")
+    assert two.people[0].candidates == ("Marcus Chen", "Mei Chen")
+    assert "could be Marcus Chen or Mei Chen" in two.unresolved()[0]
+
+
+def test_a_capitalised_topic_is_not_a_person() -> None:
+    f = frame("Which issues mention Apple Pay?")
+    assert not f.people and "apple" in f.topic
+
+
+def test_the_route_table_is_data_and_ends_with_the_registry() -> None:
+    assert ROUTES[-1].executor == "registry" and not ROUTES[-1].shapes
+    names = {k.name for k in EXECUTORS}
+    for row in ROUTES[:-1]:
+        assert row.shapes and row.why
+        assert row.executor in names or row.executor in ("remember", "recall")
+
+
+def _one_slot_frame(shape: str, slot: str, role: str = "assignee") -> Frame:
+    base: dict[str, Any] = {"text": f"{shape} {slot}", "shape": shape, "kinds": ("issue",)}
+    values: dict[str, dict[str, Any]] = {
+        "person": {"people": (Person(said="Ann Lee", role=role, resolved="Ann Lee"),)},  # type: ignore[arg-type]
+        "period": {"period": Period(start="2011-01-01T00:00:00+00:00", end="2012-01-01T00:00:00+00:00", label="in 2011")},
+        "scope": {"scope": Scope(projects=("PAY",))},
+        "type": {"issue_types": ("Bug",)},
+        "state": {"statuses": ("Open",)},
+        "priority": {"priorities": ("Major",)},
+        "version": {"versions": ("1.4",)},
+        "label": {"labels": ("ui",)},
+    }
+    return Frame(**base, **values[slot])
+
+
+@pytest.mark.parametrize("kind", [*KINDS, None], ids=lambda k: k.name if k else "no-kind")
+def test_every_shape_and_slot_is_honoured_or_said(kind: Any) -> None:
+    """The walk over shape × slot (× the registry kind that would answer): the routed executor
+    honours the slot, or the answer says it could not apply it. A silent drop fails."""
+    honours = kind.honours if kind is not None else frozenset()
+    executors = {k.name: k for k in EXECUTORS}
+    roles = ("assignee", "reporter", "author", "commenter", "mover", "involved")
+    for shape, slot in itertools.product(("count", "list", "rank"), SLOTS):
+        for role in roles if slot == "person" else ("assignee",):
+            f = _one_slot_frame(shape, slot, role)
+            row = route(f, honours, frozenset(executors))
+            chosen = executors[row.executor].honours if row.executor in executors else honours
+            said = unapplied(f, chosen)
+            for key in slot_keys(f):
+                assert key in chosen or said, (shape, slot, role, row.executor)
+
+
+def test_pairs_of_slots_route_to_one_executor_that_honours_both() -> None:
+    executors = {k.name: k for k in EXECUTORS}
+    for a, b in itertools.combinations([s for s in SLOTS if s != "label"], 2):
+        f = _one_slot_frame("count", a)
+        g = _one_slot_frame("count", b)
+        both = f.model_copy(update={k: getattr(g, k) for k in g.model_fields_set if k not in ("text", "shape", "kinds")})
+        row = route(both, frozenset({f"{a}"}), frozenset(executors))
+        assert row.executor == "conditions", (a, b)
+        assert slot_keys(both) <= executors["conditions"].honours
+
+
+def _imports_re(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name == "re" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "re":
+            return True
+    return False
+
+
+def _reads_text(path: Path) -> list[int]:
+    """Lines reading a question's raw text (``.text`` of a parse or a frame, ``.words``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and n.attr in ("text", "words") and isinstance(n.value, ast.Attribute)
+        and n.value.attr in ("parsed", "frame")
+    ]
+
+
+def test_no_pattern_and_no_raw_text_in_the_frame_and_its_executors() -> None:
+    """The gate: regexes live only in the phrase tables' matcher (none in agent/frame), and an
+    executor reads the frame's slots, never the question's text."""
+    frame_files = sorted((AGENT / "frame").glob("*.py"))
+    executors = [AGENT / "kinds" / "conditions.py"]
+    for path in frame_files + executors:
+        assert not _imports_re(path), f"{path.name} imports re"
+    for path in executors:
+        assert not _reads_text(path), f"{path.name} reads the raw question at lines {_reads_text(path)}"
+
+
+def test_the_frame_schema_is_json_for_a_language_model() -> None:
+    schema = Frame.model_json_schema()
+    assert schema["type"] == "object" and "shape" in schema["properties"]
+    assert set(schema["properties"]) >= {"people", "period", "scope", "issue_types", "statuses", "versions"}
+
+
+def test_the_models_frame_adds_only_what_is_in_the_question_and_known() -> None:
+    """The cross-check of a model's frame (agent/frame/llm.py): a lower-case name the rules did not
+    take is added once the store knows it; an invented name, project or version is rejected; the
+    rules' conditions stay; a reply that is not the schema leaves the rules frame with the error."""
+    from devkb.agent.frame.llm import ModelFrame, cross_check, fill
+
+    Known.people_["justin obara"] = ["Justin Obara"]
+    rules = frame("how many bugs in FLUID for justin obara")
+    assert not rules.people
+    model = ModelFrame.model_validate(
+        {
+            "shape": "count",
+            "people": [{"name": "justin obara", "role": "assignee"}, {"name": "Zed", "role": "reporter"}],
+            "projects": ["FLUID", "NOPE"],
+            "versions": ["9.9"],
+        }
+    )
+    got = cross_check(rules, model, Known(), TODAY)
+    assert [p.resolved for p in got.frame.people] == ["Justin Obara"]
+    assert got.frame.scope.projects == ("FLUID",) and got.frame.issue_types == ("Bug",)
+    assert got.by == "rules+model" and got.added == ["person assignee Justin Obara"]
+    assert any("Zed" in r for r in got.rejected) and any("NOPE" in r for r in got.rejected)
+    assert any("9.9" in r for r in got.rejected)
+    broken = fill(rules, lambda _i, _q: '{"shape": "nonsense"}', Known(), TODAY)
+    assert broken.frame == rules and broken.error and "not valid" in broken.error
