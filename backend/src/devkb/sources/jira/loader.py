@@ -18,45 +18,27 @@ the zone ``/myself`` reports, so a bot account in UTC−8 loses nothing.
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from atlassian import Jira
-from atlassian.jira import JiraCloud
-from pydantic import SecretStr
-
 from devkb.errors import ConfigurationError, PermanentSourceError
 from devkb.sources.base import HistoryPolicy, LoadBatch, SourceDocument
-from devkb.sources.http_retry import atlassian_client
+from devkb.sources.jira.client import DEPLOYMENTS, JiraClient, JiraLoaderConfig
 from devkb.sources.jira.convert import TEXT_VERSION, issue_to_document, jira_doc_id, parse_jira_time
-from devkb.sources.retry import call_with_retry
+from devkb.sources.jira.permissions import JiraPermissions
 from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
 _PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9_]*-[0-9]+$")
 VERIFY_PASSES = 3  # listings after a load; each fetches what changed while the previous one ran
-DEPLOYMENTS = ("auto", "cloud", "datacenter")
 OVERLAP = timedelta(minutes=1)  # JQL dates have minute precision
 CLOUD_OVERLAP = timedelta(minutes=5)  # search/jql is eventually consistent: look further back
-CLOUD_PAGE_MAX = 100  # search/jql returns at most 100 issues per page when fields are requested
 FULL_EXPAND = "names,changelog"  # field names (custom fields by name) and the change history
-
-
-def _with_names(page: dict[str, Any]) -> list[dict[str, Any]]:
-    names = page.get("names")
-    issues: list[dict[str, Any]] = page["issues"]
-    if isinstance(names, dict):
-        for issue in issues:
-            if isinstance(issue, dict):
-                issue.setdefault("names", names)
-    return issues
 
 
 def _linked_keys(issues: list[dict[str, Any]]) -> set[str]:
@@ -74,23 +56,6 @@ def _key_order(key: str) -> tuple[str, int]:
     return (project, int(number)) if number.isdigit() else (key, 0)
 
 
-@dataclass
-class JiraLoaderConfig:
-    name: str
-    url: str
-    user: str | None = None
-    token: SecretStr | None = None
-    projects: list[str] = field(default_factory=list)  # empty = every project the user can see
-    jql: str | None = None  # extra JQL restriction, AND-ed
-    browse_url: str | None = None  # base URL for citations (defaults to url)
-    page_size: int = 100
-    deployment: str = "auto"  # auto (serverInfo.deploymentType) | cloud | datacenter
-    retries: int = 6
-    backoff: float = 0.5
-    timeout: float = 30.0
-    people: dict[str, str] = field(default_factory=dict)  # account id / user name → e-mail
-
-
 class JiraLoader:
     type = SourceType.JIRA
     text_version = TEXT_VERSION
@@ -98,9 +63,7 @@ class JiraLoader:
     def __init__(self, config: JiraLoaderConfig, on_retry: Callable[[str], None] | None = None) -> None:
         self.config = config
         self.name = config.name
-        self._on_retry = on_retry
-        self._client: Any = None
-        self._deployment: str | None = None if config.deployment == "auto" else config.deployment
+        self.jira = JiraClient(config, on_retry)
         self._zone: tzinfo | None = None
         self._listed: set[str] | None = None  # ids a full load's verification listed last
         self._keep_history = True
@@ -116,43 +79,21 @@ class JiraLoader:
                 raise ConfigurationError(f"source {config.name}: invalid Jira project key {p!r}")
 
     def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
-        self._on_retry = on_retry
-        self._client = None
+        self.jira.set_retry_hook(on_retry)
 
     @property
     def deployment(self) -> str:
         """``cloud`` or ``datacenter``: configured, or read once from ``serverInfo.deploymentType``."""
-        if self._deployment is None:
-            probe = atlassian_client(Jira, self.config, self._on_retry)
-
-            def call() -> dict[str, Any]:
-                info = probe.get_server_info()
-                if not isinstance(info, dict):
-                    raise ValueError(f"invalid JSON in Jira serverInfo: {str(info)[:80]!r}")
-                return info
-
-            info = call_with_retry("Jira serverInfo", call, on_retry=self._on_retry)
-            self._deployment = (
-                "cloud" if str(info.get("deploymentType", "")).lower() == "cloud" else "datacenter"
-            )
-            log.info(
-                "%s: Jira %s (deploymentType %s)", self.name, self._deployment, info.get("deploymentType")
-            )
-        return self._deployment
+        return self.jira.deployment
 
     @property
     def cloud(self) -> bool:
-        return self.deployment == "cloud"
+        return self.jira.cloud
 
     @property
     def client(self) -> Any:
         """atlassian-python-api's ``JiraCloud`` (REST API v3) on Cloud, ``Jira`` (v2) otherwise."""
-        if self._client is None:
-            if self.cloud:
-                self._client = atlassian_client(JiraCloud, self.config, self._on_retry, api_version=3)
-            else:
-                self._client = atlassian_client(Jira, self.config, self._on_retry)
-        return self._client
+        return self.jira.api
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -163,14 +104,6 @@ class JiraLoader:
         }
 
     # -- JQL ------------------------------------------------------------------------------
-    def _scope(self) -> list[str]:
-        clauses = []
-        if self.config.projects:
-            clauses.append("project in (" + ", ".join(self.config.projects) + ")")
-        if self.config.jql:
-            clauses.append(f"({self.config.jql})")
-        return clauses
-
     def user_zone(self) -> tzinfo:
         """The time zone Jira reads this user's JQL date literals in (``/myself`` → ``timeZone``)."""
         if self._zone is None:
@@ -181,7 +114,7 @@ class JiraLoader:
                     raise ValueError(f"invalid JSON in Jira /myself: {str(me)[:80]!r}")
                 return me
 
-            name = str(call_with_retry("Jira myself", call, on_retry=self._on_retry).get("timeZone") or "UTC")
+            name = str(self.jira.call("Jira myself", call).get("timeZone") or "UTC")
             try:
                 self._zone = ZoneInfo(name)
             except (ZoneInfoNotFoundError, ValueError):
@@ -197,66 +130,6 @@ class JiraLoader:
         t = datetime.fromisoformat(cursor).astimezone(UTC) - overlap
         return t.astimezone(self.user_zone()).strftime("%Y-%m-%d %H:%M")
 
-    def _search(self, jql: str, start: int, fields: str, expand: str | None = None) -> dict[str, Any]:
-        """One page of a Data Center search (``startAt``)."""
-
-        def call() -> dict[str, Any]:
-            page = self.client.jql(
-                jql, fields=fields, start=start, limit=self.config.page_size, expand=expand
-            )
-            # atlassian-python-api returns the raw text when the body is not JSON
-            if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
-                raise ValueError(f"invalid JSON in Jira search response: {str(page)[:80]!r}")
-            return page
-
-        return call_with_retry(f"Jira search at {start}", call, on_retry=self._on_retry)
-
-    def _search_cloud(
-        self, jql: str, token: str | None, fields: str, expand: str | None = None
-    ) -> dict[str, Any]:
-        """One page of a Cloud search (``/rest/api/3/search/jql``, ``nextPageToken``)."""
-
-        def call() -> dict[str, Any]:
-            page = self.client.enhanced_jql(
-                jql,
-                fields=fields,
-                nextPageToken=token,
-                limit=min(self.config.page_size, CLOUD_PAGE_MAX),
-                expand=expand,
-            )
-            if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
-                raise ValueError(f"invalid JSON in Jira search/jql response: {str(page)[:80]!r}")
-            return page
-
-        return call_with_retry("Jira search/jql", call, on_retry=self._on_retry)
-
-    def _pages(
-        self, jql: str, fields: str, expand: str | None = None
-    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
-        """Every page of ``jql``'s issues with the total when the API gives one (Data Center). With
-        ``expand`` containing ``names``, each issue carries the page's field names (custom fields
-        such as "Epic Link" and "Sprint" are found by name)."""
-        if self.cloud:
-            token: str | None = None
-            while True:
-                page = self._search_cloud(jql, token, fields, expand)
-                issues = _with_names(page)
-                if issues:
-                    yield issues, None
-                token = page.get("nextPageToken")
-                if page.get("isLast", not token) or not token or not issues:
-                    return
-        start = 0
-        while True:
-            page = self._search(jql, start, fields, expand)
-            issues = _with_names(page)
-            if not issues:
-                return
-            yield issues, page.get("total")
-            start += len(issues)
-            if start >= int(page.get("total") or 0):
-                return
-
     def set_history(self, policy: HistoryPolicy) -> None:
         """Transitions come with the changelog the loader reads anyway: nothing to fetch."""
         self._keep_history = policy.enabled
@@ -271,7 +144,7 @@ class JiraLoader:
             clauses.insert(0, "project in (" + ", ".join(self.config.projects) + ")")
         out: dict[str, str] = {}
         try:
-            for issues, _total in self._pages(" AND ".join(clauses) + " ORDER BY key ASC", "security"):
+            for issues, _total in self.jira.pages(" AND ".join(clauses) + " ORDER BY key ASC", "security"):
                 for i in issues:
                     level = (i.get("fields") or {}).get("security")
                     if isinstance(level, dict) and level.get("id"):
@@ -325,7 +198,7 @@ class JiraLoader:
                     raise ValueError(f"invalid JSON in Jira changelog of {key}: {str(page)[:80]!r}")
                 return page
 
-            page = call_with_retry(f"Jira changelog of {key} at {start}", call, on_retry=self._on_retry)
+            page = self.jira.call(f"Jira changelog of {key} at {start}", call)
             found += page["values"]
             if page.get("isLast", True) or not page["values"]:
                 break
@@ -344,7 +217,7 @@ class JiraLoader:
         seen in that version (at most ``VERIFY_PASSES`` listings). A full load's last listing
         also answers the next ``list_ids`` call, so verification costs no extra requests there.
         """
-        clauses = self._scope()
+        clauses = self.jira.scope()
         if since:
             clauses.append(f'updated >= "{self._jql_time(since)}"')
         jql = (" AND ".join(clauses) + " ORDER BY updated ASC, key ASC").strip()
@@ -353,7 +226,7 @@ class JiraLoader:
         linked: set[str] = set()  # keys the changed issues link to (an incremental load)
         self._listed = None
         self._read_levels()
-        for issues, total in self._pages(jql, "*all", FULL_EXPAND):
+        for issues, total in self.jira.pages(jql, "*all", FULL_EXPAND):
             cursor = self._note(issues, seen, cursor)
             if since:
                 linked.update(_linked_keys(issues))
@@ -412,7 +285,7 @@ class JiraLoader:
     def _list(self, jql: str, fields: str) -> dict[str, str | None]:
         """``{key: updated}`` of every issue the query matches."""
         out: dict[str, str | None] = {}
-        for issues, _total in self._pages(jql, fields):
+        for issues, _total in self.jira.pages(jql, fields):
             out.update((i["key"], (i.get("fields") or {}).get("updated")) for i in issues)
         return out
 
@@ -425,8 +298,8 @@ class JiraLoader:
                 wanted = [k for k in wanted if k.rpartition("-")[0] in self.config.projects]
             if not wanted:
                 continue
-            jql = " AND ".join(["key in (" + ", ".join(wanted) + ")", *(self._scope() if scoped else [])])
-            for found, _total in self._pages(jql, "*all", FULL_EXPAND):
+            jql = " AND ".join(["key in (" + ", ".join(wanted) + ")", *(self.jira.scope() if scoped else [])])
+            for found, _total in self.jira.pages(jql, "*all", FULL_EXPAND):
                 issues += found
         return issues
 
@@ -440,7 +313,7 @@ class JiraLoader:
         listed, self._listed = self._listed, None
         if listed is not None:  # the listing a full load just verified itself with
             return listed
-        jql = (" AND ".join(self._scope()) + " ORDER BY key ASC").strip()
+        jql = (" AND ".join(self.jira.scope()) + " ORDER BY key ASC").strip()
         return {jira_doc_id(k) for k in self._list(jql, "key")}
 
     def link_hints(self) -> dict[str, Any]:
@@ -452,36 +325,9 @@ class JiraLoader:
 
     def project_keys(self) -> list[str]:
         """Project keys visible to the user (learned, never hard-coded)."""
-
-        def call() -> list[dict[str, Any]]:
-            projects = self.client.projects()
-            if not isinstance(projects, list):
-                raise ValueError(f"invalid JSON in Jira project list: {str(projects)[:80]!r}")
-            return projects
-
-        def page(start: int) -> dict[str, Any]:
-            found = self.client.search_projects(start_at=start, max_results=50)
-            if not isinstance(found, dict) or not isinstance(found.get("values"), list):
-                raise ValueError(f"invalid JSON in Jira project search: {str(found)[:80]!r}")
-            return found
-
-        if not self.cloud:
-            projects = call_with_retry("Jira projects", call, on_retry=self._on_retry)
-        else:  # Cloud pages its project list (GET /rest/api/3/project/search)
-            projects = []
-            while True:
-                start = len(projects)
-                found = call_with_retry(
-                    f"Jira project search at {start}", functools.partial(page, start), on_retry=self._on_retry
-                )
-                projects += found["values"]
-                if found.get("isLast", True) or not found["values"]:
-                    break
-        return sorted(p["key"] for p in projects if isinstance(p, dict) and p.get("key"))
+        return self.jira.project_keys()
 
     # -- permission sync: sources/jira/permissions.py ------------------------------------------
     def fetch_permissions(self) -> list[tuple[str, str]]:
         """``(principal, email)`` pairs: who holds what this source's documents' gates name."""
-        from devkb.sources.jira.permissions import JiraPermissions
-
-        return JiraPermissions(self).fetch_permissions()
+        return JiraPermissions(self.jira).fetch_permissions()

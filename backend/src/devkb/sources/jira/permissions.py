@@ -1,41 +1,37 @@
 """Jira's permission sync, beside its loader: who holds the principals its documents' gates
-name (``PermissionSource`` in ``sources/base.py``), read through the loader's client."""
+name (``PermissionSource`` in ``sources/base.py``), read through the source's client (client.py)."""
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from devkb.sources.acl import scope
+from devkb.sources.jira.client import JiraClient
 from devkb.sources.permissions import PermissionPairs
-from devkb.sources.retry import call_with_retry
-
-if TYPE_CHECKING:
-    from devkb.sources.jira.loader import JiraLoader
 
 log = logging.getLogger(__name__)
 
 
 class JiraPermissions:
-    """The permission half of a :class:`JiraLoader` (its client, settings and retries)."""
+    """The permission half of a Jira source, on its :class:`JiraClient` (settings and retries)."""
 
-    def __init__(self, loader: JiraLoader) -> None:
-        self.loader = loader
+    def __init__(self, client: JiraClient) -> None:
+        self.jira = client
 
     def fetch_permissions(self) -> list[tuple[str, str]]:
         """Who may browse each project (``user/permission/search?permissions=BROWSE_PROJECTS``)
         and who holds each security level the issues use (``issuesecurityschemes/level/member``,
         group holders expanded through ``group/member``), as ``(scope principal, email)``."""
-        api = "rest/api/3" if self.loader.cloud else "rest/api/2"
-        out = PermissionPairs(self.loader.name, self.loader.config.people)
-        for key in self.loader.config.projects or self.loader.project_keys():
+        api = "rest/api/3" if self.jira.cloud else "rest/api/2"
+        out = PermissionPairs(self.jira.name, self.jira.config.people)
+        for key in self.jira.config.projects or self.jira.project_keys():
             params = {"permissions": "BROWSE_PROJECTS", "projectKey": key}
             for user in self._user_list(f"{api}/user/permission/search", params):
-                out.add([scope(self.loader.name, "project", key)], self._email(out, user))
+                out.add([scope(self.jira.name, "project", key)], self._email(out, user))
         for level in sorted(self._security_levels()):
-            principal = [scope(self.loader.name, "security", level)]
+            principal = [scope(self.jira.name, "security", level)]
             for member in self._paged_values(f"{api}/issuesecurityschemes/level/member", {"levelId": level}):
                 holder = member.get("holder") or {}
                 kind, value = holder.get("type"), holder.get("value") or holder.get("parameter")
@@ -48,7 +44,7 @@ class JiraPermissions:
                 else:
                     log.info(
                         "%s: security level %s holder of type %s is not mirrored",
-                        self.loader.name,
+                        self.jira.name,
                         level,
                         kind,
                     )
@@ -60,15 +56,11 @@ class JiraPermissions:
         return out.email(ids, user.get("emailAddress"))
 
     def _get(self, what: str, path: str, params: dict[str, Any]) -> Any:
-        return call_with_retry(
-            what,
-            functools.partial(self.loader.client.get, path, params=params),
-            on_retry=self.loader._on_retry,
-        )
+        return self.jira.get(what, path, params)
 
     def _user(self, api: str, ident: str) -> dict[str, Any]:
         """A user by account id (Cloud) or user name (Data Center)."""
-        params = {"accountId": ident} if self.loader.cloud else {"username": ident}
+        params = {"accountId": ident} if self.jira.cloud else {"username": ident}
         found = self._get(f"Jira user {ident}", f"{api}/user", params)
         return found if isinstance(found, dict) else {"accountId": ident, "name": ident}
 
@@ -100,9 +92,9 @@ class JiraPermissions:
 
     def _security_levels(self) -> set[str]:
         """Ids of the security levels set on the configured projects' issues."""
-        jql = (" AND ".join(self.loader._scope()) + " ORDER BY key ASC").strip()
+        jql = (" AND ".join(self.jira.scope()) + " ORDER BY key ASC").strip()
         levels: set[str] = set()
-        for issues, _total in self.loader._pages(jql, "security"):
+        for issues, _total in self.jira.pages(jql, "security"):
             for issue in issues:
                 security = (issue.get("fields") or {}).get("security")
                 if isinstance(security, dict) and security.get("id"):
