@@ -49,6 +49,7 @@ from devkb.indexing.references.extractor import ReferenceExtractor
 from devkb.indexing.run_manager import RunManager
 from devkb.indexing.splitting.by_kind import default_segmenters
 from devkb.indexing.sync import SourceSync
+from devkb.indexing.upload_quota import QuotaLimits
 from devkb.indexing.uploads import UploadIngest
 from devkb.mcp.parts import McpParts
 from devkb.mcp.server import build_mcp_server
@@ -315,7 +316,13 @@ def build_upload_ingest(settings: Settings, runs: RunManager) -> UploadIngest:
     store = getattr(loader, "store", None)
     if not isinstance(store, UploadStore):
         raise ConfigurationError("the source named uploads is not an uploads source")
-    return UploadIngest(store, runs, "uploads", settings.upload_max_bytes)
+    quota = QuotaLimits(
+        files_per_day=settings.upload_quota_files_per_day,
+        bytes_per_day=settings.upload_quota_bytes_per_day,
+        concurrent=settings.upload_concurrent_per_person,
+        admins_bounded=settings.upload_quota_admins,
+    )
+    return UploadIngest(store, runs, "uploads", settings.upload_max_bytes, quota)
 
 
 def known_project_keys(store: GraphStore) -> set[str]:

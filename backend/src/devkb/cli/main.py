@@ -18,7 +18,7 @@ import typer
 from tqdm import tqdm
 
 from devkb.access.readers import EVERYTHING, Reader, reading_as
-from devkb.cli import accounts
+from devkb.cli import accounts, uploads
 from devkb.cli.context import fail as _fail
 from devkb.cli.context import open_container as _container
 from devkb.container import Container, is_demo, prepare_store, shutdown
@@ -470,6 +470,7 @@ if __name__ == "__main__":  # pragma: no cover
 
 # -- people and permissions (docs/security.md): cli/accounts.py -----------------------------------
 accounts.register(app)
+uploads.register(app)  # devkb upload: cli/uploads.py
 
 
 # -- team memory (docs/memory.md) -------------------------------------------------------------------

@@ -191,6 +191,22 @@ class Settings(BaseSettings):
         True, description="Accept uploads (source `uploads`, files under data_dir/uploads)."
     )
     upload_max_bytes: int = Field(25_000_000, ge=1, le=1_000_000_000, description="Largest file accepted.")
+    upload_quota_files_per_day: int = Field(
+        200,
+        ge=0,
+        description="Files one person may upload in 24 hours (refused ones count too); 0: no limit.",
+    )
+    upload_quota_bytes_per_day: int = Field(
+        500_000_000,
+        ge=0,
+        description="Bytes one person may upload in 24 hours (refused ones count too); 0: no limit.",
+    )
+    upload_concurrent_per_person: int = Field(
+        2, ge=0, description="Uploads one person may have converting at once; 0: no limit."
+    )
+    upload_quota_admins: bool = Field(
+        False, description="Hold admins (and the operator) to the same quotas; by default they are exempt."
+    )
     # -- conversion of files, uploads and web pages (sources/formats, docs/security.md) ---------
     conversion_workers: int = Field(
         2,

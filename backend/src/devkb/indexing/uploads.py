@@ -4,7 +4,8 @@ durably, then indexed by a run of the ``uploads`` source before it is acknowledg
 Checks, each with its HTTP status: over ``upload_max_bytes`` → 413; a file type not accepted →
 415; a file that cannot be converted (an encrypted PDF, binary content under a text name, an
 empty file) → 422 with the reason. A run of ``uploads`` already going (another upload) is waited
-for, then run again, so the upload is indexed when the call returns.
+for, then run again, so the upload is indexed when the call returns. Each person's files per day,
+bytes per day and conversions at once are bounded (``upload_quota.py``) → 429 with when to retry.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import PurePosixPath
 
 from devkb.errors import SyncInProgressError
 from devkb.indexing.run_manager import RunManager
+from devkb.indexing.upload_quota import QuotaLimits, UploadQuota
 from devkb.sources.formats import Unreadable, convert_bytes
 from devkb.sources.formats.sandbox import ConversionUnavailable
 from devkb.sources.uploads import (
@@ -39,11 +41,19 @@ class Ingested:
 
 
 class UploadIngest:
-    def __init__(self, store: UploadStore, runs: RunManager, source: str, max_bytes: int) -> None:
+    def __init__(
+        self,
+        store: UploadStore,
+        runs: RunManager,
+        source: str,
+        max_bytes: int,
+        quota: QuotaLimits | None = None,
+    ) -> None:
         self.store = store
         self.runs = runs
         self.source = source
         self.max_bytes = max_bytes
+        self.quota = UploadQuota(quota or QuotaLimits(0, 0, 0), store.records())
 
     def check(self, filename: str, size: int) -> str:
         name = safe_name(filename)
@@ -59,14 +69,22 @@ class UploadIngest:
             )
         return name
 
-    def ingest(self, filename: str, data: bytes, uploader: str) -> Ingested:
+    def admit(self, uploader: str, admin: bool) -> None:
+        """Raises ``UploadError`` 429 when ``uploader`` has no quota left for another file (before
+        it is converted)."""
+        self.quota.check(uploader, 0, admin)
+
+    def ingest(self, filename: str, data: bytes, uploader: str, admin: bool = False) -> Ingested:
+        """Check, convert (counted against ``uploader``'s quota unless ``admin`` is exempt), store
+        durably, index; raises ``UploadError`` with the HTTP status and reason."""
         name = self.check(filename, len(data))
         try:
-            converted = convert_bytes(name, data, self.max_bytes)
+            with self.quota.converting(uploader, len(data), admin):
+                converted = convert_bytes(name, data, self.max_bytes)
         except Unreadable as e:
             raise UploadError(f"{name}: {e.reason}", 422) from e
         except ConversionUnavailable as e:
-            raise UploadError(f"{name}: cannot be converted now, try again later ({e})", 503) from e
+            raise UploadError(f"{name}: cannot be converted now, try again later ({e})", 503, 30) from e
         probe = UploadRecord("0" * 24, name, uploader, len(data), "", "")
         document = to_document(probe, data, converted=converted)
         record = self.store.save(name, data, uploader)  # durable before anything else
@@ -82,7 +100,11 @@ class UploadIngest:
             try:
                 self.runs.run(self.source)
                 return
-            except SyncInProgressError:
-                if time.monotonic() > deadline:
-                    raise
+            except SyncInProgressError as e:
+                if time.monotonic() > deadline:  # stored: the next run of uploads indexes it
+                    raise UploadError(
+                        f"stored, but not indexed yet: {e}; it is indexed by the next run of {self.source}",
+                        503,
+                        30,
+                    ) from e
                 time.sleep(0.05)

@@ -478,9 +478,9 @@ class KnowledgeBaseTools:
             raise ToolError("sign in to upload: this server has accounts")
         ingest = _checked(self.parts.uploads)
         try:
-            done = ingest.ingest(filename, data, reader.email or "operator")
+            done = ingest.ingest(filename, data, reader.email or "operator", reader.unrestricted)
         except UploadError as e:
-            raise ToolError(str(e)) from e
+            raise ToolError(f"{e} (HTTP {e.status})") from e
         return {
             "document_id": done.document_id,
             "title": done.title,

@@ -33,6 +33,15 @@ def uploader(request: Request) -> str:
     return str(user.email) if user is not None else "operator"
 
 
+def _unbounded(request: Request) -> bool:
+    """Admins, and the operator of a server without accounts, are exempt from upload quotas
+    (unless ``upload_quota_admins``)."""
+    if not getattr(request.state, "accounts", False):
+        return True  # one user: the operator
+    reader = getattr(request.state, "reader", None)
+    return reader is not None and bool(reader.unrestricted)
+
+
 @router.post(
     "",
     response_model=UploadOut,
@@ -43,6 +52,8 @@ def uploader(request: Request) -> str:
         413: {"model": ErrorResponse},
         415: {"model": ErrorResponse},
         422: {"model": ErrorResponse},
+        429: {"model": ErrorResponse},
+        503: {"model": ErrorResponse},
     },
 )
 async def upload_file(
@@ -51,15 +62,18 @@ async def upload_file(
     """Upload one file (multipart); it is indexed, private to you, when this returns."""
     ingest = _ingest(container)
     name = file.filename or ""
+    person, admin = uploader(request), _unbounded(request)
     try:
         ingest.check(name, 0)
+        ingest.admit(person, admin)  # a person over their quota is answered before any conversion
         data = bytearray()
         while chunk := await file.read(READ_CHUNK):  # stop reading as soon as it is too large
             data += chunk
             ingest.check(name, len(data))
-        done = await run_in_threadpool(ingest.ingest, name, bytes(data), uploader(request))
+        done = await run_in_threadpool(ingest.ingest, name, bytes(data), person, admin)
     except UploadError as e:
-        raise HTTPException(e.status, str(e)) from e
+        headers = {"Retry-After": str(e.retry_after)} if e.retry_after else None
+        raise HTTPException(e.status, str(e), headers=headers) from e
     return UploadOut(
         id=done.record.id,
         document_id=done.document_id,

@@ -32,9 +32,10 @@ QUARANTINE = ".quarantine.json"
 class UploadError(DevkbError):
     """An upload refused (``status``: the HTTP status the API answers with)."""
 
-    def __init__(self, message: str, status: int = 422) -> None:
+    def __init__(self, message: str, status: int = 422, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after  # seconds (429: when a quota has room again)
 
 
 @dataclass(frozen=True)
@@ -47,13 +48,32 @@ class UploadRecord:
     uploaded_at: str
 
 
+MAX_NAME_CHARS = 255  # what file systems allow in one name
+
+
 def safe_name(filename: str) -> str:
-    """The base name only, without path parts or control characters."""
-    name = re.split(r"[\\/]", filename or "")[-1].strip()
-    name = "".join(ch for ch in name if ch.isprintable())[:200]
+    """The upload's file name, refused (422, with why) when it has path parts, control
+    characters (NUL, newlines) or more than 255 characters — never silently rewritten."""
+    name = (filename or "").strip()
     if not name or name in (".", ".."):
         raise UploadError("the upload has no file name", 422)
+    if "/" in name or "\\" in name:
+        raise UploadError(
+            f"the file name {_shown(name)} has path parts ('/' or '\\'): send its base name", 422
+        )
+    if any(not ch.isprintable() for ch in name):
+        kind = "a NUL byte" if "\0" in name else "control characters"
+        raise UploadError(f"the file name {_shown(name)} contains {kind}", 422)
+    if len(name) > MAX_NAME_CHARS:
+        raise UploadError(
+            f"the file name is {len(name)} characters long (at most {MAX_NAME_CHARS}): {_shown(name)}", 422
+        )
     return name
+
+
+def _shown(name: str) -> str:
+    shown = repr(name)
+    return shown if len(shown) <= 80 else shown[:60] + "…" + shown[-15:]
 
 
 class UploadStore:
