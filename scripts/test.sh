@@ -9,14 +9,25 @@ cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # Debian's nginx: the round-robin proxy of the multi-replica test (tests/integration/test_replicas.py)
 bash scripts/ensure_nginx.sh
-# Debian's python3-doc: the Python HTML manual, the real documentation site the web source crawls
-# (tests/integration/test_web_python_manual.py)
-if [ ! -f /usr/share/doc/python3.11/html/index.html ] && [ ! -f /usr/share/doc/python3/html/index.html ]; then
-  echo "==> installing python3-doc (Debian package)"
+# Debian's HTML documentation packages: real documentation sites the web and files sources crawl
+# and read (tests/integration/test_web_python_manual.py: python3-doc, Sphinx;
+# tests/integration/test_web_real_sites.py: DocBook, libxslt's XHTML, MkDocs, Javadoc, Doxygen, Texinfo)
+doc_packages=()
+for pair in python3-doc:/usr/share/doc/python3.11/html/index.html \
+            valgrind:/usr/share/doc/valgrind/html/index.html \
+            libxslt1-dev:/usr/share/doc/libxslt1-dev/html/index.html \
+            mkdocs-doc:/usr/share/doc/mkdocs/html/index.html \
+            libatinject-jsr330-api-java-doc:/usr/share/doc/libatinject-jsr330-api-java/api/index.html \
+            lmdb-doc:/usr/share/doc/lmdb-doc/html/index.html \
+            libffi-dev:/usr/share/doc/libffi-dev/html/index.html; do
+  [ -f "${pair#*:}" ] || doc_packages+=("${pair%%:*}")
+done
+if [ ${#doc_packages[@]} -gt 0 ]; then
+  echo "==> installing ${doc_packages[*]} (Debian packages)"
   SUDO=""
   if [ "$(id -u)" != "0" ]; then SUDO="sudo -n"; fi
-  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-doc >/dev/null; } \
-    || echo "WARNING: could not install python3-doc; the Python manual crawl test will skip" >&2
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${doc_packages[@]}" >/dev/null; } \
+    || echo "WARNING: could not install ${doc_packages[*]}; the crawl tests of those sites will skip" >&2
 fi
 # the gates first: lint, format, types, lock, web app lint, stale schema and demo data
 gates_started=$SECONDS

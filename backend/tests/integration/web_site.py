@@ -31,7 +31,7 @@ def serve_directory(root: Path) -> Iterator[str]:
         server.server_close()
 
 
-Route = tuple[int, dict[str, str], str]  # status, headers, body
+Route = tuple[int, dict[str, str], str | bytes]  # status, headers, body (text is sent as UTF-8)
 
 
 class RouteSite:
@@ -51,7 +51,7 @@ class RouteSite:
                 site.requests.append((self.path, self.headers.get("User-Agent", "")))
                 route = site.routes.get(self.path.split("?")[0])
                 status, headers, body = route() if route else (404, {}, "<html><body>Not found</body></html>")
-                data = body.encode()
+                data = body.encode() if isinstance(body, str) else body
                 if status == 200:
                     etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
                     headers = {"ETag": etag, **headers}

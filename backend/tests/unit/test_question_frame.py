@@ -50,22 +50,58 @@ def frame(question: str) -> Frame:
 @pytest.mark.parametrize(
     ("question", "shape", "conditions"),
     [
-        ("What did Marcus Chen work on last week?", "list", {"assignee Marcus Chen", "updated in the last 7 days"}),
-        ("What did Marcus Chen work on in September 2026?", "list", {"assignee Marcus Chen", "updated in September 2026"}),
+        (
+            "What did Marcus Chen work on last week?",
+            "list",
+            {"assignee Marcus Chen", "updated in the last 7 days"},
+        ),
+        (
+            "What did Marcus Chen work on in September 2026?",
+            "list",
+            {"assignee Marcus Chen", "updated in September 2026"},
+        ),
         ("How many bugs did FLUID get in 2011?", "count", {"project FLUID", "type Bug", "created in 2011"}),
-        ("What did Justin Obara file in February 2011?", "list", {"reported by Justin Obara", "created in February 2011"}),
-        ("Which open bugs in PAY are assigned to Priya?", "list",
-         {"assignee Priya Raman", "project PAY", "type Bug", "status Open"}),
-        ("how many critical bugs are open in FLUID?", "count",
-         {"project FLUID", "type Bug", "status Open", "priority Critical"}),
-        ("Which issues fixed in 1.4 did Justin Obara report?", "list", {"reported by Justin Obara", "fix version 1.4"}),
-        ("Who reported the most bugs in FLUID in Q1 2011?", "rank", {"project FLUID", "type Bug", "created in Q1 2011"}),
+        (
+            "What did Justin Obara file in February 2011?",
+            "list",
+            {"reported by Justin Obara", "created in February 2011"},
+        ),
+        (
+            "Which open bugs in PAY are assigned to Priya?",
+            "list",
+            {"assignee Priya Raman", "project PAY", "type Bug", "status Open"},
+        ),
+        (
+            "how many critical bugs are open in FLUID?",
+            "count",
+            {"project FLUID", "type Bug", "status Open", "priority Critical"},
+        ),
+        (
+            "Which issues fixed in 1.4 did Justin Obara report?",
+            "list",
+            {"reported by Justin Obara", "fix version 1.4"},
+        ),
+        (
+            "Who reported the most bugs in FLUID in Q1 2011?",
+            "rank",
+            {"project FLUID", "type Bug", "created in Q1 2011"},
+        ),
         ("What PRs did Marcus open in March 2026?", "list", {"author Marcus Chen", "created in March 2026"}),
-        ("how many issues were closed in FLUID in 2011-W05", "count", {"project FLUID", "resolved in week 5 of 2011"}),
-        ("how many unresolved tasks in WEB since March 2026?", "count",
-         {"project WEB", "type Task", "unresolved", "created since March 2026"}),
-        ("Count the bugs with priority Blocker filed by Justin Obara before May 2011", "count",
-         {"type Bug", "priority Blocker", "reported by Justin Obara", "created before May 2011"}),
+        (
+            "how many issues were closed in FLUID in 2011-W05",
+            "count",
+            {"project FLUID", "resolved in week 5 of 2011"},
+        ),
+        (
+            "how many unresolved tasks in WEB since March 2026?",
+            "count",
+            {"project WEB", "type Task", "unresolved", "created since March 2026"},
+        ),
+        (
+            "Count the bugs with priority Blocker filed by Justin Obara before May 2011",
+            "count",
+            {"type Bug", "priority Blocker", "reported by Justin Obara", "created before May 2011"},
+        ),
     ],
 )
 def test_the_extractor_reads_every_condition(question: str, shape: str, conditions: set[str]) -> None:
@@ -100,7 +136,11 @@ def _one_slot_frame(shape: str, slot: str, role: str = "assignee") -> Frame:
     base: dict[str, Any] = {"text": f"{shape} {slot}", "shape": shape, "kinds": ("issue",)}
     values: dict[str, dict[str, Any]] = {
         "person": {"people": (Person(said="Ann Lee", role=role, resolved="Ann Lee"),)},  # type: ignore[arg-type]
-        "period": {"period": Period(start="2011-01-01T00:00:00+00:00", end="2012-01-01T00:00:00+00:00", label="in 2011")},
+        "period": {
+            "period": Period(
+                start="2011-01-01T00:00:00+00:00", end="2012-01-01T00:00:00+00:00", label="in 2011"
+            )
+        },
         "scope": {"scope": Scope(projects=("PAY",))},
         "type": {"issue_types": ("Bug",)},
         "state": {"statuses": ("Open",)},
@@ -133,7 +173,9 @@ def test_pairs_of_slots_route_to_one_executor_that_honours_both() -> None:
     for a, b in itertools.combinations([s for s in SLOTS if s != "label"], 2):
         f = _one_slot_frame("count", a)
         g = _one_slot_frame("count", b)
-        both = f.model_copy(update={k: getattr(g, k) for k in g.model_fields_set if k not in ("text", "shape", "kinds")})
+        both = f.model_copy(
+            update={k: getattr(g, k) for k in g.model_fields_set if k not in ("text", "shape", "kinds")}
+        )
         row = route(both, frozenset({f"{a}"}), frozenset(executors))
         assert row.executor == "conditions", (a, b)
         assert slot_keys(both) <= executors["conditions"].honours
@@ -155,7 +197,9 @@ def _reads_text(path: Path) -> list[int]:
     return [
         n.lineno
         for n in ast.walk(tree)
-        if isinstance(n, ast.Attribute) and n.attr in ("text", "words") and isinstance(n.value, ast.Attribute)
+        if isinstance(n, ast.Attribute)
+        and n.attr in ("text", "words")
+        and isinstance(n.value, ast.Attribute)
         and n.value.attr in ("parsed", "frame")
     ]
 

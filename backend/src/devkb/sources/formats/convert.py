@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
 import threading
@@ -103,24 +104,23 @@ def convert_in_process(name: str, data: bytes, limits: ConversionLimits) -> Conv
         converted = _pdf(data, stem, limits)
     elif fmt == "docx":
         converted = _docx(data, stem, limits)
+    elif fmt == "html":  # with the hrefs of its main content: references to Jira, GitHub, Confluence
+        converted = html_to_markdown(decode_html(data, name=name), stem, with_links=True)
     else:
         text = decode_text(data, name)
-        if fmt == "html":  # with the hrefs of its main content: references to Jira, GitHub, Confluence
-            converted = html_to_markdown(text, stem, with_links=True)
-        else:
-            title = _first_heading(text) if fmt == "markdown" else ""
-            converted = Converted(title=title, text=text, format=fmt)
+        title = _first_heading(text) if fmt == "markdown" else ""
+        converted = Converted(title=title, text=text, format=fmt)
     if len(converted.text) > limits.max_text_chars:
         raise Unreadable(_too_much_text(len(converted.text), limits))
     return converted
 
 
 def html_page_in_process(data: bytes, limits: ConversionLimits, charset: str | None = None) -> Converted:
-    """A web page as the crawler reads it (bytes decoded leniently, in the ``charset`` its
-    response declared, else UTF-8): main content and links."""
+    """A web page as the crawler reads it: main content and links, decoded by ``decode_html``
+    (``charset``: the one its response declared)."""
     try:
-        text = data.decode(charset or "utf-8", "replace")
-    except LookupError:
+        text = decode_html(data, charset)
+    except Unreadable:
         text = data.decode("utf-8", "replace")
     converted = html_to_markdown(text, with_links=True)
     if len(converted.text) > limits.max_text_chars:
@@ -172,6 +172,62 @@ def decode_text(data: bytes, name: str = "") -> str:
         if what:
             raise Unreadable(f"wrong type: {what}, not a {suffix} file") from e
         raise Unreadable(f"not UTF-8 text (invalid byte at offset {e.start})") from e
+    if not text.strip():
+        raise Unreadable("empty file")
+    return text
+
+
+# The encoding an HTML document declares in its first bytes: an XML declaration (XHTML, DocBook
+# and Doxygen output) or a <meta charset> / <meta http-equiv="Content-Type" content="…charset=…">.
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']""")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+SNIFF_BYTES = 4096
+
+
+def decode_html(data: bytes, declared: str | None = None, name: str = "page.html") -> str:
+    """An HTML or XHTML document's bytes as text, in the order browsers use (WHATWG "encoding
+    sniffing", simplified): a byte order mark, then ``declared`` (the HTTP ``charset``), then the
+    XML declaration, then ``<meta charset>``, then UTF-8, then windows-1252 (which decodes any
+    byte). The XML declaration is dropped from the text: lxml (and so trafilatura) refuses a
+    ``str`` that still declares an encoding — the Python-manual crawl's "1 page indexed" on an
+    XHTML site was that refusal."""
+    if b"\x00" in data[:BINARY_SNIFF_BYTES] and not data.startswith(
+        (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+    ):
+        decode_text(data, name)  # raises, naming what the bytes are
+    candidates: list[str] = []
+    for bom, name in (
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
+        if data.startswith(bom):
+            candidates.append(name)
+    if declared:
+        candidates.append(declared)
+    head = data[:SNIFF_BYTES]
+    for pattern in (_XML_ENCODING, _META_CHARSET):
+        found = pattern.search(head)
+        if found:
+            candidates.append(found.group(1).decode("ascii"))
+    text = None
+    for name in [*candidates, "utf-8"]:
+        try:
+            codec = codecs.lookup(name).name
+        except LookupError:
+            continue
+        if codec in ("utf-16-le", "utf-16-be", "utf-16") and not name.startswith("utf-16"):
+            continue  # a page that says "utf-16" in ASCII bytes is not UTF-16 (WHATWG: use UTF-8)
+        try:
+            # browsers read latin-1 and ASCII labels as windows-1252 (WHATWG Encoding)
+            text = data.decode("cp1252" if codec in ("iso8859-1", "ascii") else codec)
+            break
+        except UnicodeDecodeError:
+            continue
+    if text is None:
+        text = data.decode("cp1252", "replace")
+    text = _XML_DECLARATION.sub("", text.lstrip("\ufeff"), count=1)
     if not text.strip():
         raise Unreadable("empty file")
     return text

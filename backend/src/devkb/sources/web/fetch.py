@@ -37,6 +37,7 @@ class Fetched:
     status: int
     content_type: str
     body: bytes
+    charset: str | None
     etag: str | None
     last_modified: str | None
 
@@ -212,6 +213,7 @@ class PoliteClient:
                         status=response.status_code,
                         content_type=response.headers.get("content-type", "").split(";")[0].strip().lower(),
                         body=body,
+                        charset=response.charset_encoding,
                         etag=response.headers.get("etag"),
                         last_modified=response.headers.get("last-modified"),
                     )

@@ -33,9 +33,18 @@ from urllib.parse import urlsplit
 from devkb.errors import SourceError
 from devkb.sources.base import LoadBatch, SourceDocument
 from devkb.sources.formats import Unreadable, convert_bytes, format_of
-from devkb.sources.formats.convert import convert_html_page
+from devkb.sources.formats.convert import convert_html_page, decode_html
 from devkb.sources.web.fetch import Fetched, FetchError, PoliteClient
-from devkb.sources.web.urls import Scope, absolute_links, canonical, host_port, page_links, sitemap_locations
+from devkb.sources.web.urls import (
+    LinksUnreadable,
+    PageLinks,
+    Scope,
+    absolute_links,
+    canonical,
+    host_port,
+    page_links,
+    sitemap_locations,
+)
 from devkb.store.models import Reference, SourceType
 
 BATCH_SIZE = 50
@@ -74,6 +83,7 @@ class _Visit:
     entry: dict[str, Any] | None = None  # cursor entry when the page counts as indexed
     document: SourceDocument | None = None  # when it changed
     problem: str | None = None
+    frameset: bool = False  # a frame container, not a page
 
 
 class WebLoader:
@@ -91,6 +101,7 @@ class WebLoader:
         self._on_problem: Callable[[str], None] | None = None
         self._seen: set[str] | None = None
         self.last_crawl: dict[str, int] = {}
+        self.duplicates: dict[str, str] = {}  # URL fetched → the indexed page it repeated (last crawl)
 
     def set_problem_hook(self, on_problem: Callable[[str], None] | None) -> None:
         self._on_problem = on_problem
@@ -124,9 +135,10 @@ class WebLoader:
         )
         pages: dict[str, dict[str, Any]] = {}  # URL fetched → cursor entry
         indexed_urls: set[str] = set()  # canonical page URLs
-        texts: set[str] = set()
+        texts: dict[str, str] = {}  # text hash → the page that has it
+        duplicates: dict[str, str] = {}  # URL fetched → the indexed page it repeats
         batch: list[SourceDocument] = []
-        problems = 0
+        problems = visited = framesets = not_pages = too_deep = 0
         try:
             seeds = [canonical(u) for u in cfg.start_urls] + self._sitemap_pages(client)
             queued = set(seeds)
@@ -139,28 +151,37 @@ class WebLoader:
                     step = cfg.concurrency * 4
                     for start in range(0, len(level), step):
                         if len(indexed_urls) >= cfg.max_pages:
+                            frontier = level[start:] + frontier  # found, never fetched
                             break
                         part = level[start : start + step]
                         visits = pool.map(lambda item: self._visit(client, item[0], old.get(item[0])), part)
                         for (url, depth), visit in zip(part, visits, strict=True):
+                            visited += 1
+                            framesets += visit.frameset
                             if visit.problem:
                                 problems += 1
                                 if self._on_problem:
                                     self._on_problem(f"{url}: {visit.problem}")
+                            elif visit.entry is None and not visit.frameset:
+                                not_pages += 1
                             if visit.entry is not None and len(indexed_urls) < cfg.max_pages:
                                 page, text_hash = visit.entry["page"], visit.entry["hash"]
                                 if page in indexed_urls or text_hash in texts:
+                                    duplicates[url] = page if page in indexed_urls else texts[text_hash]
                                     continue  # the same page under a second URL
                                 indexed_urls.add(page)
-                                texts.add(text_hash)
+                                texts[text_hash] = page
                                 pages[url] = visit.entry
                                 if visit.document is not None:
                                     batch.append(visit.document)
-                            if depth < cfg.max_depth:
-                                for link in visit.links:
-                                    if link not in queued:
-                                        queued.add(link)
-                                        frontier.append((link, depth + 1))
+                            for link in visit.links:
+                                if link in queued:
+                                    continue
+                                if depth >= cfg.max_depth:
+                                    too_deep += 1
+                                    continue
+                                queued.add(link)
+                                frontier.append((link, depth + 1))
                         if len(batch) >= BATCH_SIZE:
                             yield LoadBatch(batch, json.dumps({"pages": {**old, **pages}}))
                             batch = []
@@ -169,10 +190,47 @@ class WebLoader:
                     f"{self.name}: no page could be crawled ({problems} failed); nothing deleted"
                 )
             self._seen = {doc_id(self.name, p) for p in indexed_urls}
-            self.last_crawl = {"pages": len(indexed_urls), "problems": problems, "requests": client.requests}
+            self.last_crawl = {
+                "pages": len(indexed_urls),
+                "problems": problems,
+                "requests": client.requests,
+                "links_found": len(queued),
+                "fetched": visited,
+                "framesets": framesets,
+                "not_pages": not_pages,
+                "duplicates": len(duplicates),
+                "not_fetched": len(frontier),
+                "too_deep": too_deep,
+            }
+            self.duplicates = duplicates
+            shortfall = self._shortfall(
+                len(indexed_urls), len(queued), visited, not_pages, len(frontier), too_deep
+            )
+            if shortfall and self._on_problem:
+                self._on_problem(shortfall)
             yield LoadBatch(batch, json.dumps({"pages": pages}))
         finally:
             client.close()
+
+    def _shortfall(
+        self, indexed: int, found: int, fetched: int, not_pages: int, not_fetched: int, too_deep: int
+    ) -> str | None:
+        """One line for the run's errors when the crawl indexed fewer pages than the links it found
+        for a reason no page's own error tells: a limit stopped it, or most of what it fetched was
+        not an HTML page (each failed page is reported on its own)."""
+        cfg = self.config
+        why = []
+        if not_fetched:
+            why.append(f"{not_fetched} links found were not fetched (max_pages {cfg.max_pages} reached)")
+        if too_deep:
+            why.append(f"{too_deep} links lie deeper than max_depth {cfg.max_depth}")
+        if fetched and not_pages * 2 > fetched:
+            why.append(f"{not_pages} of the {fetched} URLs fetched were not HTML pages")
+        if not why:
+            return None
+        return f"crawl of {self.name}: {indexed} pages indexed of {found} in-scope links found; " + "; ".join(
+            why
+        )
 
     def _sitemap_pages(self, client: PoliteClient) -> list[str]:
         out: list[str] = []
@@ -219,19 +277,33 @@ class WebLoader:
         return _Visit()  # not a page (an image, a stylesheet served without a telling suffix)
 
     def _html(self, fetched: Fetched, final: str) -> _Visit:
-        hrefs, canon = page_links(fetched.body.decode("utf-8", "replace"))
-        crawl = [u for u in absolute_links(final, hrefs) if self.scope.allows(u)]
+        try:
+            html = decode_html(fetched.body, fetched.charset)
+        except Unreadable as e:
+            return _Visit(problem=e.reason)
+        links_problem: str | None = None
+        try:
+            found = page_links(html)
+        except LinksUnreadable as e:
+            # its content may still convert; its links are lost, and the crawl says so
+            found, links_problem = PageLinks([], None, None, False), str(e)
+        base = next(iter(absolute_links(final, [found.base] if found.base else [])), final)
+        crawl = [u for u in absolute_links(base, found.hrefs) if self.scope.allows(u)]
+        if found.frameset:  # a frame container: its frames are the pages
+            return _Visit(links=crawl, frameset=True)
         page = final
-        if canon:
-            canon_urls = absolute_links(final, [canon])
+        if found.canonical:
+            canon_urls = absolute_links(base, [found.canonical])
             if canon_urls and self.scope.allows(canon_urls[0]):
                 page = canon_urls[0]
         try:
-            converted = convert_html_page(fetched.body)  # in the conversion worker (memory, time)
+            # in the conversion worker (memory, time), as UTF-8: decoded here by its declared encoding
+            converted = convert_html_page(html.encode(), "utf-8")
         except Unreadable as e:
-            return _Visit(links=crawl, problem=e.reason)
-        links = absolute_links(final, converted.links)
+            return _Visit(links=crawl, problem=_join(links_problem, e.reason))
+        links = absolute_links(base, converted.links)
         visit = self._page(fetched, page, converted.title, converted.text, links, crawl, {})
+        visit.problem = links_problem
         return visit
 
     def _page(
@@ -268,9 +340,15 @@ class WebLoader:
             "etag": fetched.etag,
             "lm": fetched.last_modified,
             "links": crawl,
-            "hash": hashlib.sha256(text.encode()).hexdigest()[:32],
+            # title and text: DocBook part pages differ only in their title (their text is the same
+            # release line and an emptied table of contents), and are different pages
+            "hash": hashlib.sha256(f"{title}\n{text}".encode()).hexdigest()[:32],
         }
         return _Visit(links=crawl, entry=entry, document=document)
+
+
+def _join(*problems: str | None) -> str:
+    return "; ".join(p for p in problems if p)
 
 
 def _http_date(value: str | None) -> str:

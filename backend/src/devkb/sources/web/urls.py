@@ -75,19 +75,38 @@ def absolute_links(base: str, hrefs: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def page_links(html: str) -> tuple[list[str], str | None]:
-    """Every ``<a href>`` of a page (to crawl; navigation included) and its ``<link
-    rel=canonical>``, as written."""
+class LinksUnreadable(ValueError):
+    """A page whose markup lxml cannot parse for links (reported: the crawl cannot go on from it)."""
+
+
+@dataclass
+class PageLinks:
+    hrefs: list[str]  # every link to follow, as written: <a>/<area href>, <frame>/<iframe src>
+    canonical: str | None  # <link rel=canonical href>
+    base: str | None  # <base href>: what relative links resolve against
+    frameset: bool  # a <frameset> page (Javadoc's index): only its frames are content
+
+
+def page_links(html: str) -> PageLinks:
+    """The links of a page (to crawl; navigation included), its ``<link rel=canonical>`` and
+    ``<base href>``. ``html`` is text without an XML declaration (``decode_html``); raises
+    ``LinksUnreadable`` when lxml cannot parse it."""
     import lxml.html  # type: ignore[import-untyped]
-    from lxml.etree import ParserError  # type: ignore[import-untyped]
+    from lxml.etree import LxmlError  # type: ignore[import-untyped]
 
     try:
-        tree = lxml.html.fromstring(html)
-    except (ParserError, ValueError):
-        return [], None
-    hrefs = [str(h) for h in tree.xpath("//a/@href")]
+        tree = lxml.html.document_fromstring(html)
+    except (LxmlError, ValueError) as e:
+        raise LinksUnreadable(f"the page's links cannot be read: {type(e).__name__}: {e}") from e
+    hrefs = [str(h) for h in tree.xpath("//a/@href | //area/@href | //frame/@src | //iframe/@src")]
     canon = tree.xpath("//link[translate(@rel, 'CANONICAL', 'canonical')='canonical']/@href")
-    return hrefs, (str(canon[0]) if canon else None)
+    base = tree.xpath("//base/@href")
+    return PageLinks(
+        hrefs=hrefs,
+        canonical=str(canon[0]) if canon else None,
+        base=str(base[0]).strip() or None if base else None,
+        frameset=bool(tree.xpath("//frameset")),
+    )
 
 
 def sitemap_locations(xml: bytes) -> tuple[list[str], list[str]]:
