@@ -33,6 +33,7 @@ from devkb.agent.knowledge_gaps import KnowledgeGaps
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider, frame_asker
 from devkb.agent.retrieval import RelatedSearch
+from devkb.agent.retrieval.adaptation import ADAPTER_DIR, AdapterFile, GraphAdaptation
 from devkb.agent.tools import Toolbox
 from devkb.config.secrets import masker_for
 from devkb.config.settings import Settings
@@ -488,12 +489,26 @@ class Container(containers.DeclarativeContainer):
             max_documents=s.related_search_max_documents,
             snapshot_store=store,
             policy=policy,
+            adapter=AdapterFile(s.data_dir / ADAPTER_DIR, emb.dimension) if s.adaptation else None,
         ),
         settings,
         reader_store,
         store,
         embedder,
         access_policy,
+    )
+    adaptation = providers.Singleton(  # the search adapted to this deployment's graph, after syncs
+        lambda s, store, search: GraphAdaptation(
+            store,
+            search,
+            s.data_dir / ADAPTER_DIR,
+            min_pairs=s.adaptation_min_pairs,
+            new_edges=s.adaptation_new_edges,
+            enabled=s.adaptation,
+        ),
+        settings,
+        store,
+        search,
     )
     project_keys = providers.Singleton(project_keys_reader, store)
     toolbox = providers.Singleton(Toolbox, reader_store, search, project_keys)

@@ -53,6 +53,11 @@ def test_quick_bench_writes_every_benchmark_and_the_report(tmp_path, embedder):
     assert {"1%", "5%", "proportionality"} <= set(resync["summary"])
     assert resync["runs"][0]["1%"]["documents_indexed"] >= 1  # the edits were picked up
 
+    adaptation = found["adaptation"]  # on the demo workspace: a graph too small to adapt to
+    assert adaptation["decision"] in {"too_few_pairs", "defaults", "adapted"}
+    assert adaptation["documents"] > 0 and adaptation["total_seconds"] >= adaptation["snapshot_seconds"]
+    assert set(adaptation["goals"][0]) >= GOAL_KEYS
+
     query = found["query"]
     for levels in (query["ask_http"]["levels"], *query["retrieval"]["systems"].values()):
         assert set(levels) == {"1", "8", "32"}

@@ -104,6 +104,9 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
         warm_up = getattr(container.search(), "start_warm_up", None)
         if warm_up is not None:
             warm_up()
+    adaptation = getattr(container, "adaptation", None)
+    if start_background and adaptation is not None:  # adapt retrieval after syncs (background)
+        container.runs().after_run.append(adaptation().after_sync)
     try:
         yield
     finally:

@@ -353,3 +353,51 @@ class GapReportOut(BaseModel):
     recording: str = Field(description="DEVKB_KNOWLEDGE_GAPS: auto | questions | terms | off.")
     days: float | None
     topics: list[GapTopicOut]
+
+
+class AdaptationStatusOut(BaseModel):
+    state: Literal["idle", "running", "succeeded", "failed"]
+    stage: str = Field(description="What the running adaptation does now (pairs, validation, test, refit).")
+    done: int
+    total: int
+    started: str
+    finished: str
+    error: str
+    edges_seen: int = Field(description="The store's edge count the last adaptation started from.")
+
+
+class AdaptationFiguresOut(BaseModel):
+    mode: Literal["anchor", "text"] = Field(
+        description="anchor: related to a given issue; text: a question alone."
+    )
+    defaults_ndcg: float = Field(description="nDCG@10 of the shipped defaults on the test pairs.")
+    adapted_ndcg: float = Field(
+        description="nDCG@10 with this deployment's adaptation (= defaults where unused)."
+    )
+    defaults_recall: float
+    adapted_recall: float
+    queries: int
+
+
+class AdaptationOut(BaseModel):
+    """Retrieval adapted to this deployment's graph (docs/evaluation.md, Adaptation)."""
+
+    enabled: bool = Field(description="DEVKB_ADAPTATION.")
+    status: AdaptationStatusOut
+    in_use_with_anchor: bool = Field(
+        description="The adapter moves the query vector of questions about an issue."
+    )
+    in_use_text_only: bool = Field(description="The adapter moves the query vector of other questions.")
+    decision: str | None = Field(
+        description="The last adaptation's decision: adapted | defaults | too_few_pairs | no_snapshot."
+    )
+    note: str = ""
+    test_from: str | None = Field(
+        description="The time split's cut: test pairs are the ones made from then on."
+    )
+    train_pairs: int | None = None
+    test_pairs: int | None = None
+    figures: list[AdaptationFiguresOut] = Field(
+        default_factory=list, description="The time-split evaluation: shipped defaults beside adapted."
+    )
+    evaluated: str | None = Field(default=None, description="When the time-split evaluation ran.")

@@ -298,6 +298,78 @@ def status() -> None:
         shutdown(c)
 
 
+def _figures_line(label: str, figures: dict[str, object]) -> str:
+    return f"{label:<28} nDCG@10 {figures['ndcg']:.3f}  Recall@10 {figures['recall']:.3f}  ({figures['queries']} queries)"
+
+
+@app.command("eval")
+def evaluate(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Related-issue retrieval on a time split of this deployment's own graph: adapted on the
+    edges made before a date (deciding on its own validation slice), scored on the issue pairs
+    made after it — beside the shipped defaults. Nothing in use changes."""
+    c = _container()
+    try:
+        prepare_store(c)
+        adaptation = c.adaptation()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if not as_json:
+                typer.echo(f"  {stage} {done}/{total}", err=True)
+
+        with reading_as(EVERYTHING):
+            split = adaptation.evaluate(progress)
+        report = split.to_json()
+        if as_json:
+            typer.echo(json.dumps(report, indent=2))
+            return
+        d = split.decision
+        typer.echo(
+            f"time split: {split.train_pairs} pairs before {split.test_from or '—'} (adaptation), "
+            f"{split.test_pairs} after (test)"
+        )
+        typer.echo(f"adaptation on the earlier pairs: {d.status}" + (f" — {d.note}" if d.note else ""))
+        for mode in ("anchor", "text"):
+            label = "anchor = the issue" if mode == "anchor" else "text only"
+            typer.echo(_figures_line(f"{label}, shipped defaults", report["defaults"][mode]))
+            typer.echo(_figures_line(f"{label}, adapted", report["adapted"][mode]))
+        projects = report["defaults"]["anchor"]["per_project"]
+        for project, figures in projects.items():
+            adapted = report["adapted"]["anchor"]["per_project"].get(project, figures)
+            typer.echo(
+                f"  project {project or '—':<10} anchor nDCG@10 {figures['ndcg']:.3f} → {adapted['ndcg']:.3f}"
+                f"  ({figures['queries']} queries)"
+            )
+    except ValueError as e:
+        _fail(str(e))
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
+@app.command()
+def adapt() -> None:
+    """Adapt retrieval to this deployment's graph now (what runs in the background after syncs):
+    the query adapter is written to the data directory when its validation slice says it helps,
+    else the shipped defaults stay."""
+    c = _container()
+    try:
+        prepare_store(c)
+        adaptation = c.adaptation()
+        with reading_as(EVERYTHING):
+            decision = adaptation.run()
+        typer.echo(f"adaptation: {decision.status}" + (f" — {decision.note}" if decision.note else ""))
+        for name, figures in sorted(decision.validation.items()):
+            typer.echo(f"  validation {name:<20} nDCG@10 {figures['ndcg@10']:.3f}")
+        typer.echo(f"in use: with an anchor {decision.use_anchor}, text only {decision.use_text}")
+    except (ConfigurationError, SchemaMismatchError) as e:
+        _fail(str(e))
+    finally:
+        shutdown(c)
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (default DEVKB_HOST).")] = None,

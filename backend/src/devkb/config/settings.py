@@ -110,6 +110,24 @@ class Settings(BaseSettings):
         "full-text and vector indexes instead of an in-memory snapshot of the whole store (~670 MiB "
         "per 100k chunks); 0 = never use the snapshot.",
     )
+    adaptation: bool = Field(
+        True,
+        description="Learn a query adapter for retrieval from the deployment's own graph (issue "
+        "links, commits, pull requests and pages naming issues) after syncs, used only where a "
+        "validation slice of the graph says it helps (docs/evaluation.md, Adaptation).",
+    )
+    adaptation_min_pairs: int = Field(
+        200,
+        ge=1,
+        description="Issue-to-issue pairs the graph must hold before retrieval is adapted to it; "
+        "fewer keep the shipped defaults.",
+    )
+    adaptation_new_edges: int = Field(
+        200,
+        ge=1,
+        description="Adapt again after a sync when the store holds at least this many edges more "
+        "than the last adaptation saw (in the background).",
+    )
 
     # -- history (docs/history.md) -----------------------------------------------------------
     history: bool = Field(

@@ -57,6 +57,9 @@ class RunManager:
         self.shared = shared
         self.instance = instance
         self.lease_seconds = lease_seconds
+        # called with the run's status after each sync that succeeded (e.g. retrieval adaptation);
+        # what one raises is logged, never the sync's failure
+        self.after_run: list[Callable[[RunStatus], object]] = []
 
     def loader(self, name: str) -> SourceLoader:
         try:
@@ -119,6 +122,12 @@ class RunManager:
                 self._publish(status)
                 self._release_lease(name)
             self._locks[name].release()
+        if status.state == "succeeded":
+            for hook in list(self.after_run):
+                try:
+                    hook(status)
+                except Exception:
+                    log.exception("a hook after the sync of %s failed", name)
 
     # -- replicas: the source's lease and the run's status in the store ----------------------------
     def _start_heartbeat(self, name: str, status: RunStatus) -> threading.Event | None:

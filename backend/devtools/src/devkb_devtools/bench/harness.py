@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from devkb.indexing.embedders.base import TextEmbedder
-from devkb_devtools.bench import embedding, ingest, pipeline_speed, query, resync, scale
+from devkb_devtools.bench import adaptation, embedding, ingest, pipeline_speed, query, resync, scale
 from devkb_devtools.bench.measure import load_average, machine, utc_now
 from devkb_devtools.bench.options import BENCHMARKS, BenchOptions, Mode, options_for
 from devkb_devtools.bench.report import write_report
@@ -91,7 +91,7 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
     rec = Recorder(opts, meta)
     fluid = find_fluid_dir()
     main = corpus(opts.corpus, opts.slice_projects)
-    needs_index = any(opts.wants(n) for n in ("ingest", "resync", "query", "scale"))
+    needs_index = any(opts.wants(n) for n in ("ingest", "resync", "query", "scale", "adaptation"))
     if opts.wants("embedding"):
         rec.run("embedding", embedding.run, opts, fluid)
     if opts.wants("pipeline"):
@@ -108,7 +108,7 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
             f"`make bench ARGS=--quick` runs them on the demo workspace"
         )
         print(message, file=sys.stderr)
-        for name in ("ingest", "resync", "query", "scale"):
+        for name in ("ingest", "resync", "query", "scale", "adaptation"):
             if opts.wants(name):
                 rec.save(name, {"skipped": message})
         needs_index = False
@@ -130,7 +130,7 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
             else:  # a prerequisite only: index, time nothing (no embedder-alone passes)
                 _, ws = rec.run("ingest", ingest.index_only, ingest_opts, main, embedder)
             if ws is None:  # ingest failed: nothing indexed to resync, query or imitate
-                for name in ("resync", "query", "scale"):
+                for name in ("resync", "query", "scale", "adaptation"):
                     if opts.wants(name):
                         rec.save(name, {"skipped": "ingest failed (see ingest.json), so nothing was indexed"})
             else:
@@ -139,6 +139,8 @@ def run_all(opts: BenchOptions, command: str, embedder: TextEmbedder | None = No
                 if opts.wants("query"):
                     rec.run("query", query.run, opts, ws, embedder)
                 template_db = ws.data_dir / "graph.sqlite"
+                if opts.wants("adaptation"):  # before scale: on the indexed corpus, as a deployment
+                    rec.run("adaptation", adaptation.run, template_db, embedder, opts.work_dir / "adaptation")
                 if opts.wants("scale"):
                     rec.run(
                         "scale",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 Mode = Literal["quick", "default", "full"]
-BENCHMARKS = ("embedding", "pipeline", "ingest", "resync", "query", "scale")
+BENCHMARKS = ("embedding", "pipeline", "ingest", "resync", "query", "scale", "adaptation")
 
 # The default slice: the whole Confluence space (115 pages, ~600 chunks) plus two Jira projects
 # (IDI and CITY: ~210 issues, ~290 chunks) — ~880 chunks, ~10 s per pass with ONNX int8 on two

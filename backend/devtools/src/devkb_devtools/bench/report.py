@@ -11,7 +11,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-KNOWN = ("run", "embedding", "pipeline", "ingest", "resync", "query", "scale", "load", "replicas", "wall")
+KNOWN = (
+    "run",
+    "embedding",
+    "pipeline",
+    "ingest",
+    "resync",
+    "query",
+    "scale",
+    "adaptation",
+    "load",
+    "replicas",
+    "wall",
+)
 MiB = 2**20
 
 _SAME_AS_EMBEDDER = (
@@ -1086,6 +1098,30 @@ def other_sections(all_: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def adaptation_section(d: dict[str, Any] | None) -> list[str]:
+    """Issue 62: adapting retrieval to the indexed corpus's own graph (``bench/adaptation.py``)."""
+    if not d:
+        return []
+    lines = ["## Adaptation to the graph", ""]
+    if "skipped" in d or "error" in d:
+        return [*lines, f"Not measured: {d.get('skipped') or d.get('error')}", ""]
+    lines += [
+        f"`GraphAdaptation.run` on the indexed store ({d['documents']:,} documents, {d['chunks']:,} "
+        f"chunks, {d['pairs']:,} issue pairs from its edges), load average {d['load_average'][0]:.1f}:",
+        "",
+        "| step | seconds |",
+        "| --- | ---: |",
+        f"| snapshot (shared with the search in a server) | {d['snapshot_seconds']:.1f} |",
+        f"| pairs from every edge | {d['pairs_seconds']:.1f} |",
+        f"| fit, validation (3 ridges × 2 modes + defaults), refit | {d['adaptation_seconds']:.1f} |",
+        f"| **total** (CPU {d['cpu_seconds']:.0f} s) | **{d['total_seconds']:.1f}** |",
+        "",
+        f"Decision: **{d['decision']}** (with an anchor: {d['use_anchor']}, text only: {d['use_text']}).",
+        "",
+    ]
+    return lines
+
+
 def provenance(section: list[str], d: dict[str, Any] | None, run: dict[str, Any]) -> list[str]:
     """A section measured by an earlier run (``--only``) says when and by what command."""
     if not d or not run or d.get("date") in (None, run.get("date")):
@@ -1104,6 +1140,7 @@ def render(all_: dict[str, dict[str, Any]]) -> str:
         *provenance(resync_section(all_.get("resync")), all_.get("resync"), run),
         *provenance(query_section(all_.get("query")), all_.get("query"), run),
         *provenance(scale_section(all_.get("scale")), all_.get("scale"), run),
+        *provenance(adaptation_section(all_.get("adaptation")), all_.get("adaptation"), run),
         *load_section(all_.get("load")),
         *replicas_section(all_.get("replicas")),
         *other_sections(all_),

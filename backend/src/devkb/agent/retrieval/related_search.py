@@ -39,6 +39,7 @@ import numpy as np
 
 from devkb.access.policy import AccessPolicy
 from devkb.agent.hybrid_search import DocumentHit, HybridSearch
+from devkb.agent.retrieval.adaptation import AdapterFile, QueryAdapter
 from devkb.agent.retrieval.features import anchor_features, dense_features, lexical_features, prf_features
 from devkb.agent.retrieval.snapshot import CorpusSnapshot, SnapshotLoader
 from devkb.errors import ConfigurationError
@@ -82,6 +83,7 @@ class RelatedSearch(HybridSearch):
         unrestricted: bool = False,
         candidate_chunks: int = 50,
         candidate_cache: int = 2000,
+        adapter: AdapterFile | QueryAdapter | None = None,
     ) -> None:
         """``rerank_depth``: documents the lexical (and anchor) features select for the dense
         features and the final score. ``dense_scan``: also add the best documents of a dense scan
@@ -96,7 +98,10 @@ class RelatedSearch(HybridSearch):
         caller reads everything (evaluation, benchmarks, a single-user tool).
         ``candidate_chunks``: above ``max_documents``, chunks each of full-text and vector search
         whose documents are ranked (the candidates); ``candidate_cache``: documents kept read
-        and tokenized between queries (re-used while their content hash holds)."""
+        and tokenized between queries (re-used while their content hash holds).
+        ``adapter``: this deployment's query adapter (``adaptation.py``; an ``AdapterFile`` re-reads
+        it when a background adaptation replaces it) — the query vector is moved by it before the
+        dense scan and the dense features, in the modes it was judged to help."""
         if policy is None and not unrestricted:
             raise ConfigurationError(
                 "RelatedSearch needs an access policy (or unrestricted=True for a caller that reads everything)"
@@ -117,6 +122,7 @@ class RelatedSearch(HybridSearch):
         self.max_documents = max_documents
         self.candidate_chunks = candidate_chunks
         self.candidate_cache = candidate_cache
+        self.adapter = adapter
         self._snapshot: CorpusSnapshot | None = None
         self._checked = 0.0
         self._lock = threading.Lock()
@@ -223,6 +229,20 @@ class RelatedSearch(HybridSearch):
                 self._masks[key] = mask
         return mask.copy()
 
+    # -- the query vector -------------------------------------------------------------------
+    def current_adapter(self) -> QueryAdapter | None:
+        if isinstance(self.adapter, AdapterFile):
+            return self.adapter.current()
+        return self.adapter
+
+    def query_vector(self, query: str, anchored: bool) -> np.ndarray | None:
+        """The query's embedding, moved by the deployment's adapter where it was judged to help."""
+        if not query.strip():
+            return None
+        vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        adapter = self.current_adapter()
+        return adapter.apply(vector) if adapter is not None and adapter.used(anchored) else vector
+
     # -- features -------------------------------------------------------------------------
     def resolve_anchor(self, snapshot: CorpusSnapshot, anchor: str | None) -> int | None:
         """The snapshot position of ``anchor`` (a document id, or a bare Jira key) — only a
@@ -304,7 +324,7 @@ class RelatedSearch(HybridSearch):
         depth = min(self.rerank_depth, pool.size)
         chosen = pool[np.argpartition(-first, depth - 1)[:depth]]
         if vector is None and query.strip():
-            vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+            vector = self.query_vector(query, a is not None)
         scan = self.dense_scan if self.dense_scan is not None else (0 if a is not None else 100)
         if scan and vector is not None and snapshot.vectors.size:
             chosen = np.union1d(chosen, pool[snapshot.top_dense(pool, vector, scan)])
@@ -373,7 +393,7 @@ class RelatedSearch(HybridSearch):
         document_ids: Sequence[str] | None = None,
     ) -> tuple[CorpusSnapshot, np.ndarray, dict[str, np.ndarray], np.ndarray, bool]:
         """``rank`` over the candidates of ``candidate_snapshot`` (no whole-store snapshot)."""
-        vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32) if query.strip() else None
+        vector = self.query_vector(query, bool(anchor and anchor.strip()))
         snapshot = self.candidate_snapshot(query, vector, anchor, types, document_ids)
         if snapshot.n == 0:
             return snapshot, np.zeros(0, np.int64), {}, np.zeros(0, np.float32), False

@@ -1,5 +1,5 @@
-"""``/admin``: users, documents shared with every member, the permission sync and the knowledge
-gaps — admins only
+"""``/admin``: users, documents shared with every member, the permission sync, the knowledge
+gaps and retrieval's adaptation to the graph — admins only
 (``AdminDep``; with accounts: a signed-in admin or the operator's API key)."""
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ from devkb.api.account_schemas import (
 )
 from devkb.api.authentication import request_user
 from devkb.api.deps import ContainerDep, GapsDep, SettingsDep, StoreDep
-from devkb.api.schemas import ErrorResponse, GapReportOut
+from devkb.api.schemas import (
+    AdaptationFiguresOut,
+    AdaptationOut,
+    AdaptationStatusOut,
+    ErrorResponse,
+    GapReportOut,
+)
 from devkb.api.security import AdminDep
 
 router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[AdminDep])
@@ -138,3 +144,66 @@ def list_gaps(
 ) -> GapReportOut:
     """Questions the sources could not answer, grouped by topic, with the closest documents."""
     return GapReportOut.model_validate(asdict(gaps.report(store, days, kind or (), limit)))
+
+
+def _adaptation(container: ContainerDep, settings: SettingsDep) -> AdaptationOut:
+    adaptation = container.adaptation()
+    decision = adaptation.decision() or {}
+    evaluation = adaptation.evaluation() or {}
+    figures = []
+    for mode in ("anchor", "text"):
+        before = (evaluation.get("defaults") or {}).get(mode)
+        after = (evaluation.get("adapted") or {}).get(mode)
+        if before and after:
+            figures.append(
+                AdaptationFiguresOut(
+                    mode=mode,
+                    defaults_ndcg=round(before["ndcg"], 4),
+                    adapted_ndcg=round(after["ndcg"], 4),
+                    defaults_recall=round(before["recall"], 4),
+                    adapted_recall=round(after["recall"], 4),
+                    queries=before["queries"],
+                )
+            )
+    return AdaptationOut(
+        enabled=settings.adaptation,
+        status=AdaptationStatusOut(**asdict(adaptation.status)),
+        in_use_with_anchor=bool(decision.get("use_anchor")),
+        in_use_text_only=bool(decision.get("use_text")),
+        decision=decision.get("status"),
+        note=str(decision.get("note") or ""),
+        test_from=evaluation.get("test_from"),
+        train_pairs=evaluation.get("train_pairs"),
+        test_pairs=evaluation.get("test_pairs"),
+        figures=figures,
+        evaluated=evaluation.get("created"),
+    )
+
+
+@router.get(
+    "/retrieval/adaptation",
+    response_model=AdaptationOut,
+    operation_id="retrievalAdaptation",
+    responses={403: {"model": ErrorResponse, "description": "Not an admin."}},
+)
+def retrieval_adaptation(container: ContainerDep, settings: SettingsDep) -> AdaptationOut:
+    """Retrieval adapted to this deployment's graph: what is in use, the last decision, and the
+    time-split figure (the shipped defaults beside the adapted search on pairs made after a date)."""
+    return _adaptation(container, settings)
+
+
+@router.post(
+    "/retrieval/adaptation",
+    response_model=AdaptationOut,
+    status_code=202,
+    operation_id="adaptRetrieval",
+    responses={
+        403: {"model": ErrorResponse, "description": "Not an admin."},
+        409: {"model": ErrorResponse, "description": "An adaptation is running already."},
+    },
+)
+def adapt_retrieval(container: ContainerDep, settings: SettingsDep) -> AdaptationOut:
+    """Run the time-split evaluation and adapt now, in the background (progress in ``status``)."""
+    if not container.adaptation().start(evaluate=True):
+        raise HTTPException(409, "an adaptation is running already")
+    return _adaptation(container, settings)

@@ -4,6 +4,7 @@
 import type { operations, paths } from './schema';
 
 export const OPERATIONS = {
+  "adaptRetrieval": { method: 'POST', path: '/admin/retrieval/adaptation' },
   "ask": { method: 'POST', path: '/ask' },
   "askStream": { method: 'POST', path: '/ask/stream' },
   "authStatus": { method: 'GET', path: '/auth/status' },
@@ -44,6 +45,7 @@ export const OPERATIONS = {
   "oidcLogin": { method: 'GET', path: '/auth/oidc/login' },
   "permissionSyncStatus": { method: 'GET', path: '/admin/permissions' },
   "renameConversation": { method: 'PATCH', path: '/conversations/{conversation_id}' },
+  "retrievalAdaptation": { method: 'GET', path: '/admin/retrieval/adaptation' },
   "revokeSession": { method: 'DELETE', path: '/auth/sessions/{session_id}' },
   "revokeToken": { method: 'DELETE', path: '/auth/tokens/{token_id}' },
   "searchGraph": { method: 'GET', path: '/graph/search' },

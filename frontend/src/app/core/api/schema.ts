@@ -64,6 +64,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/retrieval/adaptation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieval Adaptation
+         * @description Retrieval adapted to this deployment's graph: what is in use, the last decision, and the
+         *     time-split figure (the shipped defaults beside the adapted search on pairs made after a date).
+         */
+        get: operations["retrievalAdaptation"];
+        put?: never;
+        /**
+         * Adapt Retrieval
+         * @description Run the time-split evaluation and adapt now, in the background (progress in ``status``).
+         */
+        post: operations["adaptRetrieval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/shared": {
         parameters: {
             query?: never;
@@ -929,6 +954,110 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AdaptationFiguresOut */
+        AdaptationFiguresOut: {
+            /**
+             * Adapted Ndcg
+             * @description nDCG@10 with this deployment's adaptation (= defaults where unused).
+             */
+            adapted_ndcg: number;
+            /** Adapted Recall */
+            adapted_recall: number;
+            /**
+             * Defaults Ndcg
+             * @description nDCG@10 of the shipped defaults on the test pairs.
+             */
+            defaults_ndcg: number;
+            /** Defaults Recall */
+            defaults_recall: number;
+            /**
+             * Mode
+             * @description anchor: related to a given issue; text: a question alone.
+             * @enum {string}
+             */
+            mode: "anchor" | "text";
+            /** Queries */
+            queries: number;
+        };
+        /**
+         * AdaptationOut
+         * @description Retrieval adapted to this deployment's graph (docs/evaluation.md, Adaptation).
+         */
+        AdaptationOut: {
+            /**
+             * Decision
+             * @description The last adaptation's decision: adapted | defaults | too_few_pairs | no_snapshot.
+             */
+            decision: string | null;
+            /**
+             * Enabled
+             * @description DEVKB_ADAPTATION.
+             */
+            enabled: boolean;
+            /**
+             * Evaluated
+             * @description When the time-split evaluation ran.
+             */
+            evaluated?: string | null;
+            /**
+             * Figures
+             * @description The time-split evaluation: shipped defaults beside adapted.
+             */
+            figures?: components["schemas"]["AdaptationFiguresOut"][];
+            /**
+             * In Use Text Only
+             * @description The adapter moves the query vector of other questions.
+             */
+            in_use_text_only: boolean;
+            /**
+             * In Use With Anchor
+             * @description The adapter moves the query vector of questions about an issue.
+             */
+            in_use_with_anchor: boolean;
+            /**
+             * Note
+             * @default
+             */
+            note: string;
+            status: components["schemas"]["AdaptationStatusOut"];
+            /**
+             * Test From
+             * @description The time split's cut: test pairs are the ones made from then on.
+             */
+            test_from: string | null;
+            /** Test Pairs */
+            test_pairs?: number | null;
+            /** Train Pairs */
+            train_pairs?: number | null;
+        };
+        /** AdaptationStatusOut */
+        AdaptationStatusOut: {
+            /** Done */
+            done: number;
+            /**
+             * Edges Seen
+             * @description The store's edge count the last adaptation started from.
+             */
+            edges_seen: number;
+            /** Error */
+            error: string;
+            /** Finished */
+            finished: string;
+            /**
+             * Stage
+             * @description What the running adaptation does now (pairs, validation, test, refit).
+             */
+            stage: string;
+            /** Started */
+            started: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "idle" | "running" | "succeeded" | "failed";
+            /** Total */
+            total: number;
+        };
         /**
          * AskRequest
          * @description A question to answer. Unknown fields are refused (422 naming the field), never ignored:
@@ -1947,6 +2076,91 @@ export interface operations {
             };
             /** @description Admin action refused: no API key is configured and the client is not on loopback, or the request came from another site. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    retrievalAdaptation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdaptationOut"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adaptRetrieval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdaptationOut"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An adaptation is running already. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
