@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from devkb.sources.confluence.loader import ConfluenceLoader, ConfluenceLoaderConfig
+from devkb.sources.confluence.client import ConfluenceLoaderConfig
+from devkb.sources.confluence.loader import ConfluenceLoader
 
 if TYPE_CHECKING:
     from devkb.config.sources_file import SourceConfig

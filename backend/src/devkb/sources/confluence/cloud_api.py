@@ -34,7 +34,8 @@ class CloudPages:
         self.site = site.rstrip("/")
         self._names: dict[str, str] = {}
 
-    def _list(self, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def listing(self, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """Every result of a v2 list, following its cursor."""
         cursor: str | None = None
         while True:
             page = self._get(path, {**params, **({"cursor": cursor} if cursor else {})})
@@ -47,7 +48,7 @@ class CloudPages:
                 return
 
     def space(self, key: str) -> dict[str, Any] | None:
-        return next(iter(self._list("api/v2/spaces", {"keys": key, "limit": 25})), None)
+        return next(iter(self.listing("api/v2/spaces", {"keys": key, "limit": 25})), None)
 
     def pages(
         self, space_id: str, body: bool, kinds: tuple[str, ...] = ("pages", "blogposts")
@@ -58,7 +59,7 @@ class CloudPages:
         if body:
             params["body-format"] = "storage"
         for kind in kinds:
-            for item in self._list(f"api/v2/spaces/{space_id}/{kind}", params):
+            for item in self.listing(f"api/v2/spaces/{space_id}/{kind}", params):
                 yield {**item, "_kind": kind}
 
     def page(self, page_id: str, kind: str = "pages") -> dict[str, Any]:
@@ -69,7 +70,7 @@ class CloudPages:
 
     def versions(self, page_id: str) -> list[dict[str, Any]]:
         """The page's versions (number, message, authorId, createdAt)."""
-        return list(self._list(f"api/v2/pages/{page_id}/versions", {"limit": LIST_LIMIT}))
+        return list(self.listing(f"api/v2/pages/{page_id}/versions", {"limit": LIST_LIMIT}))
 
     def page_at(self, page_id: str, number: int) -> dict[str, Any]:
         """The page as it was at version ``number``, with its storage body."""
@@ -80,13 +81,13 @@ class CloudPages:
 
     def labels(self, page: dict[str, Any]) -> list[str]:
         path = f"api/v2/{page.get('_kind', 'pages')}/{page['id']}/labels"
-        return [str(x["name"]) for x in self._list(path, {"limit": LIST_LIMIT}) if x.get("name")]
+        return [str(x["name"]) for x in self.listing(path, {"limit": LIST_LIMIT}) if x.get("name")]
 
     def comments(self, page: dict[str, Any]) -> list[dict[str, Any]]:
         """Footer comments as v1 comment objects (``children.comment.results``), authors named."""
         path = f"api/v2/{page.get('_kind', 'pages')}/{page['id']}/footer-comments"
         out = []
-        for c in self._list(path, {"limit": LIST_LIMIT, "body-format": "storage"}):
+        for c in self.listing(path, {"limit": LIST_LIMIT, "body-format": "storage"}):
             version = c.get("version") or {}
             out.append(
                 {

@@ -17,13 +17,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from atlassian import Confluence
-from pydantic import SecretStr
 
 from devkb.errors import ConfigurationError, PermanentSourceError
 from devkb.sources.base import HistoryPolicy, LoadBatch, ramp_up
+from devkb.sources.confluence.client import (
+    RESTRICTION_EXPAND,
+    ConfluenceClient,
+    ConfluenceLoaderConfig,
+    id_order,
+)
 from devkb.sources.confluence.cloud_api import CloudPages, as_v1_page
 from devkb.sources.confluence.convert import (
     page_doc_id,
@@ -33,14 +37,12 @@ from devkb.sources.confluence.convert import (
     restriction_gate,
 )
 from devkb.sources.confluence.history import VERSION_FETCHES, attach_versions
+from devkb.sources.confluence.permissions import ConfluencePermissions
 from devkb.sources.confluence.storage_format import PageLink
-from devkb.sources.http_retry import atlassian_client
-from devkb.sources.retry import call_with_retry
 from devkb.sources.url_keys import host_of, url_key
 from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
-RESTRICTION_EXPAND = "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
 PAGE_EXPAND = (
     "body.storage,version,ancestors,space,metadata.labels,children.comment.body.storage,children.comment.version,"
     + RESTRICTION_EXPAND
@@ -59,27 +61,6 @@ def _parse_time(value: Any) -> datetime | None:
         return None
 
 
-def _id_order(page_id: str) -> tuple[int, str]:
-    return (int(page_id), page_id) if page_id.isdigit() else (0, page_id)
-
-
-@dataclass
-class ConfluenceLoaderConfig:
-    name: str
-    url: str
-    user: str | None = None
-    token: SecretStr | None = None
-    spaces: list[str] = field(default_factory=list)  # empty = every space the user can see
-    browse_url: str | None = None  # base URL for citations (defaults to the page's _links.base, then url)
-    url_aliases: dict[str, str] = field(default_factory=dict)  # URL or site path → page title
-    page_size: int = 50
-    deployment: str = "auto"  # auto (a /wiki site or *.atlassian.net is Cloud) | cloud | datacenter
-    retries: int = 6
-    backoff: float = 0.5
-    timeout: float = 30.0
-    people: dict[str, str] = field(default_factory=dict)  # account id / user name → e-mail
-
-
 @dataclass
 class PageIndex:
     """Where links can point: ids by (space, title) and by URL key."""
@@ -94,9 +75,7 @@ class ConfluenceLoader:
     def __init__(self, config: ConfluenceLoaderConfig, on_retry: Callable[[str], None] | None = None) -> None:
         self.config = config
         self.name = config.name
-        self._on_retry = on_retry
-        self._client: Confluence | None = None
-        self._users: dict[tuple[str, str], dict[str, Any]] = {}  # (param, value) → user, for e-mails
+        self.confluence = ConfluenceClient(config, on_retry)
         for s in config.spaces:
             if not s or any(c in s for c in "\"'\\ "):
                 raise ConfigurationError(f"source {config.name}: invalid Confluence space key {s!r}")
@@ -129,7 +108,7 @@ class ConfluenceLoader:
                 "body": raw.get("body") or {},
             }
         try:
-            found = self._call(
+            found = self.confluence.call(
                 f"Confluence page {page_id} version {number}",
                 functools.partial(
                     self.client.get,
@@ -149,29 +128,20 @@ class ConfluenceLoader:
         }
 
     def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
-        self._on_retry = on_retry
-        self._client = None
+        self.confluence.set_retry_hook(on_retry)
 
     @property
     def client(self) -> Confluence:
-        if self._client is None:
-            self._client = atlassian_client(Confluence, self.config, self._on_retry)
-        return self._client
+        return self.confluence.api
 
     @property
     def cloud(self) -> bool:
         """Confluence Cloud (the REST API v2 under ``/wiki``) or Data Center / Server (v1)."""
-        if self.config.deployment != "auto":
-            return self.config.deployment == "cloud"
-        parts = urlsplit(self.config.url)
-        return parts.path.rstrip("/").endswith("/wiki") or (parts.hostname or "").endswith(".atlassian.net")
+        return self.confluence.cloud
 
     @property
     def cloud_api(self) -> CloudPages:
-        def get(path: str, params: dict[str, Any]) -> Any:
-            return self._call(f"Confluence {path}", functools.partial(self.client.get, path, params=params))
-
-        return CloudPages(get, self.config.url)
+        return self.confluence.cloud_api
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -187,47 +157,6 @@ class ConfluenceLoader:
             "confluence_urls": sorted({u.rstrip("/") for u in (self.config.url, self.config.browse_url) if u})
         }
 
-    # -- requests -------------------------------------------------------------------------
-    def _call(self, what: str, fn: Callable[[], Any]) -> Any:
-        return call_with_retry(what, fn, on_retry=self._on_retry)
-
-    def _spaces(self) -> list[str]:
-        if self.config.spaces:
-            return list(self.config.spaces)
-        if self.cloud:
-            return [
-                str(s["key"]) for s in self.cloud_api._list("api/v2/spaces", {"limit": 250}) if s.get("key")
-            ]
-        keys: list[str] = []
-        start = 0
-        while True:
-            page = self._call(
-                "Confluence spaces", functools.partial(self.client.get_all_spaces, start=start, limit=100)
-            )
-            results = (page.get("results") if isinstance(page, dict) else page) or []
-            keys += [s["key"] for s in results if s.get("key")]
-            if len(results) < 100:
-                return keys
-            start += len(results)
-
-    def _search(self, cql: str, expand: str | None) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
-        start = 0
-        while True:
-            kwargs: dict[str, Any] = {"start": start, "limit": self.config.page_size}
-            if expand:
-                kwargs["expand"] = expand
-            page = self._call(
-                f"Confluence search at {start}",
-                functools.partial(self.client.search_content, cql, **kwargs),
-            )
-            results = (page or {}).get("results") or []
-            if not results:
-                return
-            yield results, (page or {}).get("totalSize")
-            start += len(results)
-            if not ((page or {}).get("_links") or {}).get("next") and len(results) < self.config.page_size:
-                return
-
     @staticmethod
     def _cql_time(iso: str) -> str:
         t = datetime.fromisoformat(iso).astimezone(UTC) - timedelta(minutes=1)
@@ -238,8 +167,10 @@ class ConfluenceLoader:
         if self.cloud:
             return self._cloud_page_index()
         index = PageIndex()
-        for space in self._spaces():
-            for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', "space"):
+        for space in self.confluence.spaces():
+            for results, _ in self.confluence.search(
+                f'space = "{space}" and type in (page, blogpost)', "space"
+            ):
                 for p in results:
                     pid = str(p["id"])
                     skey = (p.get("space") or {}).get("key") or space
@@ -292,19 +223,10 @@ class ConfluenceLoader:
         return {s: str(value) for s in spaces}  # one time for every space
 
     # -- Cloud ----------------------------------------------------------------------------
-    def _cloud_space(self, key: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]] | None:
-        """The space and its current pages (id → v2 page without body)."""
-        api = self.cloud_api
-        space = api.space(key)
-        if space is None:
-            log.warning("%s: Confluence space %s not found", self.name, key)
-            return None
-        return space, {str(p["id"]): p for p in api.pages(str(space["id"]), body=False)}
-
     def _cloud_page_index(self) -> PageIndex:
         index = PageIndex()
-        for key in self._spaces():
-            found = self._cloud_space(key)
+        for key in self.confluence.spaces():
+            found = self.confluence.cloud_space(key)
             if found is None:
                 continue
             space, pages = found
@@ -323,11 +245,11 @@ class ConfluenceLoader:
         """Per space: pages newest first until the cursor (less a minute), indexed oldest first;
         then the same verification listing as on Data Center."""
         api = self.cloud_api
-        spaces = self._spaces()
+        spaces = self.confluence.spaces()
         cursor = self._parse_cursor(since, spaces)
         resolve = self._resolver()
         for key in spaces:
-            found = self._cloud_space(key)
+            found = self.confluence.cloud_space(key)
             if found is None:
                 continue
             space, index = found
@@ -356,7 +278,7 @@ class ConfluenceLoader:
                         key, space, index, list(chunk), cursor, seen, resolve, len(changed), restricted
                     )
             for _ in range(VERIFY_PASSES):
-                now = self._cloud_space(key)
+                now = self.confluence.cloud_space(key)
                 if now is None:
                     break
                 listed = {
@@ -366,9 +288,7 @@ class ConfluenceLoader:
                     or i in seen
                     or (_parse_time((p.get("version") or {}).get("createdAt")) or cut) >= cut
                 }
-                missed = sorted(
-                    (i for i, v in listed.items() if i not in seen or seen[i] != v), key=_id_order
-                )
+                missed = sorted((i for i, v in listed.items() if i not in seen or seen[i] != v), key=id_order)
                 if not missed:
                     break
                 log.info(
@@ -416,20 +336,10 @@ class ConfluenceLoader:
         """Page id → its own read restriction and gate, for the space's restricted pages (their
         descendants inherit them)."""
         out: Restricted = {}
-        for pid, raw in self._raw_restrictions(space).items():
+        for pid, raw in self.confluence.raw_restrictions(space).items():
             found = read_restriction(raw)
             if found:
                 out[pid] = (found, restriction_gate(raw, self.name) or [])
-        return out
-
-    def _raw_restrictions(self, space: str) -> dict[str, dict[str, Any]]:
-        """Page id → its ``read`` restriction object (Data Center: CQL with the expansion)."""
-        out: dict[str, dict[str, Any]] = {}
-        for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', RESTRICTION_EXPAND):
-            for p in results:
-                raw = (p.get("restrictions") or {}).get("read")
-                if isinstance(raw, dict):
-                    out[str(p["id"])] = raw
         return out
 
     def _load_datacenter(self, since: str | None) -> Iterator[LoadBatch]:
@@ -438,7 +348,7 @@ class ConfluenceLoader:
         (it moves to the end and every later page shifts back one place). After the last page the
         same query is listed with versions only, and whatever was not seen in that version is
         fetched by id (at most ``VERIFY_PASSES`` listings), before the space's cursor is final."""
-        spaces = self._spaces()
+        spaces = self.confluence.spaces()
         cursor = self._parse_cursor(since, spaces)
         resolve = self._resolver()
         for space in spaces:
@@ -448,7 +358,7 @@ class ConfluenceLoader:
             cql += " order by lastmodified asc"
             seen: dict[str, Any] = {}  # page id → version number indexed
             restricted = self._restricted_pages(space)
-            for n, (results, total) in enumerate(self._search(cql, PAGE_EXPAND)):
+            for n, (results, total) in enumerate(self.confluence.search(cql, PAGE_EXPAND)):
                 # a page's older versions cost requests and conversion of their own: the space's
                 # first pages reach the pipeline (and the embedder) while the rest load
                 for part in ramp_up(results) if n == 0 else [results]:
@@ -456,12 +366,10 @@ class ConfluenceLoader:
             for _ in range(VERIFY_PASSES):
                 listed = {
                     str(p["id"]): (p.get("version") or {}).get("number")
-                    for results, _ in self._search(cql, "version")
+                    for results, _ in self.confluence.search(cql, "version")
                     for p in results
                 }
-                missed = sorted(
-                    (i for i, v in listed.items() if i not in seen or seen[i] != v), key=_id_order
-                )
+                missed = sorted((i for i, v in listed.items() if i not in seen or seen[i] != v), key=id_order)
                 if not missed:
                     break
                 log.info(
@@ -469,7 +377,7 @@ class ConfluenceLoader:
                 )
                 for i in range(0, len(missed), 50):
                     ids = ", ".join(missed[i : i + 50])
-                    for results, _ in self._search(f"id in ({ids})", PAGE_EXPAND):
+                    for results, _ in self.confluence.search(f"id in ({ids})", PAGE_EXPAND):
                         yield self._batch(space, results, cursor, seen, resolve, None, restricted)
 
     def _batch(
@@ -518,18 +426,16 @@ class ConfluenceLoader:
     def list_ids(self) -> set[str]:
         ids: set[str] = set()
         if self.cloud:
-            for key in self._spaces():
-                found = self._cloud_space(key)
+            for key in self.confluence.spaces():
+                found = self.confluence.cloud_space(key)
                 ids.update(page_doc_id(i) for i in (found[1] if found else {}))
             return ids
-        for space in self._spaces():
-            for results, _ in self._search(f'space = "{space}" and type in (page, blogpost)', None):
+        for space in self.confluence.spaces():
+            for results, _ in self.confluence.search(f'space = "{space}" and type in (page, blogpost)', None):
                 ids.update(page_doc_id(p["id"]) for p in results)
         return ids
 
     # -- permission sync: sources/confluence/permissions.py ------------------------------------------
     def fetch_permissions(self) -> list[tuple[str, str]]:
         """``(principal, email)`` pairs: who holds what this source's documents' gates name."""
-        from devkb.sources.confluence.permissions import ConfluencePermissions
-
-        return ConfluencePermissions(self).fetch_permissions()
+        return ConfluencePermissions(self.confluence).fetch_permissions()

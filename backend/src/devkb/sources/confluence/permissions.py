@@ -1,32 +1,28 @@
 """Confluence's permission sync, beside its loader: who holds the principals its documents' gates
-name (``PermissionSource`` in ``sources/base.py``), read through the loader's client."""
+name (``PermissionSource`` in ``sources/base.py``), read through the source's client (client.py)."""
 
 from __future__ import annotations
 
-import functools
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 from devkb.errors import PermanentSourceError
 from devkb.sources.acl import account, group, scope
+from devkb.sources.confluence.client import ConfluenceClient, id_order
 from devkb.sources.confluence.convert import (
     read_restriction,
 )
-from devkb.sources.confluence.loader import _id_order
 from devkb.sources.permissions import PermissionPairs
-
-if TYPE_CHECKING:
-    from devkb.sources.confluence.loader import ConfluenceLoader
 
 log = logging.getLogger(__name__)
 
 
 class ConfluencePermissions:
-    """The permission half of a :class:`ConfluenceLoader` (its client, settings and retries)."""
+    """The permission half of a Confluence source, on its :class:`ConfluenceClient` (settings and retries)."""
 
-    def __init__(self, loader: ConfluenceLoader) -> None:
-        self.loader = loader
+    def __init__(self, client: ConfluenceClient) -> None:
+        self.confluence = client
 
     def fetch_permissions(self) -> list[tuple[str, str]]:
         """Who may read each space, and who is in each group and account the pages' read
@@ -38,46 +34,44 @@ class ConfluencePermissions:
         ``/rest/api/space/{key}/permissions``, ``/rest/api/user?key=`` and
         ``/rest/api/group/{name}/member``; its REST API shows no e-mails, so they come from
         ``people`` (by user name or user key)."""
-        out = PermissionPairs(self.loader.name, self.loader.config.people)
+        out = PermissionPairs(self.confluence.name, self.confluence.config.people)
         groups: set[str] = set()
-        for key in self.loader._spaces():
-            space_scope = [scope(self.loader.name, "space", key)]
+        for key in self.confluence.spaces():
+            space_scope = [scope(self.confluence.name, "space", key)]
             users, space_groups = self._space_readers(key)
             for user in users:
                 out.add(space_scope, self._user_email(out, user))
             groups.update(space_groups)
             for name in space_groups:
                 for user in self._group_members(name):
-                    out.add([*space_scope, group(self.loader.name, name)], self._user_email(out, user))
+                    out.add([*space_scope, group(self.confluence.name, name)], self._user_email(out, user))
             for raw in self._space_restrictions(key):
                 inner = raw.get("restrictions") or {}
                 for user in (inner.get("user") or {}).get("results") or []:
                     if isinstance(user, dict) and (ident := user.get("accountId") or user.get("username")):
-                        out.add([account(self.loader.name, str(ident))], self._user_email(out, user))
+                        out.add([account(self.confluence.name, str(ident))], self._user_email(out, user))
                 for g in (inner.get("group") or {}).get("results") or []:
                     if isinstance(g, dict) and g.get("name"):
                         groups.add(str(g["name"]))
         for name in sorted(groups):
             for user in self._group_members(name):
-                out.add([group(self.loader.name, name)], self._user_email(out, user))
+                out.add([group(self.confluence.name, name)], self._user_email(out, user))
         return out.result()
 
     def _get(self, path: str, params: dict[str, Any]) -> Any:
-        return self.loader._call(
-            f"Confluence {path}", functools.partial(self.loader.client.get, path, params=params)
-        )
+        return self.confluence.get(path, params)
 
     def _space_readers(self, key: str) -> tuple[list[dict[str, Any]], list[str]]:
         """Users (as user objects) and group names granted ``read`` on the space."""
         users: list[dict[str, Any]] = []
         names: list[str] = []
-        if self.loader.cloud:
-            api = self.loader.cloud_api
+        if self.confluence.cloud:
+            api = self.confluence.cloud_api
             space = api.space(key)
             if space is None:
-                log.warning("%s: Confluence space %s not found", self.loader.name, key)
+                log.warning("%s: Confluence space %s not found", self.confluence.name, key)
                 return [], []
-            for p in api._list(f"api/v2/spaces/{space['id']}/permissions", {"limit": 250}):
+            for p in api.listing(f"api/v2/spaces/{space['id']}/permissions", {"limit": 250}):
                 op, principal = p.get("operation") or {}, p.get("principal") or {}
                 if op.get("key") != "read" or op.get("targetType") != "space" or not principal.get("id"):
                     continue
@@ -103,25 +97,25 @@ class ConfluencePermissions:
 
     def _space_restrictions(self, key: str) -> list[dict[str, Any]]:
         """The ``read`` restriction objects of the space's pages that have one."""
-        if not self.loader.cloud:
-            return [r for r in self.loader._raw_restrictions(key).values() if read_restriction(r)]
-        found = self.loader._cloud_space(key)
+        if not self.confluence.cloud:
+            return [r for r in self.confluence.raw_restrictions(key).values() if read_restriction(r)]
+        found = self.confluence.cloud_space(key)
         if found is None:
             return []
-        raws = [self.loader.cloud_api.read_restriction(i) for i in sorted(found[1], key=_id_order)]
+        raws = [self.confluence.cloud_api.read_restriction(i) for i in sorted(found[1], key=id_order)]
         return [r for r in raws if read_restriction(r)]
 
     def _group_members(self, name: str) -> list[dict[str, Any]]:
         try:
             return self._group_pages(name)
         except PermanentSourceError as e:  # a group that no longer exists (404): nobody holds it
-            log.warning("%s: members of group %s not read: %s", self.loader.name, name, e)
+            log.warning("%s: members of group %s not read: %s", self.confluence.name, name, e)
             return []
 
     def _group_pages(self, name: str) -> list[dict[str, Any]]:
         members: list[dict[str, Any]] = []
         while True:
-            if self.loader.cloud:
+            if self.confluence.cloud:
                 page = self._get("rest/api/group/member", {"name": name, "start": len(members), "limit": 200})
             else:
                 path = f"rest/api/group/{quote(name, safe='')}/member"
@@ -148,7 +142,4 @@ class ConfluencePermissions:
         return out.email(ids, user.get("email"))
 
     def _user_by(self, param: str, value: str) -> dict[str, Any]:
-        if (param, value) not in self.loader._users:
-            found = self._get("rest/api/user", {param: value})
-            self.loader._users[(param, value)] = found if isinstance(found, dict) else {}
-        return self.loader._users[(param, value)]
+        return self.confluence.user(param, value)
