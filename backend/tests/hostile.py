@@ -269,3 +269,134 @@ def html_slow(paragraphs: int = 20_000) -> tuple[str, bytes]:
         for i in range(paragraphs)
     )
     return "links.html", b"<html><body><article>" + body + b"</article></body></html>"
+
+
+# -- bombs of gigabytes, built in milliseconds ---------------------------------------------------
+# A deflate stream flushed with Z_FULL_FLUSH after each block forgets its history, so every
+# further copy of the same block compresses to the same bytes: the stream of n copies is the
+# first block's bytes n times. The CRC-32 of n copies is combined, not computed over gigabytes.
+
+
+def _gf2_times(mat: list[int], vec: int) -> int:
+    out, i = 0, 0
+    while vec:
+        if vec & 1:
+            out ^= mat[i]
+        vec >>= 1
+        i += 1
+    return out
+
+
+def _gf2_square(mat: list[int]) -> list[int]:
+    return [_gf2_times(mat, mat[n]) for n in range(32)]
+
+
+def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """zlib's ``crc32_combine``: the CRC-32 of A+B from those of A and B and B's length."""
+    if len2 <= 0:
+        return crc1
+    odd = [0xEDB88320] + [1 << n for n in range(31)]
+    even = _gf2_square(odd)
+    odd = _gf2_square(even)
+    while True:
+        even = _gf2_square(odd)
+        if len2 & 1:
+            crc1 = _gf2_times(even, crc1)
+        len2 >>= 1
+        if not len2:
+            break
+        odd = _gf2_square(even)
+        if len2 & 1:
+            crc1 = _gf2_times(odd, crc1)
+        len2 >>= 1
+        if not len2:
+            break
+    return crc1 ^ crc2
+
+
+def repeated_deflate(head: bytes, block: bytes, copies: int, tail: bytes) -> tuple[bytes, int, int]:
+    """(raw deflate of head + block × copies + tail, its CRC-32, its length)."""
+    z = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    start = z.compress(head) + z.flush(zlib.Z_FULL_FLUSH)
+    one = z.compress(block) + z.flush(zlib.Z_FULL_FLUSH)
+    end = z.compress(tail) + z.flush()
+    crc_block = zlib.crc32(block)
+    crc = zlib.crc32(head)
+    # CRC of block × copies by doubling
+    rep_crc, rep_len, acc_crc, acc_len, n = crc_block, len(block), None, 0, copies
+    while n:
+        if n & 1:
+            acc_crc = rep_crc if acc_crc is None else crc32_combine(acc_crc, rep_crc, rep_len)
+            acc_len += rep_len
+        rep_crc, rep_len = crc32_combine(rep_crc, rep_crc, rep_len), rep_len * 2
+        n >>= 1
+    if acc_crc is not None:
+        crc = crc32_combine(crc, acc_crc, acc_len)
+    crc = crc32_combine(crc, zlib.crc32(tail), len(tail))
+    return start + one * copies + end, crc, len(head) + len(block) * copies + len(tail)
+
+
+def zip_of(entries: list[tuple[str, bytes]], deflated: tuple[str, bytes, int, int] | None = None) -> bytes:
+    """A zip of ``entries`` (stored) and one entry already deflated: (name, raw deflate, crc, size)."""
+    out = bytearray()
+    central = bytearray()
+    items: list[tuple[str, bytes, int, int, int]] = [
+        (name, data, zlib.crc32(data), len(data), 0) for name, data in entries
+    ]
+    if deflated:
+        items.append((deflated[0], deflated[1], deflated[2], deflated[3], 8))
+    for name, data, crc, size, method in items:
+        fn = name.encode()
+        offset = len(out)
+        out += struct.pack(
+            "<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc, len(data), size, len(fn), 0
+        )
+        out += fn + data
+        central += struct.pack(
+            "<IHHHHHHIIIHHHHHII",
+            0x02014B50,
+            20,
+            20,
+            0,
+            method,
+            0,
+            0x21,
+            crc,
+            len(data),
+            size,
+            len(fn),
+            0,
+            0,
+            0,
+            0,
+            0,
+            offset,
+        )
+        central += fn
+    start = len(out)
+    out += central
+    out += struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(items), len(items), len(central), start, 0)
+    return bytes(out)
+
+
+def reported_docx_500mib_paragraphs() -> tuple[str, bytes]:
+    """The reported 771 KB DOCX whose document.xml inflates to 500 MiB of ordinary paragraphs."""
+    p = paragraph("The quick brown fox jumps over the lazy dog. " * 4)
+    block = p * (MiB // len(p))
+    raw, crc, size = repeated_deflate(_HEAD, block, 500 * MiB // len(block), _TAIL)
+    parts = [("[Content_Types].xml", _CONTENT_TYPES), ("_rels/.rels", _RELS)]
+    return "report-500mib.docx", zip_of(parts, ("word/document.xml", raw, crc, size))
+
+
+def reported_docx_3gib_one_run() -> tuple[str, bytes]:
+    """The reported 3 MB DOCX inflating to 3 GiB in one text run."""
+    raw, crc, size = repeated_deflate(
+        _HEAD + b"<w:p><w:r><w:t>", b"A" * MiB, 3 * 1024, b"</w:t></w:r></w:p>" + _TAIL
+    )
+    parts = [("[Content_Types].xml", _CONTENT_TYPES), ("_rels/.rels", _RELS)]
+    return "report-3gib.docx", zip_of(parts, ("word/document.xml", raw, crc, size))
+
+
+def reported_docx_entities() -> tuple[str, bytes]:
+    """The reported DOCX with nested entity definitions and an external entity."""
+    return docx_external_entity()
