@@ -114,14 +114,24 @@ class Planner:
         frame, the registry's kind in its last row. Returns the kind, the frame and the route."""
         registry = kind_of(parsed, bool(carried), self.kinds)
         frame = self.frame(parsed, scope)
-        # "blocker" is a priority here, not the relation "blocks"
-        related = parsed.relation is not None and not (parsed.relation.name == "related" and frame.priorities)
-        if parsed.follow_up or parsed.reference or related or registry.asks_back:
+        if not self.frame_routes(parsed, frame) or registry.asks_back:
             return registry, frame, "registry"
         row = route(frame, registry.honours, frozenset(self.executors))
         if row.executor == "registry":
             return registry, frame, "registry"
         return self.executors[row.executor], frame, row.executor
+
+    @staticmethod
+    def frame_routes(parsed: ParsedQuestion, frame: Frame) -> bool:
+        """Whether the frame's route table decides (and its conditions are held to): not for a
+        follow-up or a reference to an earlier answer, nor for a relation from a document ("which
+        PRs fixed the refund bug?") — a person's work ("what did Marcus work on …") is the frame's,
+        and "blocker" read as a priority is not the relation "blocks"."""
+        if parsed.follow_up or parsed.reference:
+            return False
+        if parsed.relation is None or frame.people:
+            return True
+        return parsed.relation.name == "related" and bool(frame.priorities)
 
     def kind(self, parsed: ParsedQuestion, carried: Sequence[str] = ()) -> QuestionKind:
         return self.routed(parsed, carried)[0]
@@ -145,11 +155,7 @@ class Planner:
         parsed = self._parsed(question, carried)
         kind, frame, via = self.routed(parsed, carried, scope)
         out = Outcome(parsed, kind, frame=frame, route=f"{via}: {kind.name}")
-        out.unapplied = (
-            unapplied(frame, kind.honours)
-            if via == "registry" and not (parsed.follow_up or parsed.reference or parsed.relation)
-            else []
-        )
+        out.unapplied = unapplied(frame, kind.honours) if self.frame_routes(parsed, frame) else []
         ctx = Context(scope, self.toolbox, parsed, tuple(carried), out)
         kind.run(ctx)
         if not out.kind.filters or (out.not_found and not scope.selection):

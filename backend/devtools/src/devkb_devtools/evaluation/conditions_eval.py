@@ -120,7 +120,9 @@ def _period_conds(issues: Sequence[Issue], rnd: random.Random) -> list[Cond]:
     out = []
     years = sorted({i.created.year for i in issues})
     for year in rnd.sample(years, min(4, len(years))):
-        out.append(Cond("period", lambda i, y=year: i.created.year == y, tail=(f"created in {year}", f"in {year}")))
+        out.append(
+            Cond("period", lambda i, y=year: i.created.year == y, tail=(f"created in {year}", f"in {year}"))
+        )
         out.append(
             Cond(
                 "period",
@@ -152,10 +154,14 @@ def conditions(issues: Sequence[Issue], rnd: random.Random) -> dict[str, list[Co
     projects = [p for p, _ in _common(i.project for i in issues)[:8]]
     people = [p for p, _ in _common(i.assignee for i in issues if i.assignee)[:12]]
     reporters = [p for p, _ in _common(i.reporter for i in issues if i.reporter)[:12]]
-    versions = [v for v, _ in _common(v for i in issues for v in i.versions if v[:1].isdigit() and "." in v)[:10]]
+    versions = [
+        v for v, _ in _common(v for i in issues for v in i.versions if v[:1].isdigit() and "." in v)[:10]
+    ]
     out: dict[str, list[Cond]] = {s: [] for s in SLOTS}
     for p in projects:
-        out["scope"].append(Cond("scope", lambda i, p=p: i.project == p, tail=(f"in {p}", f"in the {p} project")))
+        out["scope"].append(
+            Cond("scope", lambda i, p=p: i.project == p, tail=(f"in {p}", f"in the {p} project"))
+        )
     for t, plural in TYPE_PLURAL.items():
         out["type"].append(Cond("type", lambda i, t=t: i.type == t, noun=plural))
     for s, adj in STATUS_ADJ.items():
@@ -246,14 +252,16 @@ def questions(fluid: Path = FLUID, per_pair: int = 13, seed: int = 58) -> list[Q
     return out
 
 
-def evaluate(fluid: Path, splits: Sequence[str], verbose: bool = False) -> tuple[list[Outcome], float]:
+def evaluate(
+    fluid: Path, splits: Sequence[str], verbose: bool = False, seed: int = 58
+) -> tuple[list[Outcome], float]:
     from devkb.agent.ask_service import AskService
     from devkb.agent.hybrid_search import HybridSearch
     from devkb.agent.planner import Planner
     from devkb.agent.tools import Toolbox
     from devkb_devtools.testkit.hashing_embedder import HashingEmbedder
 
-    asked = [q for q in questions(fluid) if q.split in splits]
+    asked = [q for q in questions(fluid, seed=seed) if q.split in splits]
     with tempfile.TemporaryDirectory(prefix="devkb-conditions-eval-") as tmp:
         started = time.perf_counter()
         indexer = build_store(fluid, Path(tmp))
@@ -269,7 +277,9 @@ def evaluate(fluid: Path, splits: Sequence[str], verbose: bool = False) -> tuple
     if verbose:
         for o in outcomes:
             if not o.right:
-                print(f"- {o.id} [{o.pair}] {o.question!r}: expected {o.expected}, stated {o.stated}\n    {o.answer[:240]}")
+                print(
+                    f"- {o.id} [{o.pair}] {o.question!r}: expected {o.expected}, stated {o.stated}\n    {o.answer[:240]}"
+                )
     return outcomes, seconds
 
 
@@ -277,6 +287,9 @@ def score(q: Question, answer: str) -> Outcome:
     stated = stated_count(answer)
     if stated is None and answer.startswith("No issue "):
         stated = 0  # "No issue in INFRA was resolved from … to …" (resolved-in-period)
+    first = answer.split(" ", 3)
+    if stated is None and len(first) > 3 and first[0].isdigit() and first[1] in ("issue", "issues"):
+        stated = int(first[0])  # "190 issues were resolved from … to … in VP: …" (resolved-in-period)
     said_unapplied = "could not apply" in answer or "could not answer" in answer
     right = stated == q.expected and not said_unapplied
     silent = not right and not said_unapplied and stated is not None
@@ -291,7 +304,9 @@ def table(outcomes: Sequence[Outcome]) -> str:
             continue
         for pair in dict.fromkeys(o.pair for o in mine):
             g = [o for o in mine if o.pair == pair]
-            rows.append(f"| {split} | {pair} | {len(g)} | {sum(o.right for o in g) / len(g):.2f} | {sum(o.silent_drop for o in g)} |")
+            rows.append(
+                f"| {split} | {pair} | {len(g)} | {sum(o.right for o in g) / len(g):.2f} | {sum(o.silent_drop for o in g)} |"
+            )
         rows.append(
             f"| {split} | **all** | {len(mine)} | {sum(o.right for o in mine) / len(mine):.3f} | "
             f"{sum(o.silent_drop for o in mine)} |"
@@ -300,16 +315,19 @@ def table(outcomes: Sequence[Outcome]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m devkb_devtools.evaluation.conditions_eval", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m devkb_devtools.evaluation.conditions_eval", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--fluid", type=Path, default=FLUID)
     p.add_argument("--split", action="append", choices=["tuning", "heldout"])
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--json", type=Path)
+    p.add_argument("--seed", type=int, default=58, help="another seed draws other values (a fresh set)")
     args = p.parse_args(argv)
     if not (args.fluid / "jira" / "issues.jsonl.gz").is_file():
         print(f"error: no Fluid Jira export at {args.fluid}", file=sys.stderr)
         return 2
-    outcomes, seconds = evaluate(args.fluid, args.split or ["tuning", "heldout"], args.verbose)
+    outcomes, seconds = evaluate(args.fluid, args.split or ["tuning", "heldout"], args.verbose, args.seed)
     print(f"indexed every Fluid issue in {seconds:.0f} s; {len(outcomes)} questions", file=sys.stderr)
     print(table(outcomes))
     if args.json:

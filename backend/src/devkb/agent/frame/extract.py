@@ -88,6 +88,7 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
                         out.append(meaning)
     if types and "issue" not in kinds:
         kinds.append("issue")
+    dated = window_in(text, today or date.today()) is not None
     # states: a status word after "did/were/got" is an event ("bugs closed in 2011"), not a state
     statuses: list[str] = []
     category: str | None = None
@@ -109,7 +110,9 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
                 statuses.append("merged")
                 happened = happened or before in P.HAPPENED
             elif before in P.HAPPENED or (
-                status in ("Closed", "Resolved", "Done") and _after_kind(words, at)
+                # "bugs closed in 2011", "closed in 2024": what happened, not a state
+                status in ("Closed", "Resolved", "Done")
+                and (_after_kind(words, at) or (dated and _next(words, at + len(phrase)) in P.WHEN_WORDS))
             ):
                 happened = True
             elif status != "merged":
@@ -221,6 +224,7 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
         rank_by=rank_by,
         limit=limit,
         topic=topic,
+        statement=_statement(text, words, shape),
     )
 
 
@@ -231,6 +235,10 @@ def _shape(words: Sequence[str], parsed: ParsedQuestion) -> Shape:
                 return "lookup" if shape == "list" else shape  # type: ignore[return-value]
             return shape  # type: ignore[return-value]
     return "lookup" if parsed.issue_keys else "search"
+
+
+def _next(words: Sequence[str], at: int) -> str:
+    return words[at] if at < len(words) else ""
 
 
 def _after_kind(words: Sequence[str], at: int) -> bool:
@@ -335,3 +343,11 @@ def _versions(text: str, resolver: Resolver) -> list[str]:
                 out.append(known)
                 break
     return list(dict.fromkeys(out))
+
+
+def _statement(text: str, words: Sequence[str], shape: str) -> bool:
+    """ "The payments freeze starts on 15 December." — a sentence saying something, not asking (a
+    keyword query, "webhook retries", is not one: it has no verb)."""
+    if shape == "remember" or "?" in text or len(words) < 5 or words[0] in P.QUESTION_OPENERS:
+        return False
+    return any(w in P.STATEMENT_VERBS for w in words[1:])

@@ -89,6 +89,7 @@ class Frame(_Slot):
     rank_by: Role | None = Field(None, description="a ranking: the role people are counted in")
     limit: int | None = None
     topic: str = Field("", description="the words left once the conditions are read (what it is about)")
+    statement: bool = Field(False, description="a statement, not a question (no question mark or opener)")
 
     def slots(self) -> frozenset[str]:
         """The condition slots this frame fills (``SLOTS``)."""

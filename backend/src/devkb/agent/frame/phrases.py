@@ -226,3 +226,19 @@ STOP: frozenset[str] = NOT_NAMES | frozenset(
     ("there", "be", "been", "it", "its", "that", "this", "with", "from", "at", "we", "you", "they", "s",
      "get", "got", "me", "our", "my", "still", "not", "most", "top")
 )  # fmt: skip
+
+# how a question opens (a sentence opening otherwise, with no question mark, is a statement)
+QUESTION_OPENERS: frozenset[str] = frozenset(
+    ("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was", "were",
+     "do", "does", "did", "can", "could", "should", "would", "will", "has", "have", "had", "list", "show",
+     "give", "find", "tell", "compare", "explain", "describe", "summarize", "summarise", "count", "any",
+     "and", "so", "or", "remember", "please", "note", "get", "search", "look", "in", "since", "for", "between")
+)  # fmt: skip
+STATEMENT_VERBS: frozenset[str] = frozenset(
+    ("is", "are", "was", "were", "will", "has", "have", "starts", "ends", "uses", "should", "must", "needs",
+     "begins", "moved", "changed", "became", "runs", "owns")
+)  # fmt: skip
+# a state word followed by one of these dates an event ("closed in 2024", "resolved last month")
+WHEN_WORDS: frozenset[str] = frozenset(
+    ("in", "during", "since", "before", "after", "between", "last", "this", "yesterday", "today", "on")
+)

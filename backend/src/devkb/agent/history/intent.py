@@ -25,8 +25,14 @@ FIRST_WHEN = re.compile(
     r"turn(?:ed)?|closed|resolved|reopened|started|done|fixed)\b",
     re.IGNORECASE,
 )
-FIRST_WHO_VERBS = ("moved", "closed", "resolved", "reopened", "transitioned", "started", "put", "set")
-FIRST_WHO = tuple(p for v in FIRST_WHO_VERBS for p in (("who", v), ("who", "first", v)))
+FIRST_WHO_VERBS = (
+    "moved", "closed", "resolved", "reopened", "transitioned", "started", "put", "set", "changed", "switched",
+    "marked",
+)  # fmt: skip
+# "who moved …", "which person set PAY-7 to Closed", "what user changed the status of …"
+FIRST_WHO_ASKERS = (("who",), ("who", "first"), ("which", "person"), ("what", "person"), ("which", "user"),
+                    ("what", "user"), ("which", "engineer"), ("who", "was", "it", "that"))  # fmt: skip
+FIRST_WHO = tuple((*a, v) for v in FIRST_WHO_VERBS for a in FIRST_WHO_ASKERS)
 PAGE_AT = re.compile(
     r"\b(?:say|said|says|look(?:ed)?\s+like|read|contain(?:ed)?|written|wording|differ(?:s|ed|ence)?|diff|"
     r"compare[sd]?|versions?\s+\d+|v\d+\s+of)\b",  # "v3 of the page"; "the payments API v2" names a product

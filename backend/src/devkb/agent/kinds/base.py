@@ -98,6 +98,8 @@ class Outcome:
         status, confidence = self.kind.assess(self, docs)
         if self.unapplied:
             return trust.capped(status, confidence, "not applied: " + "; ".join(self.unapplied))
+        if self.frame is not None and self.frame.statement:
+            return trust.capped(status, confidence, "a statement, not a question")
         return status, confidence
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from devkb.agent.answer import Confidence, Status
-from devkb.agent.confidence import exact_confidence
+from devkb.agent.confidence import capped, exact_confidence
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import description, identifier, not_found_lines
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
@@ -74,7 +74,8 @@ class Comparison(QuestionKind):
             return "answered", exact_confidence(
                 f"both found by identifier: {identifier(docs[0])}, {identifier(docs[1])}", docs[:2]
             )
-        return super().assess(out, docs)
+        status, confidence = super().assess(out, docs)
+        return capped(status, confidence, "a side of the comparison was not found")
 
 
 def compare(a: EvidenceDoc, b: EvidenceDoc) -> str:

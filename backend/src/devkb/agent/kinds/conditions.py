@@ -23,6 +23,7 @@ from devkb.agent.extractive import LIST_SHOWN, citation, identifier
 from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.relation import is_resolved
+from devkb.agent.kinds.who_to_ask import handles
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
 from devkb.store.models import Document, SourceType
@@ -73,7 +74,16 @@ class Conditions(QuestionKind):
             return
         store = ctx.toolbox.graph_query.store
         filters, types = query(frame)
-        docs = [d for d in store.find_documents(filters, types=types, limit=MOST) if ctx.scope.allows(d)]
+        found = {d.id: d for d in store.find_documents(filters, types=types, limit=MOST)}
+        for person in frame.people:
+            if person.role in ("assignee", "involved") and not frame.kinds and person.resolved:
+                # a person's work: what is assigned to them and what they wrote (commits, pull
+                # requests, pages; GitHub names them by login)
+                wrote = {k: v for k, v in filters.items() if k not in ("assignee", "people")}
+                wrote["author"] = [person.resolved, *sorted(handles(person.resolved))]
+                for d in store.find_documents(wrote, types=None, limit=MOST):
+                    found.setdefault(d.id, d)
+        docs = [d for d in found.values() if ctx.scope.allows(d)]
         kept = [d for d in docs if holds(frame, d)]
         kept.sort(key=lambda d: _when(frame, d), reverse=frame.order != "oldest")
         if frame.limit and frame.shape == "list" and frame.order in ("newest", "oldest"):
@@ -226,7 +236,7 @@ def _noun(frame: Frame, n: int) -> str:
     if kinds:
         noun = " and ".join(_NOUN.get(k, k) for k in kinds)
     else:
-        noun = "issues" if frame.kinds or frame.issue_types or frame.scope.projects else "documents"
+        noun = "issues" if frame.kinds or frame.issue_types or frame.scope.projects else "items"
     if n == 1:
         return noun.replace("pull requests", "pull request").removesuffix("s")
     return noun
