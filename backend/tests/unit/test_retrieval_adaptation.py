@@ -188,3 +188,65 @@ def test_time_split_never_trains_on_the_test_pairs(graph):
     assert split.decision.pairs == split.train_pairs  # the adaptation saw the training period only
     assert split.decision.validation_from < split.test_from
     assert split.adapted["anchor"].ndcg > split.defaults["anchor"].ndcg + 0.3
+
+
+class _Loader:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.type = SourceType.JIRA
+
+
+class _Sync:
+    """A sync that succeeds or fails at once, as told."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    def run(self, loader, status, **_kw):
+        if self.fail:
+            status.update(state="failed")
+            raise RuntimeError("source down")
+        status.update(state="succeeded")
+
+
+def test_a_successful_sync_with_enough_new_edges_adapts_in_the_background(graph, tmp_path):
+    from devkb.agent.retrieval.adaptation import GraphAdaptation
+    from devkb.indexing.run_manager import RunManager
+
+    store, search, _ = graph
+    directory = tmp_path / "retrieval"
+    adaptation = GraphAdaptation(store, search, directory, min_pairs=100, new_edges=50)
+    failing = RunManager(_Sync(fail=True), [_Loader("jira")])
+    failing.after_run.append(adaptation.after_sync)
+    with pytest.raises(RuntimeError):
+        failing.run("jira")
+    assert adaptation.status.state == "idle"  # a failed sync triggers nothing
+
+    runs = RunManager(_Sync(), [_Loader("jira")])
+    runs.after_run.append(adaptation.after_sync)
+    runs.run("jira")
+    adaptation.wait(120)
+    assert adaptation.status.state == "succeeded", adaptation.status
+    assert adaptation.status.edges_seen == 300
+    decision = adaptation.decision()
+    assert decision is not None and decision["status"] == "adapted" and decision["use_anchor"]
+    assert QueryAdapter.load(directory, DIM) is not None  # what the search's AdapterFile reads
+
+    assert adaptation.after_sync() is False  # no new edges since: nothing runs
+    off = GraphAdaptation(store, search, tmp_path / "off", min_pairs=100, new_edges=1, enabled=False)
+    assert off.after_sync() is False and not (tmp_path / "off").exists()
+
+
+def test_a_decision_for_the_defaults_removes_an_old_adapter(tmp_path):
+    from devkb.agent.retrieval.adaptation import GraphAdaptation
+
+    store, _ = build_graph(tmp_path / "graph.sqlite", pairs=30)
+    try:
+        search = RelatedSearch(store, PlainEmbedder(), unrestricted=True)
+        directory = tmp_path / "retrieval"
+        QueryAdapter(involution()).save(directory)  # an adapter from an earlier, larger graph
+        decision = GraphAdaptation(store, search, directory, min_pairs=200).run()
+        assert decision.status == "too_few_pairs"
+        assert QueryAdapter.load(directory, DIM) is None and not (directory / ADAPTER_MATRIX).exists()
+    finally:
+        store.close()

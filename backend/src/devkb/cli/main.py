@@ -299,7 +299,7 @@ def status() -> None:
 
 
 def _figures_line(label: str, figures: dict[str, object]) -> str:
-    return f"{label:<28} nDCG@10 {figures['ndcg']:.3f}  Recall@10 {figures['recall']:.3f}  ({figures['queries']} queries)"
+    return f"{label:<38} nDCG@10 {figures['ndcg']:.3f}  Recall@10 {figures['recall']:.3f}  ({figures['queries']} queries)"
 
 
 @app.command("eval")
