@@ -48,7 +48,9 @@ class ResolvedInPeriod(QuestionKind):
         return " ".join([*lines, resolved_list(out.parsed, out.listed or [], numbers)])
 
 
-def resolved_in_period(ctx: Context, limit: int = 200) -> list[EvidenceDoc]:
+def resolved_in_period(ctx: Context, limit: int = 20_000, read: int = 200) -> list[EvidenceDoc]:
+    """Every issue resolved in the period (up to ``limit``: the count is exact); the text of the
+    first ``read`` is loaded for the answer, the rest cited by title."""
     parsed, scope = ctx.parsed, ctx.scope
     months = _months(parsed.time_from, parsed.time_to)
     if not months or not scope.allows_type(SourceType.JIRA):
@@ -65,7 +67,12 @@ def resolved_in_period(ctx: Context, limit: int = 200) -> list[EvidenceDoc]:
     ]
     docs.sort(key=lambda d: _key_order(str(d.metadata.get("key") or d.id)))
     found = [
-        EvidenceDoc(d, (load_content(store, d.id, 1500) or d.title,), 1.0 / (1 + rank), GraphQuery.name)
+        EvidenceDoc(
+            d,
+            ((load_content(store, d.id, 1500) if rank < read else None) or d.title,),
+            1.0 / (1 + rank),
+            GraphQuery.name,
+        )
         for rank, d in enumerate(docs)
     ]
     accepted = scope.add(found)
