@@ -10,7 +10,7 @@ import requests
 from github import Github
 
 from devkb.sources import http_session
-from devkb.sources.github.loader import settle_connections
+from devkb.sources.github.client import settle_connections
 from devkb.sources.http_retry import retrying_session
 from devkb.sources.http_session import SettledSession, settled
 

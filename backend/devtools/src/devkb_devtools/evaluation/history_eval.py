@@ -28,8 +28,7 @@ from typing import Any
 from devkb.agent import history
 from devkb.agent.question import parse_question
 from devkb.sources.confluence import ConfluenceLoader, ConfluenceLoaderConfig
-from devkb.sources.github import GitHubLoader
-from devkb.sources.github.loader import GitHubLoaderConfig
+from devkb.sources.github import GitHubLoader, GitHubLoaderConfig
 from devkb.sources.registry import build_loader
 from devkb_devtools.demo.workspace import DEMO_DATA, demo_sources
 from devkb_devtools.emulators import Dataset, EmulatorSuite

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from devkb.sources.github.loader import GitHubLoader, GitHubLoaderConfig
+from devkb.sources.github.client import GitHubLoaderConfig
+from devkb.sources.github.loader import GitHubLoader
 
 if TYPE_CHECKING:
     from devkb.config.sources_file import SourceConfig

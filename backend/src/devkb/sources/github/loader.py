@@ -21,22 +21,18 @@ from __future__ import annotations
 import base64
 import functools
 import logging
-import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
 import requests
-from github import Auth, Github, GithubException
-from github.Repository import Repository
-from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass
-from pydantic import SecretStr
+from github import Github
 
-from devkb.errors import ConfigurationError, PermanentSourceError, TransientSourceError
+from devkb.errors import ConfigurationError, PermanentSourceError
 from devkb.sources.acl import scope
 from devkb.sources.base import HistoryPolicy, LoadBatch, SourceDocument
+from devkb.sources.github.client import GitHubClient, GitHubLoaderConfig
 from devkb.sources.github.convert import (
     commit_to_document,
     doc_id,
@@ -46,66 +42,13 @@ from devkb.sources.github.convert import (
 )
 from devkb.sources.github.cursor import GitHubCursor, RepoCursor
 from devkb.sources.github.paths import PathFilter
-from devkb.sources.github.rate_limit import RateLimitGuard, make_retry
-from devkb.sources.http_session import settled
+from devkb.sources.github.permissions import GitHubPermissions
 from devkb.sources.timestamps import to_utc_iso
 from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 COMPARE_FILES_LIMIT = 300  # GitHub lists at most this many files in a compare
-
-
-class _SettledHTTP(HTTPRequestsConnectionClass):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.session = settled(self.session)
-
-
-class _SettledHTTPS(HTTPSRequestsConnectionClass):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.session = settled(self.session)
-
-
-def settle_connections(gh: Github) -> None:
-    """Make ``gh``'s connections read the environment's proxy settings once per host
-    (``sources/http_session.py``): PyGithub builds a plain ``requests`` session per connection
-    and lets a caller choose the connection class only for every client of the process at once
-    (``Requester.injectConnectionClasses``, which also stops it from keeping connections), so the
-    class is set on this client's requester. ``tests/unit/test_http_session.py`` fails if a
-    PyGithub release renames it."""
-    requester = gh.requester
-    name = "_Requester__connectionClass"
-    current = getattr(requester, name)
-    if current is HTTPSRequestsConnectionClass:
-        setattr(requester, name, _SettledHTTPS)
-    elif current is HTTPRequestsConnectionClass:
-        setattr(requester, name, _SettledHTTP)
-
-
-@dataclass
-class GitHubLoaderConfig:
-    name: str
-    repos: list[str]
-    url: str = "https://api.github.com"
-    token: SecretStr | None = None
-    include: list[str] = field(default_factory=lambda: ["**/*"])
-    exclude: list[str] = field(default_factory=list)
-    max_file_bytes: int = 200_000
-    include_issues: bool = True
-    branches: list[str] = field(default_factory=list)  # beyond the default: their commits not on it
-    doc_sites: list[dict[str, str]] = field(default_factory=list)
-    html_url: str | None = None  # web host for citations and URL matching (default: derived from url)
-    batch_size: int = 50
-    retries: int = 6
-    backoff: float = 0.5
-    timeout: float = 30.0
-    max_rate_limit_wait: float = 3600.0
-    # Pause between requests (PyGithub's courtesy throttle against secondary rate limits);
-    # None = PyGithub's 0.25 s for remote hosts, none for a server on loopback (emulators, proxies).
-    request_interval: float | None = None
-    people: dict[str, str] = field(default_factory=dict)  # login → e-mail (permission sync)
 
 
 PAGE_SIZE = 100  # items per page of a list (GitHub's most)
@@ -134,10 +77,7 @@ class GitHubLoader:
             raise ConfigurationError(f"source {config.name}: list at least one repository under repos")
         self.config = config
         self.name = config.name
-        self._on_retry = on_retry
-        self._gh: Github | None = None
-        self._guard: RateLimitGuard | None = None
-        self._repos: dict[str, Repository] = {}
+        self.github = GitHubClient(config, on_retry)
         self.paths = PathFilter(config.include, config.exclude, config.max_file_bytes)
         # per-process caches for list_ids and loads: repo → (head, shas); repo → {pr: (head sha, shas)}
         self._history: dict[str, tuple[str, list[str]]] = {}
@@ -153,33 +93,11 @@ class GitHubLoader:
 
     # -- client ----------------------------------------------------------------------------
     def set_retry_hook(self, on_retry: Callable[[str], None] | None) -> None:
-        self._on_retry = on_retry
-        self._gh = None
-        self._repos = {}
+        self.github.set_retry_hook(on_retry)
 
     @property
     def gh(self) -> Github:
-        if self._gh is None:
-            token = self.config.token.get_secret_value() if self.config.token else None
-            self._gh = Github(
-                base_url=self.config.url.rstrip("/"),
-                auth=Auth.Token(token) if token else None,
-                timeout=int(self.config.timeout),
-                per_page=100,
-                seconds_between_requests=self._request_interval(),
-                retry=make_retry(
-                    self.config.retries, self.config.backoff, self._on_retry, self.config.max_rate_limit_wait
-                ),
-            )
-            settle_connections(self._gh)
-            self._guard = RateLimitGuard(self._gh, self.config.max_rate_limit_wait, self._on_retry)
-        return self._gh
-
-    def _request_interval(self) -> float:
-        if self.config.request_interval is not None:
-            return self.config.request_interval
-        host = urlsplit(self.config.url).hostname or ""
-        return 0.0 if host in ("127.0.0.1", "localhost", "::1") else 0.25
+        return self.github.gh
 
     def html_base(self) -> str:
         if self.config.html_url:
@@ -213,60 +131,11 @@ class GitHubLoader:
         }
 
     # -- requests --------------------------------------------------------------------------
-    def _call(self, what: str, fn: Callable[[], T], attempts: int = 4) -> T:
-        """Run one request (or one whole listing) with the rate-limit guard; retry what
-        ``GithubRetry`` could not (bodies cut short, garbage JSON) and classify failures."""
-        for attempt in range(1, attempts + 1):
-            _ = self.gh
-            assert self._guard is not None
-            self._guard.wait()
-            try:
-                return fn()
-            except GithubException as e:
-                permanent = (
-                    400 <= (e.status or 0) < 500 and e.status != 429 and "rate limit" not in str(e).lower()
-                )
-                if permanent:
-                    raise PermanentSourceError(f"{what} failed: HTTP {e.status}: {str(e)[:300]}") from e
-                error: Exception = e
-            except (requests.RequestException, ValueError, KeyError, TypeError, AttributeError) as e:
-                error = e  # transport gave up, truncated or invalid JSON, or a payload of the wrong shape
-            if attempt == attempts:
-                raise TransientSourceError(
-                    f"{what} failed: {type(error).__name__}: {str(error)[:300]}"
-                ) from error
-            delay = min(self.config.backoff * 2 ** (attempt - 1), 20.0)
-            msg = f"{what}: {type(error).__name__}; retry {attempt}/{attempts - 1} in {delay:.1f}s"
-            log.warning(msg)
-            if self._on_retry:
-                self._on_retry(msg)
-            time.sleep(delay)
-        raise AssertionError("unreachable")
-
-    def _repo(self, name: str) -> Repository:
-        if name not in self._repos:
-            repo = self._call(f"GitHub repository {name}", lambda: self.gh.get_repo(name))
-            self._repos[name] = repo
-        return self._repos[name]
-
-    @staticmethod
-    def _raws(fetch: Callable[[], Iterable[Any]], required: str) -> list[dict[str, Any]]:
-        """The raw payloads of what ``fetch`` lists (see ``_raw``)."""
-        return [GitHubLoader._raw(x, required) for x in fetch()]
-
-    @staticmethod
-    def _raw(obj: Any, required: str) -> dict[str, Any]:
-        """The JSON PyGithub received for ``obj`` (no completion request), checked for ``required``."""
-        raw = obj._rawData
-        if not isinstance(raw, dict) or required not in raw:
-            raise ValueError(f"unexpected GitHub payload without {required!r}")
-        return raw
-
     def _head(self, name: str, branch_name: str | None = None) -> str:
-        repo = self._repo(name)
+        repo = self.github.repo(name)
         wanted = branch_name or repo.default_branch
-        branch = self._call(f"{name} branch {wanted}", lambda: repo.get_branch(wanted))
-        return str(self._raw(branch, "commit")["commit"]["sha"])
+        branch = self.github.call(f"{name} branch {wanted}", lambda: repo.get_branch(wanted))
+        return str(self.github.raw(branch, "commit")["commit"]["sha"])
 
     def _branch_commits(self, name: str, branch: str, head: str) -> list[str]:
         """Commits of a configured branch that are not on the default branch (oldest first)."""
@@ -276,7 +145,7 @@ class GitHubLoader:
         """``GET /repos/{name}{path}`` as the JSON GitHub sent, through PyGithub's requester (its
         auth, retries and rate-limit handling) without building PyGithub objects: for a commit
         with its files that was most of the loader's CPU on a first index."""
-        url = f"{self._repo(name).url}{path}"
+        url = f"{self.github.repo(name).url}{path}"
 
         def fetch() -> dict[str, Any]:
             _, data = self.gh.requester.requestJsonAndCheck("GET", url)
@@ -284,7 +153,7 @@ class GitHubLoader:
                 raise ValueError(f"unexpected GitHub payload without {required!r}")
             return data
 
-        return self._call(what, fetch)
+        return self.github.call(what, fetch)
 
     def _listing(
         self, name: str, path: str, required: str, params: dict[str, str] | None = None
@@ -293,7 +162,7 @@ class GitHubLoader:
         (100 per page, the next page from the ``Link`` header as GitHub documents it), through
         PyGithub's requester like ``_get``: PyGithub's list objects built an object for every item
         and its nested users (~0.9 s of the whole-Fluid sync's CPU) only to be read as JSON."""
-        url: str | None = f"{self._repo(name).url}{path}"
+        url: str | None = f"{self.github.repo(name).url}{path}"
         parameters: dict[str, Any] | None = {**(params or {}), "per_page": PAGE_SIZE}
         while url is not None:
             headers, data = self.gh.requester.requestJsonAndCheck("GET", url, parameters=parameters)
@@ -313,24 +182,24 @@ class GitHubLoader:
         return self._get(f"{name} commit {sha[:10]}", name, f"/commits/{quote(sha, safe='')}", "sha")
 
     def _compare(self, name: str, base: str, head: str) -> dict[str, Any]:
-        repo = self._repo(name)
+        repo = self.github.repo(name)
 
         def fetch() -> dict[str, Any]:
             cmp = repo.compare(base, head)
-            raw = self._raw(cmp, "status")
-            commits = [self._raw(c, "sha")["sha"] for c in cmp.commits]  # all pages
+            raw = self.github.raw(cmp, "status")
+            commits = [self.github.raw(c, "sha")["sha"] for c in cmp.commits]  # all pages
             return {**raw, "commit_shas": commits}
 
-        return self._call(f"{name} compare {base[:10]}...{head[:10]}", fetch)
+        return self.github.call(f"{name} compare {base[:10]}...{head[:10]}", fetch)
 
     # -- files -----------------------------------------------------------------------------
     def _tree_files(self, name: str, head: str) -> list[tuple[str, str, int | None]]:
         """``(path, blob sha, size)`` of every wanted file at ``head``, sorted by path."""
-        repo = self._repo(name)
+        repo = self.github.repo(name)
 
         def fetch() -> list[tuple[str, str, int | None]]:
             tree = repo.get_git_tree(head, recursive=True)
-            raw = self._raw(tree, "tree")
+            raw = self.github.raw(tree, "tree")
             if raw.get("truncated"):
                 raise PermanentSourceError(f"{name}: the git tree is too large for one request (truncated)")
             return sorted(
@@ -339,7 +208,7 @@ class GitHubLoader:
                 if e.get("type") == "blob" and self.paths.wanted(e["path"], e.get("size"))
             )
 
-        return self._call(f"{name} tree {head[:10]}", fetch)
+        return self.github.call(f"{name} tree {head[:10]}", fetch)
 
     def _changed_files(self, name: str, old: str | None, head: str) -> list[tuple[str, str, int | None]]:
         if old is not None:
@@ -355,7 +224,7 @@ class GitHubLoader:
         return self._tree_files(name, head)
 
     def _file_document(self, name: str, path: str, sha: str, when: str) -> SourceDocument | None:
-        repo = self._repo(name)
+        repo = self.github.repo(name)
         blob = self._get(f"{name} blob {path}", name, f"/git/blobs/{quote(sha, safe='')}", "content")
         data = (
             base64.b64decode(blob["content"])
@@ -381,7 +250,7 @@ class GitHubLoader:
             if cmp.get("status") == "ahead":
                 self._history[name] = (head, cached[1] + list(cmp["commit_shas"]))
                 return self._history[name][1]
-        shas = self._call(
+        shas = self.github.call(
             f"{name} history",
             lambda: [c["sha"] for c in self._listing(name, "/commits", "sha", {"sha": head})],
         )
@@ -412,7 +281,7 @@ class GitHubLoader:
         if number in cache and cache[number][0] == head_sha:
             return cache[number][1]
         shas = set(
-            self._call(
+            self.github.call(
                 f"{name} PR #{number} commits",
                 lambda: [c["sha"] for c in self._listing(name, f"/pulls/{number}/commits", "sha")],
             )
@@ -435,7 +304,7 @@ class GitHubLoader:
                 out.append(raw)
             return out
 
-        items = self._call(what, fetch)
+        items = self.github.call(what, fetch)
         items.reverse()
         return items
 
@@ -495,19 +364,19 @@ class GitHubLoader:
             pull_docs: list[SourceDocument] = []
             for pull in pull_chunk:
                 number = int(pull["number"])
-                comments = self._call(
+                comments = self.github.call(
                     f"{name} PR #{number} review comments",
                     functools.partial(self._list, name, f"/pulls/{number}/comments", "body"),
                 )
                 conversation = (
                     []
                     if talk.get(number) == 0
-                    else self._call(
+                    else self.github.call(
                         f"{name} PR #{number} conversation",
                         functools.partial(self._list, name, f"/issues/{number}/comments", "body"),
                     )
                 )
-                reviews = self._call(
+                reviews = self.github.call(
                     f"{name} PR #{number} reviews",
                     functools.partial(self._list, name, f"/pulls/{number}/reviews", "state"),
                 )
@@ -550,7 +419,7 @@ class GitHubLoader:
                 comments: list[dict[str, Any]] = []
                 if issue.get("comments"):
                     number = int(issue["number"])
-                    comments = self._call(
+                    comments = self.github.call(
                         f"{name} issue #{number} comments",
                         functools.partial(self._list, name, f"/issues/{number}/comments", "body"),
                     )
@@ -587,6 +456,4 @@ class GitHubLoader:
     # -- permission sync: sources/github/permissions.py ------------------------------------------
     def fetch_permissions(self) -> list[tuple[str, str]]:
         """``(principal, email)`` pairs: who holds what this source's documents' gates name."""
-        from devkb.sources.github.permissions import GitHubPermissions
-
-        return GitHubPermissions(self).fetch_permissions()
+        return GitHubPermissions(self.github).fetch_permissions()
