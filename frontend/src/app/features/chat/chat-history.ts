@@ -2,7 +2,7 @@ import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 
 import { ApiClient, type OkBody } from '../../core/api/api-client';
-import { type ChatTurn, emptyTurn } from './chat-store';
+import { type ChatTurn, emptyTurn } from './chat-model';
 
 type History = OkBody<'chatHistory'>;
 

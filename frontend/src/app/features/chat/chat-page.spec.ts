@@ -5,7 +5,8 @@ import { provideRouter } from '@angular/router';
 
 import { ChatHistory } from './chat-history';
 import { ChatPage } from './chat-page';
-import { ChatStore, emptyTurn } from './chat-store';
+import { emptyTurn } from './chat-model';
+import { ChatStore } from './chat-store';
 
 describe('ChatPage', () => {
   beforeEach(() => {

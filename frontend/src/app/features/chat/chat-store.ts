@@ -1,68 +1,11 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
 
 import { toApiError } from '../../core/api/api-error';
-import {
-  type Confidence,
-  type Conversation,
-  SOURCE_KINDS,
-  type SourceCitation,
-  type SourceKind,
-  type ToolCall,
-} from '../../core/api/models';
+import { type Conversation, SOURCE_KINDS, type SourceKind } from '../../core/api/models';
 import { AskStream } from './ask-stream';
 import { ChatHistory } from './chat-history';
+import { type ChatTurn, emptyTurn, newTurnId } from './chat-model';
 import { Conversations } from './conversations';
-
-/** One question and its answer, as the chat panel shows it. */
-export interface ChatTurn {
-  id: string;
-  question: string;
-  answer: string;
-  sources: SourceCitation[];
-  toolCalls: ToolCall[];
-  mode: 'llm' | 'extractive' | null;
-  /** Why the answer fell back (e.g. the LLM was unreachable), from the server. */
-  note: string | null;
-  /** answered | partial | not_found, and how sure — from the evidence, set when done. */
-  status: 'answered' | 'partial' | 'not_found' | null;
-  confidence: Confidence | null;
-  /** The question as answered, when the server rewrote a follow-up. */
-  answeredAs: string | null;
-  /** "retrieving" | "generating" while streaming; null when done. */
-  stage: string | null;
-  streaming: boolean;
-  error: string | null;
-  /** The source filter the question was asked with (null: all sources). */
-  filter: SourceKind[] | null;
-  /** Sources the filter left out that hold a document the question names (the reader may read it). */
-  filteredOut: SourceKind[];
-}
-
-export function emptyTurn(id: string, question: string): ChatTurn {
-  return {
-    id,
-    question,
-    answer: '',
-    sources: [],
-    toolCalls: [],
-    mode: null,
-    note: null,
-    status: null,
-    confidence: null,
-    answeredAs: null,
-    stage: null,
-    streaming: false,
-    error: null,
-    filter: null,
-    filteredOut: [],
-  };
-}
-
-let counter = 0;
-export function newTurnId(): string {
-  counter += 1;
-  return `t${Date.now().toString(36)}${counter}`;
-}
 
 /** The conversation: turns, the source filter, streaming and history. One per app (survives navigation). */
 @Injectable({ providedIn: 'root' })

@@ -16,7 +16,7 @@ import { ApiClient } from '../../core/api/api-client';
 import type { SourceKind } from '../../core/api/models';
 import { docTypeStyle } from '../../shared/doc-type';
 import { Icon } from '../../shared/icon';
-import type { ChatTurn } from './chat-store';
+import type { ChatTurn } from './chat-model';
 import { renderAnswer, sourceAnchor } from './markdown';
 import { SourceCard } from './source-card';
 

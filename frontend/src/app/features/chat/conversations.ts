@@ -5,7 +5,7 @@ import { firstValueFrom } from 'rxjs';
 import { ApiClient, buildPath } from '../../core/api/api-client';
 import type { Conversation } from '../../core/api/models';
 import { OPERATIONS } from '../../core/api/operations';
-import { type ChatTurn } from './chat-store';
+import { type ChatTurn } from './chat-model';
 import { toTurns } from './chat-history';
 
 /**
