@@ -246,3 +246,19 @@ def test_the_models_frame_adds_only_what_is_in_the_question_and_known() -> None:
     assert any("9.9" in r for r in got.rejected)
     broken = fill(rules, lambda _i, _q: '{"shape": "nonsense"}', Known(), TODAY)
     assert broken.frame == rules and broken.error and "not valid" in broken.error
+
+
+@pytest.mark.parametrize(
+    ("question", "conditions"),
+    [
+        ("How many issues did justin obara report in FLUID?", {"reported by Justin Obara", "project FLUID"}),
+        ("issues filed by Justin Obara closed in 2021", {"reported by Justin Obara", "resolved in 2021"}),
+        ("how many issues are there closed in 2024 in the FLUID project?", {"project FLUID", "resolved in 2024"}),
+        ("which issues are closed in PAY?", {"project PAY", "status Closed"}),
+    ],
+)
+def test_lower_case_names_and_closing_as_an_event(question: str, conditions: set[str]) -> None:
+    """Found on fresh evaluation sets: a lower-case name between "did" and a role's verb, and
+    "closed in <period>" as what happened (not the status Closed) — "closed in PAY" stays a state."""
+    Known.people_["justin obara"] = ["Justin Obara"]
+    assert set(frame(question).describe()) == conditions

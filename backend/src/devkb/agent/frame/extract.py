@@ -103,7 +103,12 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
             if not used.isdisjoint(range(at, at + len(phrase))):
                 continue
             before = words[at - 1] if at > 0 else ""
-            if at > 1 and toks[at - 1][:1].isupper() and before not in P.NOT_NAMES:
+            dated_next = (
+                status in ("Closed", "Resolved", "Done")
+                and dated
+                and _next(words, at + len(phrase)) in P.WHEN_WORDS
+            )
+            if at > 1 and toks[at - 1][:1].isupper() and before not in P.NOT_NAMES and not dated_next:
                 continue  # "did Marcus open": a verb after a name, not a state
             take(phrase, at)
             if status == "merged" and "pull" in kinds:
@@ -281,15 +286,33 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
         j = i + 1
         while (
             j < len(toks)
-            and j - i < 3
+            and j - i < 4
             and toks[j][:1].isupper()
-            and not toks[j].isupper()
+            # "Michelle D'Souza" is read as Michelle, D, Souza: a lone capital inside a name
+            and (
+                not toks[j].isupper()
+                or (len(toks[j]) == 1 and j + 1 < len(toks) and toks[j + 1][:1].isupper())
+            )
             and words[j] not in P.NOT_NAMES
             and j not in used
         ):
             j += 1
         runs.append((i, j))
         i = j
+    # a lower-case name between "did" and a verb of a role: "how many issues did heidi valles report"
+    for k, w in enumerate(words):
+        if w not in ("did", "does", "has", "have") or k + 2 >= len(words):
+            continue
+        for end in (k + 2, k + 3):
+            between = range(k + 1, end)
+            if (
+                end < len(words)
+                and words[end] in P.ROLE_AFTER
+                and all(words[b] not in P.STOP and b not in used and words[b].isalpha() for b in between)
+                and not any(s <= k + 1 < e for s, e in runs)
+            ):
+                runs.append((k + 1, end))
+                break
     # a lower-case name after a role phrase: "assigned to marcus"
     for phrase, _ in P.ROLE_BEFORE:
         if len(phrase) < 2:
