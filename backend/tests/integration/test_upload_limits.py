@@ -215,3 +215,30 @@ def test_devkb_upload_exits_2_with_the_reason(tmp_path: Path, monkeypatch: pytes
     ok = CliRunner().invoke(app, ["upload", str(tmp_path / "notes.md")])
     assert ok.exit_code == 0, ok.output
     assert ok.output.startswith("upload:") and "Ledger" in ok.output
+
+
+def test_a_quarantined_upload_is_shown_to_its_uploader_and_admins_and_deletable(app: Any) -> None:
+    from devkb.sources.uploads import UploadStore
+
+    c, clients = app
+    bob, alice = clients[BOB], clients[ALICE]
+    store = UploadStore(c.settings().data_dir / "uploads")
+    bomb = store.save(
+        *hostile.reported_docx_500mib_paragraphs(), uploader=BOB
+    )  # stored by an earlier release
+    carols = store.save(*hostile.docx_billion_laughs(), uploader="carol@acme.example")
+    r = bob.post("/uploads", files={"file": ("notes.md", NOTE)})  # the run quarantines both
+    assert r.status_code == 201, r.text
+    mine = {u["id"]: u for u in bob.get("/uploads").json()}
+    assert set(mine) == {bomb.id, r.json()["id"]}  # not carol's
+    assert "too large after decompression" in mine[bomb.id]["quarantined"]
+    assert mine[r.json()["id"]]["quarantined"] is None
+    seen = {u["id"]: u["quarantined"] for u in alice.get("/uploads").json()}
+    assert carols.id in seen and "entity" in (seen[carols.id] or "")
+    assert bob.delete(f"/uploads/{carols.id}").status_code == 404  # someone else's: missing
+    assert bob.delete(f"/uploads/{bomb.id}").status_code == 204
+    assert bob.delete(f"/uploads/{r.json()['id']}").status_code == 204
+    assert bob.get(f"/documents/upload:{r.json()['id']}").status_code == 404  # gone from the index
+    assert bob.get("/uploads").json() == []
+    assert alice.delete(f"/uploads/{carols.id}").status_code == 204
+    assert store.quarantined() == {} and store.records() == []

@@ -305,6 +305,11 @@ class UploadOut(BaseModel):
     bytes: int
     uploader: str
     uploaded_at: str
+    quarantined: str | None = Field(
+        None,
+        description="Why the stored file cannot be converted: it is not indexed, no sync reads it again; "
+        "delete it (shown to its uploader and to admins).",
+    )
 
 
 class SyncStarted(BaseModel):

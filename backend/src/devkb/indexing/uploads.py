@@ -94,6 +94,11 @@ class UploadIngest:
         self._index()
         return Ingested(record, doc_id(record.id), document.title)
 
+    def delete(self, record: UploadRecord) -> None:
+        """Remove the upload (and its quarantine) from disk, then its document from the index."""
+        self.store.delete(record.id)
+        self._index()
+
     def _index(self) -> None:
         deadline = time.monotonic() + WAIT_FOR_RUN_SECONDS
         while True:

@@ -12,7 +12,7 @@ from devkb.api.deps import ContainerDep, StoreDep
 from devkb.api.schemas import ErrorResponse, UploadOut
 from devkb.errors import ConfigurationError
 from devkb.indexing.uploads import UploadIngest
-from devkb.sources.uploads import UploadError, doc_id
+from devkb.sources.uploads import UploadError, UploadRecord, doc_id
 
 router = APIRouter(prefix="/uploads", tags=["uploads"])
 
@@ -86,21 +86,55 @@ async def upload_file(
 
 
 @router.get("", response_model=list[UploadOut], operation_id="listUploads")
-def list_uploads(container: ContainerDep, store: StoreDep) -> list[UploadOut]:
-    """The uploads you may read: your own, and those shared with every member."""
+def list_uploads(request: Request, container: ContainerDep, store: StoreDep) -> list[UploadOut]:
+    """The uploads you may read: your own, and those shared with every member; and the
+    quarantined ones (files that cannot be converted, with the reason) you uploaded — every
+    quarantined one for admins."""
     ingest = _ingest(container)
     records = {doc_id(r.id): r for r in ingest.store.records()}
-    readable = {d.id: d for d in store.get_documents(sorted(records))}
-    return [
-        UploadOut(
-            id=r.id,
-            document_id=i,
-            filename=r.filename,
-            title=readable[i].title,
-            bytes=r.bytes,
-            uploader=r.uploader,
-            uploaded_at=r.uploaded_at,
-        )
-        for i, r in records.items()
-        if i in readable
-    ]
+    quarantined = ingest.store.quarantined()
+    readable = {
+        d.id: d for d in store.get_documents(sorted(i for i, r in records.items() if r.id not in quarantined))
+    }
+    person, everything = uploader(request), _unbounded(request)
+    out = []
+    for i, r in records.items():
+        reason = quarantined.get(r.id)
+        if reason is not None and (everything or r.uploader == person):
+            out.append(_out(r, i, r.filename, reason))
+        elif i in readable:
+            out.append(_out(r, i, readable[i].title))
+    return out
+
+
+def _out(r: UploadRecord, document_id: str, title: str, quarantined: str | None = None) -> UploadOut:
+    return UploadOut(
+        id=r.id,
+        document_id=document_id,
+        filename=r.filename,
+        title=title,
+        bytes=r.bytes,
+        uploader=r.uploader,
+        uploaded_at=r.uploaded_at,
+        quarantined=quarantined,
+    )
+
+
+@router.delete(
+    "/{upload_id}",
+    status_code=204,
+    operation_id="deleteUpload",
+    responses={404: {"model": ErrorResponse}},
+)
+def delete_upload(upload_id: str, request: Request, container: ContainerDep) -> None:
+    """Delete an upload (yours; admins: any) — a quarantined one too — and its document from the
+    index. Someone else's upload is answered as missing."""
+    ingest = _ingest(container)
+    record = ingest.store.get(upload_id)
+    mine = record is not None and (_unbounded(request) or record.uploader == uploader(request))
+    if record is None or not mine:
+        raise HTTPException(404, f"no upload with id {upload_id!r}")
+    try:
+        ingest.delete(record)
+    except UploadError as e:
+        raise HTTPException(e.status, str(e)) from e

@@ -15,6 +15,7 @@ export const OPERATIONS = {
   "createUser": { method: 'POST', path: '/admin/users' },
   "deleteConversation": { method: 'DELETE', path: '/conversations/{conversation_id}' },
   "deleteMemory": { method: 'DELETE', path: '/memories/{memory_id}' },
+  "deleteUpload": { method: 'DELETE', path: '/uploads/{upload_id}' },
   "documentHistory": { method: 'GET', path: '/documents/{document_id}/history' },
   "documentNeighbors": { method: 'GET', path: '/documents/{document_id}/neighbors' },
   "documentVersion": { method: 'GET', path: '/documents/{document_id}/versions/{seq}' },

@@ -935,7 +935,9 @@ export interface paths {
         };
         /**
          * List Uploads
-         * @description The uploads you may read: your own, and those shared with every member.
+         * @description The uploads you may read: your own, and those shared with every member; and the
+         *     quarantined ones (files that cannot be converted, with the reason) you uploaded — every
+         *     quarantined one for admins.
          */
         get: operations["listUploads"];
         put?: never;
@@ -945,6 +947,27 @@ export interface paths {
          */
         post: operations["uploadFile"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uploads/{upload_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Upload
+         * @description Delete an upload (yours; admins: any) — a quarantined one too — and its document from the
+         *     index. Someone else's upload is answered as missing.
+         */
+        delete: operations["deleteUpload"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1850,6 +1873,11 @@ export interface components {
             filename: string;
             /** Id */
             id: string;
+            /**
+             * Quarantined
+             * @description Why the stored file cannot be converted: it is not indexed, no sync reads it again; delete it (shown to its uploader and to admins).
+             */
+            quarantined?: string | null;
             /** Title */
             title: string;
             /** Uploaded At */
@@ -4755,6 +4783,53 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -56,6 +56,7 @@ export class SourcesPage {
 
   constructor() {
     void this.store.load();
+    void this.store.loadQuarantined();
     // Refresh now and then, so "next run" and schedule-triggered runs show up.
     const timer = setInterval(() => void this.store.load(), 15000);
     inject(DestroyRef).onDestroy(() => clearInterval(timer));

@@ -126,6 +126,31 @@ describe('SourcesStore', () => {
       );
     await vi.advanceTimersByTimeAsync(0);
     http.expectOne('/sources').flush([source('uploads')]);
+    await vi.advanceTimersByTimeAsync(0);
+    const listed = http.expectOne('/uploads');
+    expect(listed.request.method).toBe('GET');
+    listed.flush([
+      {
+        id: 'u1',
+        document_id: 'upload:u1',
+        filename: 'runbook.md',
+        title: 'Runbook',
+        bytes: 9,
+        uploader: 'bob@acme.example',
+        uploaded_at: '2026-11-25T22:00:00+00:00',
+        quarantined: null,
+      },
+      {
+        id: 'u0',
+        document_id: 'upload:u0',
+        filename: 'bomb.docx',
+        title: 'bomb.docx',
+        bytes: 771000,
+        uploader: 'bob@acme.example',
+        uploaded_at: '2026-11-24T22:00:00+00:00',
+        quarantined: 'too large after decompression',
+      },
+    ]);
     await done;
     expect(store.uploads().map((u) => [u.name, u.state])).toEqual([
       ['tool.exe', 'failed'],
@@ -133,6 +158,15 @@ describe('SourcesStore', () => {
     ]);
     expect(store.uploads()[0].message).toContain('.exe is not accepted');
     expect(store.uploads()[1].upload?.title).toBe('Runbook');
+    expect(store.quarantined().map((u) => u.id)).toEqual(['u0']);
+    const removing = store.deleteUpload('u0');
+    const del = http.expectOne('/uploads/u0');
+    expect(del.request.method).toBe('DELETE');
+    del.flush(null, { status: 204, statusText: 'No Content' });
+    await vi.advanceTimersByTimeAsync(0);
+    http.expectOne('/uploads').flush([]);
+    await removing;
+    expect(store.quarantined()).toEqual([]);
     http.verify();
   });
 });

@@ -43,6 +43,9 @@ export class SourcesStore {
   private readonly polling = new Set<string>();
   /** Files dropped on this page, newest first. */
   readonly uploads = signal<UploadItem[]>([]);
+  /** Stored uploads that cannot be converted (yours; admins: everyone's), with the reason. */
+  readonly quarantined = signal<Upload[]>([]);
+  readonly quarantineNote = signal<string | null>(null);
 
   /** Uploads each file in turn (indexed when the server answers), then refreshes the list. */
   async upload(files: readonly File[]): Promise<void> {
@@ -59,6 +62,28 @@ export class SourcesStore {
       this.uploads.update((u) => u.map((x) => (x === item ? done : x)));
     }
     await this.load();
+    await this.loadQuarantined();
+  }
+
+  /** The quarantined uploads this person may see (`GET /uploads`, those with a reason). */
+  async loadQuarantined(): Promise<void> {
+    try {
+      const list = await firstValueFrom(this.api.call('listUploads'));
+      this.quarantined.set(list.filter((u) => !!u.quarantined));
+    } catch {
+      this.quarantined.set([]); // uploads disabled, or not signed in: nothing to show
+    }
+  }
+
+  /** Deletes a quarantined upload (`DELETE /uploads/{id}`), then refreshes the list. */
+  async deleteUpload(id: string): Promise<void> {
+    this.quarantineNote.set(null);
+    try {
+      await firstValueFrom(this.api.call('deleteUpload', { path: { upload_id: id } }));
+    } catch (e) {
+      this.quarantineNote.set(toApiError(e).message);
+    }
+    await this.loadQuarantined();
   }
 
   async load(): Promise<void> {
