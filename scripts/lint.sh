@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The gates `make lint` and `make test` run; any failure fails the build:
 #   ruff check (rule set in backend/pyproject.toml), ruff format --check, mypy (strict for store/,
-#   api/, agent/, indexing/; 0 errors everywhere), the lock file against pyproject, ESLint and
+#   api/, agent/, indexing/; 0 errors everywhere), the lock file against pyproject, ESLint (with the
+#   import-circle check, frontend/scripts/check-import-cycles.mjs) and
 #   Prettier on the web app, a stale frontend/openapi.json, stale demo data.
 # `scripts/lint.sh --root DIR` checks another checkout (the gate tests use it on broken copies).
 set -uo pipefail

@@ -165,3 +165,30 @@ def test_lint_script_runs_every_python_gate_and_fails(tmp_path: Path) -> None:
     failed = next(line for line in out.splitlines() if line.startswith("gates failed:"))
     for gate in ("ruff check", "ruff format", "mypy", "lock file"):
         assert gate in failed
+
+
+def test_the_web_app_import_circle_check_fires(tmp_path: Path) -> None:
+    """``frontend/scripts/check-import-cycles.mjs`` (``npm run lint``) on a copy with a circle
+    through an ``import type`` fails and names it; without the circle it passes."""
+    _npx()  # skips when the web app's packages are not installed
+    app = tmp_path / "frontend"
+    (app / "scripts").mkdir(parents=True)
+    shutil.copy(FRONTEND / "scripts" / "check-import-cycles.mjs", app / "scripts")
+    (app / "node_modules").symlink_to(FRONTEND / "node_modules")
+    (app / "src").mkdir()
+    (app / "src" / "store.ts").write_text(
+        "import { History } from './history';\nexport class Store { h = new History(); }\n"
+    )
+    (app / "src" / "history.ts").write_text(
+        "import type { Turn } from './model';\nexport class History { t: Turn[] = []; }\n"
+    )
+    (app / "src" / "model.ts").write_text("export interface Turn { id: string }\n")
+    script = str(app / "scripts" / "check-import-cycles.mjs")
+    clean = subprocess.run(["node", script, "src"], capture_output=True, text=True, timeout=60)
+    assert clean.returncode == 0, clean.stderr
+    (app / "src" / "model.ts").write_text(
+        "import type { Store } from './store';\nexport interface Turn { id: string; store?: Store }\n"
+    )
+    broken = subprocess.run(["node", script, "src"], capture_output=True, text=True, timeout=60)
+    assert broken.returncode == 1
+    assert "src/history.ts, src/model.ts, src/store.ts" in broken.stderr, broken.stderr
