@@ -21,9 +21,6 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 # is gone (delete its line).
 KNOWN: dict[frozenset[str], str] = {
     frozenset(
-        {"devkb.sources.formats.convert", "devkb.sources.formats.sandbox", "devkb.sources.formats.worker"}
-    ): "the conversion front door (convert_bytes) lives beside the parsers its worker runs",
-    frozenset(
         {"devkb.agent.retrieval.adaptation", "devkb.agent.retrieval.related_search"}
     ): "the adapter's fitting builds a RelatedSearch, which reads the adapter",
 }

@@ -23,10 +23,10 @@ from __future__ import annotations
 from devkb.sources.formats.convert import (
     BINARY_FORMATS,
     Converted,
-    convert_bytes,
     format_of,
 )
 from devkb.sources.formats.limits import ConversionLimits
+from devkb.sources.formats.sandbox import convert_bytes
 from devkb.sources.formats.unreadable import Unreadable
 
 __all__ = ["BINARY_FORMATS", "ConversionLimits", "Converted", "Unreadable", "convert_bytes", "format_of"]

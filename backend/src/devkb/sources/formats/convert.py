@@ -71,23 +71,8 @@ def format_of(name: str) -> str:
     }.get(suffix, "text")
 
 
-def convert_bytes(
-    name: str, data: bytes, max_bytes: int | None = None, limits: ConversionLimits | None = None
-) -> Converted:
-    """Convert ``data`` (the content of a file called ``name``); raises ``Unreadable``.
-
-    PDF, DOCX and HTML are parsed in a worker process with memory and time limits
-    (``sandbox.py``); text is decoded here (its cost is linear in its size, which is capped).
-    ``limits`` given: everything converted here, in this process, with them (tests)."""
-    from devkb.sources.formats.sandbox import conversion_limits, conversion_pool
-
-    fmt = _precheck(name, data, max_bytes)
-    if fmt in SANDBOXED_FORMATS and limits is None:
-        return conversion_pool().convert(name, data)
-    return convert_in_process(name, data, limits or conversion_limits())
-
-
-def _precheck(name: str, data: bytes, max_bytes: int | None) -> str:
+def precheck(name: str, data: bytes, max_bytes: int | None) -> str:
+    """The checks before any parsing (size, empty); the format the name says."""
     if max_bytes is not None and len(data) > max_bytes:
         raise Unreadable(too_large(len(data), max_bytes))
     if not data.strip():
@@ -98,7 +83,7 @@ def _precheck(name: str, data: bytes, max_bytes: int | None) -> str:
 def convert_in_process(name: str, data: bytes, limits: ConversionLimits) -> Converted:
     """The conversion itself, in this process, with the limits that hold while parsing (pages,
     archive sizes, characters of text); the worker process calls this."""
-    fmt = _precheck(name, data, None)
+    fmt = precheck(name, data, None)
     stem = PurePosixPath(name).stem
     if fmt == "pdf":
         converted = _pdf(data, stem, limits)
@@ -126,13 +111,6 @@ def html_page_in_process(data: bytes, limits: ConversionLimits, charset: str | N
     if len(converted.text) > limits.max_text_chars:
         raise Unreadable(_too_much_text(len(converted.text), limits))
     return converted
-
-
-def convert_html_page(data: bytes, charset: str | None = None) -> Converted:
-    """``html_page_in_process`` in the conversion worker (the crawler's pages)."""
-    from devkb.sources.formats.sandbox import conversion_pool
-
-    return conversion_pool().convert("page.html", data, op="html", charset=charset)
 
 
 def _too_much_text(chars: int, limits: ConversionLimits) -> str:

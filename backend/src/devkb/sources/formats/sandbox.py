@@ -16,6 +16,8 @@ about 1.7 s, on the project's 2-core machine).
 
 ``configure`` (the container, from the settings) sets the limits and the pool's size for the
 process; ``conversion_pool`` is the process's pool, started on first use and closed at exit.
+``convert_bytes`` and ``convert_html_page`` are the sources' way in (``convert.py`` holds the
+parsers the worker runs and never imports this module).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from devkb.sources.formats.convert import Converted
+from devkb.sources.formats.convert import SANDBOXED_FORMATS, Converted, convert_in_process, precheck
 from devkb.sources.formats.limits import MB, ConversionLimits
 from devkb.sources.formats.unreadable import Unreadable
 from devkb.sources.formats.worker import HEADER
@@ -252,3 +254,23 @@ def _close() -> None:
         pool = _pool
     if pool is not None:
         pool.close()
+
+
+def convert_bytes(
+    name: str, data: bytes, max_bytes: int | None = None, limits: ConversionLimits | None = None
+) -> Converted:
+    """Convert ``data`` (the content of a file called ``name``); raises ``Unreadable``.
+
+    PDF, DOCX and HTML are parsed in a worker process with memory and time limits
+    (the pool below); text is decoded in this process (its cost is linear in its size, which is
+    capped).
+    ``limits`` given: everything converted here, in this process, with them (tests)."""
+    fmt = precheck(name, data, max_bytes)
+    if fmt in SANDBOXED_FORMATS and limits is None:
+        return conversion_pool().convert(name, data)
+    return convert_in_process(name, data, limits or conversion_limits())
+
+
+def convert_html_page(data: bytes, charset: str | None = None) -> Converted:
+    """``html_page_in_process`` in the conversion worker (the crawler's pages)."""
+    return conversion_pool().convert("page.html", data, op="html", charset=charset)

@@ -33,7 +33,8 @@ from urllib.parse import urlsplit
 from devkb.errors import SourceError
 from devkb.sources.base import LoadBatch, SourceDocument
 from devkb.sources.formats import Unreadable, convert_bytes, format_of
-from devkb.sources.formats.convert import convert_html_page, decode_html
+from devkb.sources.formats.convert import decode_html
+from devkb.sources.formats.sandbox import convert_html_page
 from devkb.sources.web.fetch import Fetched, FetchError, PoliteClient
 from devkb.sources.web.urls import (
     LinksUnreadable,
