@@ -89,15 +89,19 @@ def test_the_ask_service_answers_history_questions_from_versions(tmp_path):
             assert april.answer.startswith(
                 "At the end of April 2026, PAY-12 had assignee Marcus Chen (since 2026-04-16, set by Priya Raman)"
             ), april.answer
-            # an issue in the asked state with no recorded move to it: today's state and its
-            # resolution date, never "never reached Closed; its status is Closed"
+            # an issue with no recorded changelog: when it moved is not known (not "never"), with
+            # today's state and its resolution date, the record closest to "when"; capped confidence
             closed = ask("When was PAY-7 closed?")
             assert closed.answer == (
-                "PAY-7 is Closed now and was resolved (Fixed) on 2026-02-19 09:00 UTC; "
-                "its recorded history has no move to Closed [1]."
+                "No changelog is recorded for PAY-7, so when it moved to Closed is not known; "
+                "its status is Closed now and was resolved (Fixed) on 2026-02-19 09:00 UTC [1]."
             ), closed.answer
+            assert closed.confidence.level != "high" and "record is incomplete" in closed.confidence.reason
             open_ = ask("When did PAY-27 move to Done?")
-            assert "PAY-27 never reached Done in its recorded history; its status is Open" in open_.answer
+            assert open_.answer == (
+                "No changelog is recorded for PAY-27, so whether and when it moved to Done is not known; "
+                "its status is Open now [1]."
+            ), open_.answer
             # what changed in an issue that is not there: the issue is not found, not "nothing changed"
             gone = ask("What changed in PAY-999 last week?")
             assert (gone.answer, gone.status, gone.sources) == (

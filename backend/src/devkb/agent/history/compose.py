@@ -26,6 +26,9 @@ class HistoryAnswer:
     text: str
     evidence: list[EvidenceDoc]
     missing: bool = False  # what the question names is not among the reader's documents
+    # what the record lacks for this answer ("no changelog is recorded for PAY-7"): the answer says
+    # what is recorded instead of what did not happen, and its confidence is capped
+    unrecorded: str = ""
 
 
 class _Cites:
@@ -117,6 +120,7 @@ def _issue_docs(store: GraphStore, keys: tuple[str, ...]) -> list[Document]:
 def answer_state(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
     cites = _Cites()
     lines = []
+    gaps = []
     for doc in _issue_docs(store, intent.issue_keys):
         transitions = store.versions(doc.id, ["transition"])
         created = str(doc.metadata.get("created") or "")
@@ -126,6 +130,15 @@ def answer_state(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             lines.append(
                 f"{doc.metadata.get('key', doc.id)} did not exist yet {when}: it was created on {_day(created)} {ref}."
             )
+            continue
+        if not transitions:  # no changelog recorded: today's values say nothing about then
+            key = doc.metadata.get("key", doc.id)
+            now = "; ".join(f"{field} {', '.join(_current(doc, field)) or 'none'}" for field in intent.fields)
+            lines.append(
+                f"No changelog is recorded for {key}, so its state {when} is not known from the record; "
+                f"today it has {now} {ref}."
+            )
+            gaps.append(f"no changelog is recorded for {key}")
             continue
         parts = []
         for field in intent.fields:
@@ -140,7 +153,7 @@ def answer_state(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
         )
     if not lines:
         return _no_issue(intent)
-    return HistoryAnswer(" ".join(lines), cites.docs)
+    return HistoryAnswer(" ".join(lines), cites.docs, unrecorded="; ".join(gaps))
 
 
 _VERB_STATES = {
@@ -156,6 +169,7 @@ _VERB_STATES = {
 def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
     cites = _Cites()
     lines = []
+    gaps = []
     text = intent.text.lower()
     for doc in _issue_docs(store, intent.issue_keys):
         key = doc.metadata.get("key", doc.id)
@@ -171,6 +185,16 @@ def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             elif verb:
                 wanted = next((s for s in targets if s.lower() == verb), verb.title())
         ref = cites.cite(doc, doc.title)
+        if not transitions:  # no changelog recorded: when it moved is not known, not "never"
+            status = ", ".join(_current(doc, "status")) or "unknown"
+            there = wanted is not None and wanted.lower() in status.lower()
+            lines.append(
+                f"No changelog is recorded for {key}, so {'when' if there or not wanted else 'whether and when'} it "
+                + (f"moved to {wanted}" if wanted else "changed status")
+                + f" is not known; its status is {status} now{_resolved_clause(doc)} {ref}."
+            )
+            gaps.append(f"no changelog is recorded for {key}")
+            continue
         if wanted is None:
             moves = [t for t in transitions if _norm(t.field) == "status"]
             if not moves:
@@ -181,7 +205,8 @@ def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             continue
         hit = next((t for t in transitions if t.to_value.lower() == wanted.lower()), None)
         if hit is None:
-            lines.append(_never_recorded(doc, key, wanted, ref))
+            lines.append(_never_recorded(doc, key, wanted, ref, transitions))
+            gaps.append(f"the recorded changelog of {key} has no move to {wanted}")
             continue
         came = f" (from {hit.from_value})" if hit.from_value else ""
         lines.append(
@@ -189,24 +214,32 @@ def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
         )
     if not lines:
         return _no_issue(intent)
-    return HistoryAnswer(" ".join(lines), cites.docs)
+    return HistoryAnswer(" ".join(lines), cites.docs, unrecorded="; ".join(gaps))
 
 
-def _never_recorded(doc: Document, key: str, wanted: str, ref: str) -> str:
-    """No recorded change reached ``wanted``: say so without contradicting today's values — an
-    issue that is in that state now (its changelog not read, or set at creation) is said to be,
-    with its resolution date when it is resolved, the record closest to "when"."""
-    now = _current(doc, "status")
-    if wanted.lower() not in {v.lower() for v in now}:
-        return f"{key} never reached {wanted} in its recorded history; its status is {', '.join(now) or 'unknown'} {ref}."
+def _resolved_clause(doc: Document) -> str:
     resolved = str(doc.metadata.get("resolved") or "")
     resolution = str(doc.metadata.get("resolution") or "")
-    when = (
+    return (
         f" and was resolved{f' ({resolution})' if resolution else ''} on {_when(resolved)}"
         if resolved
         else ""
     )
-    return f"{key} is {now[0]} now{when}; its recorded history has no move to {wanted} {ref}."
+
+
+def _never_recorded(doc: Document, key: str, wanted: str, ref: str, transitions: list[Version]) -> str:
+    """No recorded change reached ``wanted``: say what is recorded, not that it never happened (a
+    changelog may be cut short) — the changes the record holds, and today's state; an issue that
+    is in that state now (set at creation, or by a change not recorded) is said to be, with its
+    resolution date when it is resolved, the record closest to "when"."""
+    now = _current(doc, "status")
+    span = f"{len(transitions)} recorded change{'s' * (len(transitions) != 1)}, {_day(transitions[0].valid_from)} to {_day(transitions[-1].valid_from)}"
+    if wanted.lower() not in {v.lower() for v in now}:
+        return (
+            f"No move of {key} to {wanted} is recorded (its changelog has {span}); "
+            f"its status is {', '.join(now) or 'unknown'} now {ref}."
+        )
+    return f"{key} is {now[0]} now{_resolved_clause(doc)}; its recorded changelog ({span}) has no move to {wanted} {ref}."
 
 
 # -- pages ---------------------------------------------------------------------------------
@@ -244,26 +277,51 @@ def answer_page_at(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
     doc = pages[0]
     versions = sorted(store.versions(doc.id, ["page"]), key=lambda v: v.seq)
     if not versions:
-        return HistoryAnswer(f"“{doc.title}” has no stored versions {cites.cite(doc)}.", cites.docs)
+        return HistoryAnswer(
+            f"No version of “{doc.title}” is recorded {cites.cite(doc)}.",
+            cites.docs,
+            unrecorded=f"no version of “{doc.title}” is recorded",
+        )
     current = versions[-1]
+    oldest = versions[0]
+    gap = ""
     if intent.version is not None:
         old = next((v for v in versions if v.seq == intent.version), None)
         if old is None:
-            have = ", ".join(str(v.seq) for v in versions)
+            have = _seqs(versions)
+            if intent.version > max(current.seq, int(doc.metadata.get("version") or 0)):
+                return HistoryAnswer(
+                    f"“{doc.title}” has no version {intent.version}: its current version is {current.seq} {cites.cite(doc)}.",
+                    cites.docs,
+                )
             return HistoryAnswer(
-                f"“{doc.title}” has no version {intent.version}; its stored versions are {have} {cites.cite(doc)}.",
+                f"Version {intent.version} of “{doc.title}” is not recorded: the stored versions are {have} "
+                f"{cites.cite(doc)}.",
                 cites.docs,
+                unrecorded=f"version {intent.version} of “{doc.title}” is not recorded",
             )
     else:
         before = [v for v in versions if v.valid_from < intent.at]
-        if not before:
-            first = min(versions, key=lambda v: v.valid_from)
+        when = intent.at_label or f"on {intent.at_day}"
+        if not before and oldest.seq == 1:  # its first version is recorded: then it did not exist
             return HistoryAnswer(
-                f"“{doc.title}” did not exist yet {intent.at_label or f'on {intent.at_day}'}: its first version is from {_day(first.valid_from)} "
-                f"{cites.cite(doc, version=first)}.",
+                f"“{doc.title}” did not exist yet {when}: its first version is from {_day(oldest.valid_from)} "
+                f"{cites.cite(doc, version=oldest)}.",
                 cites.docs,
             )
+        if not before:  # the versions before the oldest stored one were never captured
+            return HistoryAnswer(
+                f"What “{doc.title}” said {when} is not recorded: the oldest stored version is "
+                f"{oldest.seq}, saved {_day(oldest.valid_from)} by {oldest.author} "
+                f"{cites.cite(doc, version=oldest)}; versions {_range(1, oldest.seq - 1)} were not captured.",
+                cites.docs,
+                unrecorded=f"versions {_range(1, oldest.seq - 1)} of “{doc.title}” are not recorded",
+            )
         old = max(before, key=lambda v: (v.valid_from, v.seq))
+        after = [v for v in versions if v.seq > old.seq]
+        following = min(after, key=lambda v: v.seq).seq if after else None
+        if following is not None and following > old.seq + 1:
+            gap = f"versions {_range(old.seq + 1, following - 1)} of “{doc.title}” are not recorded"
     body = _body(old)
     quote = body[:QUOTE_CHARS] + ("…" if len(body) > QUOTE_CHARS else "")
     said = f" (“{old.message}”)" if old.message else ""
@@ -273,6 +331,8 @@ def answer_page_at(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
         f"“{doc.title}”{when} was at version {old.seq}, saved {_day(old.valid_from)} by {old.author}{said} {ref_old}. "
         f"It said:\n\n> {quote.replace(chr(10), chr(10) + '> ')}\n\n"
     )
+    if gap:
+        text += f"It is the last stored version before then, but {gap}: one of them may have been in force. "
     if old.seq == current.seq:
         text += f"That is still the current version {cites.cite(doc)}."
     else:
@@ -283,7 +343,22 @@ def answer_page_at(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
         )
         if diff.sample:
             text += "\n\n" + "\n".join(f"    {line}" for line in diff.sample)
-    return HistoryAnswer(text, cites.docs)
+    return HistoryAnswer(text, cites.docs, unrecorded=gap)
+
+
+def _seqs(versions: list[Version]) -> str:
+    """1–3, 5, 11: the stored version numbers, runs folded."""
+    runs: list[list[int]] = []
+    for n in sorted(v.seq for v in versions):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(_range(r[0], r[-1]) for r in runs)
+
+
+def _range(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}–{last}"
 
 
 # -- digests -------------------------------------------------------------------------------
@@ -341,12 +416,33 @@ def answer_digest(intent: HistoryIntent, store: GraphStore, today: date) -> Hist
     changes, docs = _scoped_changes(store, intent, window, anchors)
     cites = _Cites()
     if not changes:
+        # "Nothing changed" only where the record backs it: history is kept for the scope (an
+        # earlier change is recorded) and none of its documents was updated in the window
+        # without a version recording it; else what is recorded, and what is not
         before = Window("", window.start, "")
         earlier, edocs = _scoped_changes(store, intent, before, anchors)
-        text = f"Nothing changed in {label} {window.label}."
+        touched = _updated_unrecorded(store, intent, window, anchors)
+        if earlier and not touched:
+            text = f"Nothing changed in {label} {window.label}."
+        else:
+            text = f"No change in {label} is recorded {window.label}."
         if earlier:
             last = earlier[0]
-            text += f" The latest change before that was on {_day(last.valid_from)}: {_describe(last, edocs[last.document_id], cites, store)}"
+            text += (
+                f" The latest recorded change before that was on {_day(last.valid_from)}: "
+                f"{_describe(last, edocs[last.document_id], cites, store)}."
+            )
+        if touched:
+            names = ", ".join(f"{d.title} {cites.cite(d)}" for d in touched[:3])
+            more = f" and {len(touched) - 3} more" if len(touched) > 3 else ""
+            text += (
+                f" Yet {len(touched)} of its documents {'were' if len(touched) != 1 else 'was'} updated then "
+                f"({names}{more}): what changed in them is not recorded as versions."
+            )
+            what = f"{len(touched)} updated document{'s' * (len(touched) != 1)} without a recorded change"
+            return HistoryAnswer(text, cites.docs, unrecorded=what)
+        if not earlier:
+            return HistoryAnswer(text, cites.docs, unrecorded=f"no change in {label} is recorded at all")
         return HistoryAnswer(text, cites.docs)
     # group: one entry per transition moment of an issue, per page version, per commit
     entries: dict[tuple[str, str, str], list[Version]] = defaultdict(list)
@@ -377,6 +473,24 @@ def answer_digest(intent: HistoryIntent, store: GraphStore, today: date) -> Hist
     if len(ordered) > MAX_DIGEST_LINES:
         lines.append(f"- … and {len(ordered) - MAX_DIGEST_LINES} more changes")
     return HistoryAnswer("\n".join(lines), cites.docs)
+
+
+def _updated_unrecorded(
+    store: GraphStore, intent: HistoryIntent, window: Window, anchors: set[str]
+) -> list[Document]:
+    """Documents in the digest's scope whose own date says they changed in the window, though no
+    version records it (a source read without history, an issue edited without a changelog row)."""
+    types = list(intent.types) or [SourceType.JIRA, SourceType.CONFLUENCE, SourceType.GITHUB]
+    found = store.find_documents(
+        types=types, updated_from=window.start or None, updated_to=window.end or None, limit=200
+    )
+    return [
+        d
+        for d in found
+        if _in_scope(d, intent, anchors)
+        and d.updated_at
+        and window.start <= d.updated_at < (window.end or "9")
+    ]
 
 
 def _previous_page(store: GraphStore, v: Version) -> Version | None:
@@ -428,8 +542,15 @@ def answer_timeline(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             events.append((v.valid_from, v, doc))
     if not events:
         return HistoryAnswer(
-            "No stored history for " + ", ".join(f"{d.title} {cites.cite(d)}" for d in docs) + ".", cites.docs
+            "No history is recorded for " + ", ".join(f"{d.title} {cites.cite(d)}" for d in docs) + ".",
+            cites.docs,
+            unrecorded="no history is recorded for the documents asked about",
         )
+    gaps = []
+    for doc in docs:
+        pages = [v.seq for _, v, d in events if d.id == doc.id and v.kind == "page"]
+        if pages and min(pages) > 1:
+            gaps.append(f"versions {_range(1, min(pages) - 1)} of “{doc.title}” are not recorded")
     events.sort(key=lambda e: (e[0], e[1].seq))
     seen: set[tuple[str, str, str]] = set()
     lines = []
@@ -457,7 +578,10 @@ def answer_timeline(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
             + [f"- … {len(lines) - MAX_TIMELINE} more …"]
             + lines[-MAX_TIMELINE // 2 :]
         )
-    return HistoryAnswer(head + ", oldest first:\n" + "\n".join(lines), cites.docs)
+    note = f" ({'; '.join(gaps)})" if gaps else ""
+    return HistoryAnswer(
+        head + f" recorded{note}, oldest first:\n" + "\n".join(lines), cites.docs, unrecorded="; ".join(gaps)
+    )
 
 
 def answer(intent: HistoryIntent, store: GraphStore, today: date) -> HistoryAnswer:

@@ -56,6 +56,8 @@ class Outcome:
     durations: list[float] = field(default_factory=list)  # durations.py: days each took, shortest first
     composed: str | None = None  # the answer, when the kind composes it while it runs (history)
     composed_kind: str = ""  # which answer it composed (history: state, first, digest, …)
+    # history: what the record lacks for the answer (its confidence is capped: confidence.unrecorded)
+    unrecorded: str = ""
     # of ``not_found``: the keys the question's source filter left out (key → source type, JIRA…)
     filtered_out: dict[str, str] = field(default_factory=dict)
     # whether the reader reads every document: "not found in the knowledge base", else "among

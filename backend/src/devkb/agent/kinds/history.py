@@ -48,6 +48,7 @@ class History(QuestionKind):
         ctx.outcome.listed = evidence
         ctx.outcome.composed = found.text
         ctx.outcome.composed_kind = "missing" if found.missing else intent.kind
+        ctx.outcome.unrecorded = found.unrecorded
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         return out.composed or ""
@@ -57,9 +58,15 @@ class History(QuestionKind):
         if not docs and out.composed_kind != "digest":
             return "not_found", trust.exact_confidence("no document you can read matches", kind="key_missing")
         if not docs:
-            return "answered", trust.exact_confidence("no stored change you can read in that window")
+            empty = trust.exact_confidence("no stored change you can read in that window")
+            if out.unrecorded:
+                return trust.capped("answered", empty, f"the record is incomplete: {out.unrecorded}")
+            return "answered", empty
         versions = "version" if len(docs) == 1 else "versions"
-        return "answered", trust.exact_confidence(f"from {len(docs)} stored {versions} and records", docs)
+        found = trust.exact_confidence(f"from {len(docs)} stored {versions} and records", docs)
+        if out.unrecorded:  # the answer rests on records that are missing: it says so, and is not sure
+            return trust.capped("answered", found, f"the record is incomplete: {out.unrecorded}")
+        return "answered", found
 
 
 SEARCH = Search()
