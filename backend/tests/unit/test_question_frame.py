@@ -253,7 +253,10 @@ def test_the_models_frame_adds_only_what_is_in_the_question_and_known() -> None:
     [
         ("How many issues did justin obara report in FLUID?", {"reported by Justin Obara", "project FLUID"}),
         ("issues filed by Justin Obara closed in 2021", {"reported by Justin Obara", "resolved in 2021"}),
-        ("how many issues are there closed in 2024 in the FLUID project?", {"project FLUID", "resolved in 2024"}),
+        (
+            "how many issues are there closed in 2024 in the FLUID project?",
+            {"project FLUID", "resolved in 2024"},
+        ),
         ("which issues are closed in PAY?", {"project PAY", "status Closed"}),
     ],
 )

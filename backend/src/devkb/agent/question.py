@@ -20,12 +20,11 @@
 
 from __future__ import annotations
 
-import calendar
 import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from devkb.agent.identifiers import QuestionLookups, read_lookups
 
@@ -234,15 +233,6 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 
-_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
-    m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
-}
-_MONTH_YEAR = re.compile(r"\b(?:(?:in|during|of)\s+)?([A-Za-z]{3,9})\.?\s+(\d{4})\b", re.IGNORECASE)
-_RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|year)\b", re.IGNORECASE)
-# "in 2023", "during 2019": that whole year (not a version: "in 2026.6", nor a day: "in 2023-05")
-_YEAR = re.compile(
-    r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![.\-/]\d)", re.IGNORECASE
-)
 _SINCE_VERSION = re.compile(r"\bsince\s+(?:version\s+|v)?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
@@ -375,36 +365,17 @@ def _relation(question: str, anchor: str) -> Relation | None:
 
 
 def _time(question: str, today: date) -> tuple[str | None, str | None]:
-    m = next((m for m in _MONTH_YEAR.finditer(question) if m.group(1).lower() in _MONTHS), None)
-    if m:
-        month, year = _MONTHS[m.group(1).lower()], int(m.group(2))
-        last = calendar.monthrange(year, month)[1]
-        return f"{year:04d}-{month:02d}-01", f"{year:04d}-{month:02d}-{last:02d}T23:59:59"
-    m = _YEAR.search(question)
-    if m:
-        return f"{m.group(1)}-01-01", f"{m.group(1)}-12-31T23:59:59"
-    m = _RELATIVE.search(question)
-    if m:
-        which, unit = m.group(1).lower(), m.group(2).lower()
-        if unit == "month":
-            year, month = today.year, today.month
-            if which in ("last", "previous"):
-                year, month = (year - 1, 12) if month == 1 else (year, month - 1)
-            elif which == "past":
-                start = date.fromordinal(today.toordinal() - 30)
-                return start.isoformat(), f"{today.isoformat()}T23:59:59"
-            last = calendar.monthrange(year, month)[1]
-            return f"{year:04d}-{month:02d}-01", f"{year:04d}-{month:02d}-{last:02d}T23:59:59"
-        if unit == "week":
-            days = 7
-            start = date.fromordinal(today.toordinal() - days)
-            return start.isoformat(), f"{today.isoformat()}T23:59:59"
-        year = today.year - (1 if which in ("last", "previous") else 0)
-        if which == "past":
-            start = date.fromordinal(today.toordinal() - 365)
-            return start.isoformat(), f"{today.isoformat()}T23:59:59"
-        return f"{year:04d}-01-01", f"{year:04d}-12-31T23:59:59"
-    return None, None
+    """The question's period as ``(from, to)``, both ends inclusive ("2011-02-01",
+    "2011-02-28T23:59:59"): read by the product's one time parser
+    (:func:`devkb.agent.history.when.window_in`)."""
+    from devkb.agent.history.when import window_in
+
+    window = window_in(question, today)
+    if window is None:
+        return None, None
+    start = window.start[:19].removesuffix("T00:00:00") or None
+    last = datetime.fromisoformat(window.end) - timedelta(seconds=1)
+    return start, last.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def version_since(question: str) -> str | None:

@@ -187,7 +187,7 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
         if parsed is not None:
             window = _month_window(parsed.year, parsed.month, zone)
             said = (lower[max(0, m.start() - 7) : m.start()].split() or [""])[-1]
-            if said in ("since", "from", "after"):
+            if said in ("since", "after"):  # "documents from May 2024" are of May
                 start = window.end if said == "after" else window.start
                 return Window(
                     start, iso(_start(today, zone) + timedelta(days=1)), f"{said} {window.label[3:]}"
