@@ -55,6 +55,7 @@ from devkb.indexing.uploads import UploadIngest
 from devkb.mcp.parts import McpParts
 from devkb.mcp.server import build_mcp_server
 from devkb.memory.service import MemoryService
+from devkb.memory.verified import VerifiedAnswers
 from devkb.scheduling import SyncScheduler
 from devkb.scheduling.leader import LeaderElection
 from devkb.sources.base import HistoryPolicy, SourceLoader
@@ -526,14 +527,6 @@ class Container(containers.DeclarativeContainer):
         toolbox,
         planner,
     )
-    ask = providers.Singleton(
-        lambda planner, runner, llm, s: AskService(planner, runner, llm, answer_slots=s.answer_slots or None),
-        planner,
-        agent_runner,
-        llm,
-        settings,
-    )
-    chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
     # team memory (memory/, docs/memory.md): written through the indexing pipeline, read as the reader
     memories = providers.Singleton(
         lambda pipeline, store, reader_store, emb, search: MemoryService(
@@ -549,6 +542,20 @@ class Container(containers.DeclarativeContainer):
         embedder,
         search,
     )
+    verified_answers = providers.Singleton(
+        lambda memories, s: VerifiedAnswers(memories, days=s.verified_answer_days), memories, settings
+    )
+    ask = providers.Singleton(
+        lambda planner, runner, llm, s, verified: AskService(
+            planner, runner, llm, answer_slots=s.answer_slots or None, verified=verified
+        ),
+        planner,
+        agent_runner,
+        llm,
+        settings,
+        verified_answers,
+    )
+    chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
     # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts
     # are this container's singletons, created on first use (devkb/mcp)
     mcp_parts = providers.Factory(

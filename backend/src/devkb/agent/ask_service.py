@@ -33,6 +33,7 @@ from devkb.agent.providers import LlmChoice, LlmProvider
 from devkb.agent.question import expand_ellipsis
 from devkb.agent.tools import GraphQuery
 from devkb.errors import DevkbError
+from devkb.memory.verified import VerifiedAnswers
 from devkb.store.models import SourceType
 
 log = logging.getLogger(__name__)
@@ -50,12 +51,14 @@ class AskService:
         llm: LlmProvider | None = None,
         max_sources: int = 8,
         answer_slots: int | None = None,
+        verified: VerifiedAnswers | None = None,
     ) -> None:
         """``answer_slots``: questions answered without an LLM at once (default one per core)."""
         self.planner = planner
         self.runner = runner
         self.llm = llm
         self.max_sources = max_sources
+        self.verified = verified  # answers a reviewer verified (memory/verified.py): served first
         # The rules path is CPU work under the GIL: more threads in it than cores only trade the
         # GIL back and forth (docs/deployment.md, "One machine"); the others wait here, in arrival
         # order, without holding it.
@@ -82,6 +85,9 @@ class AskService:
     ) -> Answer:
         events = _Events(on_event)
         events.status("retrieving")
+        served = self._verified(question, sources)
+        if served is not None:
+            return served
         choice = self.llm.current() if self.llm is not None else None
         note = None
         if choice is None or choice.generator is None or self.runner is None:
@@ -104,6 +110,29 @@ class AskService:
             answer = self._ask_rules(question, sources, history, events)
         answer.note = note or (choice.detail if choice is not None and not choice.ok else None)
         return answer
+
+    def _verified(self, question: str, sources: Sequence[SourceType] | None) -> Answer | None:
+        """The verified answer this question means (one the asker may read, neither stale nor
+        expired), marked "Verified by … on …", with its citations; else None."""
+        if self.verified is None or (sources and SourceType.MEMORY not in sources):
+            return None
+        found = self.verified.match(question)
+        if found is None or not found.flags.ok:
+            return None
+        m = found.memory
+        cited = self.verified.service.reader_store.get_documents(list(m.derived_from))
+        by = m.verified_by.split("@")[0] or m.verified_by
+        text = f"{m.text}\n\nVerified by {by} on {m.verified_at[:10]} (until {m.expires_at[:10]})."
+        return Answer(
+            answer=text,
+            sources=[
+                Citation(m.id, m.question, "", "MEMORY", round(found.similarity, 4), m.text[:300]),
+                *(Citation(d.id, d.title, d.url, str(d.type), 1.0, "") for d in cited),
+            ],
+            mode="verified",
+            question=question,
+            status="answered",
+        )
 
     def _needs_no_model(self, question: str, history: Sequence[HistoryTurn]) -> bool:
         """Composed from records (history), or a reference with nothing earlier to refer to."""

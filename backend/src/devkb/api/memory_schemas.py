@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -95,3 +95,42 @@ class RecalledOut(BaseModel):
 
 class ForgottenOut(BaseModel):
     deleted: list[str] = Field(description="The memory and every version in its history.")
+
+
+class VerifiedAnswerIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=2000)
+    answer: str = Field(min_length=1, max_length=MAX_TEXT)
+    citations: list[str] = Field(
+        default_factory=list, max_length=50, description="Ids of the documents the answer rests on."
+    )
+    expires_in_days: float | None = Field(
+        None, gt=0, le=3650, description="Default: the setting verified_answer_days (90)."
+    )
+
+
+class AnswerFlags(BaseModel):
+    expired: bool
+    stale: bool = Field(description="A cited document changed (or is gone) since the verification.")
+    changed: list[str] = Field(description="The cited documents that changed.")
+
+
+class VerifiedAnswerOut(BaseModel):
+    memory: MemoryOut
+    question: str
+    expires_at: str
+    citations: list[str]
+    flags: AnswerFlags
+    similarity: float | None = None
+
+
+def verified_out(m: Memory, flags: Any, similarity: float | None = None) -> VerifiedAnswerOut:
+    return VerifiedAnswerOut(
+        memory=MemoryOut.of(m),
+        question=m.question,
+        expires_at=m.expires_at,
+        citations=list(m.derived_from),
+        flags=AnswerFlags(expired=flags.expired, stale=flags.stale, changed=list(flags.changed)),
+        similarity=similarity,
+    )

@@ -95,7 +95,7 @@ class AskResponse(BaseModel):
     answer: str
     sources: list[Citation]
     tool_calls: list[ToolCallOut] = Field(default_factory=list)
-    mode: Literal["llm", "extractive"] = "extractive"
+    mode: Literal["llm", "extractive", "verified"] = "extractive"
     session_id: str | None = None
     question: str | None = Field(
         None, description="The question as answered (a follow-up rewritten by the LLM)."

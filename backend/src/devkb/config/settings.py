@@ -204,6 +204,13 @@ class Settings(BaseSettings):
     access_log: bool = Field(
         True, description="A log line per request (uvicorn's access log); off behind a proxy that logs."
     )
+    # -- team memory (memory/, docs/memory.md) -----------------------------------------------
+    verified_answer_days: float = Field(
+        90,
+        gt=0,
+        le=3650,
+        description="Days a verified answer stays verified before it must be verified again.",
+    )
     # -- uploads (api/routers/uploads.py, the MCP ingest tool) ---------------------------------
     uploads_enabled: bool = Field(
         True, description="Accept uploads (source `uploads`, files under data_dir/uploads)."

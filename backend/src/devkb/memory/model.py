@@ -86,6 +86,11 @@ class Memory:
     verified_by: str = ""
     verified_at: str = ""
     changed_at: str = ""  # its last change of status (superseded, verified, retracted)
+    # a verified answer (memory/verified.py): the question it answers, when its verification
+    # expires, and the content hashes of the documents it cites (derived_from) when verified
+    question: str = ""
+    expires_at: str = ""
+    cited_hashes: tuple[tuple[str, str], ...] = ()
     gates: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
 
     @property
@@ -106,7 +111,7 @@ class Memory:
 
     @property
     def title(self) -> str:
-        line = " ".join(self.text.split())
+        line = " ".join((self.question or self.text).split())
         return line if len(line) <= 80 else line[:79].rstrip() + "…"
 
     def metadata(self) -> dict[str, Any]:
@@ -129,6 +134,9 @@ class Memory:
             "verified_by": self.verified_by,
             "verified_at": self.verified_at,
             "changed_at": self.changed_at,
+            "question": self.question,
+            "expires_at": self.expires_at,
+            "cited_hashes": dict(self.cited_hashes),
             "memory_key": self.key,
             "author": self.owner,
             "acl": [list(g) for g in self.gates],
@@ -148,7 +156,7 @@ class Memory:
             title=self.title,
             url="",
             updated_at=max(self.recorded_at, self.changed_at),
-            content=self.text,
+            content=f"{self.question}\n\n{self.text}" if self.question else self.text,
             metadata=self.metadata(),
             references=refs,
         )
@@ -210,5 +218,8 @@ def from_document(doc: Document) -> Memory | None:
         verified_by=str(m.get("verified_by", "") or ""),
         verified_at=str(m.get("verified_at", "") or ""),
         changed_at=str(m.get("changed_at", "") or ""),
+        question=str(m.get("question", "") or ""),
+        expires_at=str(m.get("expires_at", "") or ""),
+        cited_hashes=tuple(sorted((str(k), str(v)) for k, v in (m.get("cited_hashes") or {}).items())),
         gates=tuple(tuple(g) for g in (acl.gates_of(m) or [])),
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from devkb.access.scoped_store import ReaderStore
 from devkb.errors import DevkbError
@@ -81,7 +82,7 @@ class MemoryService:
         self._lock = threading.Lock()  # one write at a time in this process (supersession reads)
 
     # -- who -----------------------------------------------------------------------------------
-    def _who(self) -> tuple[str, bool]:
+    def who(self) -> tuple[str, bool]:
         """The current reader's e-mail (``operator`` without accounts) and whether they review."""
         policy = self.reader_store.policy
         reader = policy.reader()
@@ -108,12 +109,14 @@ class MemoryService:
         as_of: str | None = None,
         owner: str | None = None,
         limit: int = 100,
+        unscoped: bool = False,
     ) -> list[Memory]:
         """The memories this reader may read, newest first: own private ones and team ones (and
         those derived from documents they may read all of); ``as_of``: only those true then."""
         moment = parse_when(as_of, "as_of", end_of_day=True)
         out: list[Memory] = []
-        for d in self.reader_store.find_documents(types=TYPES, limit=LIST_LIMIT):
+        store = self.store if unscoped else self.reader_store  # unscoped: a cache checks each reader
+        for d in store.find_documents(types=TYPES, limit=LIST_LIMIT):
             m = from_document(d)
             if m is None or (scope and m.scope != scope) or (status and m.status != status):
                 continue
@@ -188,10 +191,11 @@ class MemoryService:
         valid_from: str | None = None,
         about: Sequence[str] = (),
         derived_from: Sequence[str] = (),
+        extra: dict[str, Any] | None = None,
     ) -> Memory:
         """Store a memory (and supersede what it replaces). Team memories from someone who is not a
         reviewer are *proposed* until one verifies them."""
-        owner, reviewer = self._who()
+        owner, reviewer = self.who()
         text = _clean_text(text)
         if scope not in SCOPES:
             raise MemoryError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
@@ -201,8 +205,8 @@ class MemoryService:
             subject is not None and not (subject.strip() and (attribute or "").strip())
         ):
             raise MemoryError("give both subject and attribute, or neither (they are derived from the text)")
-        sources = self._readable_documents(derived_from, "derived_from")
-        self._readable_documents(about, "about")
+        sources = self.readable_documents(derived_from, "derived_from")
+        self.readable_documents(about, "about")
         topic = topic_of(text)
         now = self.clock()
         memory = Memory(
@@ -221,6 +225,8 @@ class MemoryService:
             derived_from=tuple(dict.fromkeys(derived_from)),
             gates=gates_for(scope, owner, sources),
         )
+        if extra:  # a verified answer (memory/verified.py), by a reviewer
+            memory = memory.with_(**extra)
         with self._lock:
             if memory.status == "proposed":
                 self._write([memory])
@@ -241,7 +247,7 @@ class MemoryService:
         attribute: str | None = None,
     ) -> Memory:
         """A new version of a memory that supersedes it (the old one stays in its history)."""
-        owner, reviewer = self._who()
+        owner, reviewer = self.who()
         old = self.get(memory_id)
         self._may_change(old, owner, reviewer)
         if old.status in ("superseded", "retracted"):
@@ -276,7 +282,7 @@ class MemoryService:
     def verify(self, memory_id: str) -> Memory:
         """A reviewer verifies a memory (a proposed one becomes current and supersedes what it
         replaces); the owner may verify their own private memory."""
-        owner, reviewer = self._who()
+        owner, reviewer = self.who()
         m = self.get(memory_id)
         if not (reviewer or (m.scope == "private" and m.owner == owner)):
             raise MemoryError("verifying a team memory needs a reviewer (an admin)", 403)
@@ -298,7 +304,7 @@ class MemoryService:
 
     def retract(self, memory_id: str) -> Memory:
         """Mark a memory as never having been true (kept, recalled by no one)."""
-        owner, reviewer = self._who()
+        owner, reviewer = self.who()
         m = self.get(memory_id)
         self._may_change(m, owner, reviewer)
         gone = m.with_(status="retracted", changed_at=self.clock())
@@ -309,7 +315,7 @@ class MemoryService:
     def forget(self, memory_id: str) -> list[str]:
         """Delete a memory and every version in its history from the store, its indexes and the
         caches; the owner may, and a reviewer for team memories. Returns the ids deleted."""
-        owner, reviewer = self._who()
+        owner, reviewer = self.who()
         m = self.get(memory_id)
         if not (m.owner == owner or (reviewer and m.scope == "team")):
             raise MemoryError("only its owner forgets a memory (and an admin a team memory)", 403)
@@ -327,7 +333,7 @@ class MemoryService:
         if m.scope == "team" and not (reviewer or m.owner == owner):
             raise MemoryError("only its author or a reviewer (an admin) changes a team memory", 403)
 
-    def _readable_documents(self, ids: Sequence[str], name: str) -> list[Document]:
+    def readable_documents(self, ids: Sequence[str], name: str) -> list[Document]:
         ids = list(dict.fromkeys(i for i in ids if i))
         if len(ids) > 50:
             raise MemoryError(f"{name}: at most 50 documents")

@@ -16,9 +16,13 @@ from devkb.api.memory_schemas import (
     RecalledOut,
     ScopeName,
     StatusName,
+    VerifiedAnswerIn,
+    VerifiedAnswerOut,
+    verified_out,
 )
 from devkb.api.schemas import ErrorResponse
 from devkb.memory.service import MemoryError, MemoryService
+from devkb.memory.verified import VerifiedAnswers
 
 router = APIRouter(prefix="/memories", tags=["memories"])
 
@@ -150,3 +154,62 @@ def verify(memory_id: str, memories: MemoriesDep) -> MemoryOut:
         return MemoryOut.of(memories.verify(memory_id))
     except MemoryError as e:
         raise _http(e) from e
+
+
+# -- verified answers (memory/verified.py) -------------------------------------------------------------
+async def get_verified(request: Request) -> VerifiedAnswers:
+    value: VerifiedAnswers = request.app.state.container.verified_answers()
+    return value
+
+
+VerifiedDep = Annotated[VerifiedAnswers, Depends(get_verified)]
+
+
+@router.post(
+    "/answers",
+    response_model=VerifiedAnswerOut,
+    status_code=201,
+    operation_id="verifyAnswer",
+    responses=ERRORS,
+)
+def verify_answer(body: VerifiedAnswerIn, verified: VerifiedDep) -> VerifiedAnswerOut:
+    """A reviewer (an admin) verifies an answer to a question, citing documents, until an expiry.
+    A question that means the same then gets it first in ``POST /ask``, "verified by … on …";
+    verifying the same question again supersedes the earlier answer."""
+    try:
+        m = verified.verify(body.question, body.answer, body.citations, body.expires_in_days)
+    except (MemoryError, ValueError) as e:
+        raise _http(e if isinstance(e, MemoryError) else MemoryError(str(e))) from e
+    return verified_out(m, verified.flags(m))
+
+
+@router.get(
+    "/answers/match",
+    response_model=list[VerifiedAnswerOut],
+    operation_id="matchVerifiedAnswer",
+    responses=ERRORS,
+)
+def match_answer(
+    verified: VerifiedDep, q: Annotated[str, Query(min_length=1, max_length=2000)]
+) -> list[VerifiedAnswerOut]:
+    """The verified answer a question means (none or one), with its flags: a stale or expired one
+    is listed here but not served first by ``POST /ask``."""
+    found = verified.match(q)
+    return [] if found is None else [verified_out(found.memory, found.flags, round(found.similarity, 4))]
+
+
+@router.get(
+    "/answers/review",
+    response_model=list[VerifiedAnswerOut],
+    operation_id="reviewVerifiedAnswers",
+    responses=ERRORS,
+)
+def review_answers(
+    verified: VerifiedDep, within_days: Annotated[float, Query(gt=0, le=3650)] = 14
+) -> list[VerifiedAnswerOut]:
+    """For reviewers: verified answers that expire within ``within_days``, expired, or stale (a
+    cited document changed since)."""
+    _, reviewer = verified.service.who()
+    if not reviewer:
+        raise HTTPException(403, "reviewing verified answers needs a reviewer (an admin)")
+    return [verified_out(m, f) for m, f in verified.review(within_days)]

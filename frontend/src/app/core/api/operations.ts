@@ -40,6 +40,7 @@ export const OPERATIONS = {
   "listUsers": { method: 'GET', path: '/admin/users' },
   "login": { method: 'POST', path: '/auth/login' },
   "logout": { method: 'POST', path: '/auth/logout' },
+  "matchVerifiedAnswer": { method: 'GET', path: '/memories/answers/match' },
   "me": { method: 'GET', path: '/auth/me' },
   "memoryHistory": { method: 'GET', path: '/memories/{memory_id}/history' },
   "oidcCallback": { method: 'GET', path: '/auth/oidc/callback' },
@@ -47,6 +48,7 @@ export const OPERATIONS = {
   "permissionSyncStatus": { method: 'GET', path: '/admin/permissions' },
   "renameConversation": { method: 'PATCH', path: '/conversations/{conversation_id}' },
   "retrievalAdaptation": { method: 'GET', path: '/admin/retrieval/adaptation' },
+  "reviewVerifiedAnswers": { method: 'GET', path: '/memories/answers/review' },
   "revokeSession": { method: 'DELETE', path: '/auth/sessions/{session_id}' },
   "revokeToken": { method: 'DELETE', path: '/auth/tokens/{token_id}' },
   "searchGraph": { method: 'GET', path: '/graph/search' },
@@ -59,6 +61,7 @@ export const OPERATIONS = {
   "updateMemory": { method: 'PATCH', path: '/memories/{memory_id}' },
   "updateUser": { method: 'PATCH', path: '/admin/users/{email}' },
   "uploadFile": { method: 'POST', path: '/uploads' },
+  "verifyAnswer": { method: 'POST', path: '/memories/answers' },
   "verifyMemory": { method: 'POST', path: '/memories/{memory_id}/verify' },
 } as const satisfies { [K in keyof operations]: { method: string; path: keyof paths } };
 

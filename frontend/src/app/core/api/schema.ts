@@ -755,6 +755,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memories/answers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify Answer
+         * @description A reviewer (an admin) verifies an answer to a question, citing documents, until an expiry.
+         *     A question that means the same then gets it first in ``POST /ask``, "verified by … on …";
+         *     verifying the same question again supersedes the earlier answer.
+         */
+        post: operations["verifyAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memories/answers/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Match Answer
+         * @description The verified answer a question means (none or one), with its flags: a stale or expired one
+         *     is listed here but not served first by ``POST /ask``.
+         */
+        get: operations["matchVerifiedAnswer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memories/answers/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Review Answers
+         * @description For reviewers: verified answers that expire within ``within_days``, expired, or stale (a
+         *     cited document changed since).
+         */
+        get: operations["reviewVerifiedAnswers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memories/search": {
         parameters: {
             query?: never;
@@ -1081,6 +1145,21 @@ export interface components {
             /** Total */
             total: number;
         };
+        /** AnswerFlags */
+        AnswerFlags: {
+            /**
+             * Changed
+             * @description The cited documents that changed.
+             */
+            changed: string[];
+            /** Expired */
+            expired: boolean;
+            /**
+             * Stale
+             * @description A cited document changed (or is gone) since the verification.
+             */
+            stale: boolean;
+        };
         /**
          * AskRequest
          * @description A question to answer. Unknown fields are refused (422 naming the field), never ignored:
@@ -1119,7 +1198,7 @@ export interface components {
              * @default extractive
              * @enum {string}
              */
-            mode: "llm" | "extractive";
+            mode: "llm" | "extractive" | "verified";
             /**
              * Note
              * @description Why the answer is extractive although an LLM is configured.
@@ -1932,6 +2011,36 @@ export interface components {
             password?: string | null;
             /** Role */
             role?: ("admin" | "member") | null;
+        };
+        /** VerifiedAnswerIn */
+        VerifiedAnswerIn: {
+            /** Answer */
+            answer: string;
+            /**
+             * Citations
+             * @description Ids of the documents the answer rests on.
+             */
+            citations?: string[];
+            /**
+             * Expires In Days
+             * @description Default: the setting verified_answer_days (90).
+             */
+            expires_in_days?: number | null;
+            /** Question */
+            question: string;
+        };
+        /** VerifiedAnswerOut */
+        VerifiedAnswerOut: {
+            /** Citations */
+            citations: string[];
+            /** Expires At */
+            expires_at: string;
+            flags: components["schemas"]["AnswerFlags"];
+            memory: components["schemas"]["MemoryOut"];
+            /** Question */
+            question: string;
+            /** Similarity */
+            similarity?: number | null;
         };
         /** VersionDetail */
         VersionDetail: {
@@ -4022,6 +4131,218 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    verifyAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifiedAnswerIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedAnswerOut"];
+                };
+            };
+            /** @description The body could not be decoded (not UTF-8). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    matchVerifiedAnswer: {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedAnswerOut"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    reviewVerifiedAnswers: {
+        parameters: {
+            query?: {
+                within_days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedAnswerOut"][];
                 };
             };
             /** @description Unauthorized */

@@ -1,0 +1,221 @@
+"""Verified answers: a reviewer (an admin) verifies an answer — question, answer, citations — with
+an expiry; a new question that means the same gets it first, "verified by … on …". A question
+"means the same" when its embedding is close to the verified question's *and* its content words
+are close enough (``lexical_overlap``): thresholds chosen on ``tests/data/memory/paraphrases.json``
+(dev part), measured on its held-out part (docs/memory.md). When a cited document changed since the
+verification (its content hash) or the expiry passed, the answer is flagged and not served first
+until verified again.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+import Stemmer
+
+from devkb.memory.model import Memory, now_iso
+from devkb.memory.service import LIST_LIMIT, MemoryError, MemoryService
+
+_stem = Stemmer.Stemmer("english").stemWord
+_WORD = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
+STOP = frozenset(
+    """a an the of for to in on at by with from and or is are was were be been do does did we our us i my me
+    you your it its this that these those what which who whom whose when where why how can could should
+    would will shall may might must there here has have had get got any some all about into up out as
+    so than then too very just please tell me know show find give need want""".split()
+)
+# words people use for one another in questions about a team's facts (a small, general table)
+SAME = {
+    "begin": "start",
+    "commence": "start",
+    "requir": "need",
+    "retain": "keep",
+    "retent": "keep",
+    "store": "keep",
+    "db": "databas",
+    "k8s": "kubernet",
+    "prod": "product",
+    "app": "applic",
+    "sign": "approv",
+    "approv": "approv",
+}
+
+
+def content_stems(text: str) -> set[str]:
+    out = set()
+    for w in _WORD.findall(text.lower()):
+        w = w.strip(".-")
+        if not w or w in STOP:
+            continue
+        s = _stem(w)
+        out.add(SAME.get(s, s))
+    return out
+
+
+def lexical_overlap(verified_question: str, question: str) -> float:
+    """Share of the verified question's content words (stems, a few synonyms folded) that the new
+    question holds, times the share of the new question's that the verified one holds: a word only
+    one side has ("start" / "end", "payments" / "web") lowers it."""
+    a, b = content_stems(verified_question), content_stems(question)
+    if not a or not b:
+        return 0.0
+    both = len(a & b)
+    return (both / len(a)) * (both / len(b))
+
+
+# Chosen on the dev part of tests/data/memory/paraphrases.json (docs/memory.md, "Verified answers"):
+# the embedding of the question close to the verified one's, and every content word of the verified
+# question in the new one (a word it lacks — "start" for "end", "P1" for "P2", "production" for
+# "staging" — is another question), with at most EXTRA_WORDS words of its own.
+MIN_SIMILARITY = 0.82
+EXTRA_WORDS = 2
+REFRESH_SECONDS = 5.0
+
+
+def lexically_same(verified_question: str, question: str) -> bool:
+    a, b = content_stems(verified_question), content_stems(question)
+    return bool(a) and a <= b and len(b - a) <= EXTRA_WORDS
+
+
+@dataclass(frozen=True)
+class Flags:
+    expired: bool
+    stale: bool  # a cited document changed (or is gone) since the verification
+    changed: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not (self.expired or self.stale)
+
+
+@dataclass(frozen=True)
+class Match:
+    memory: Memory
+    similarity: float
+    flags: Flags
+
+
+class VerifiedAnswers:
+    """Verify answers, find the one a question means, flag the stale and the expired."""
+
+    def __init__(
+        self, service: MemoryService, days: float = 90.0, clock: Callable[[], str] = now_iso
+    ) -> None:
+        self.service = service
+        self.days = days
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._vectors: dict[str, np.ndarray] = {}
+        service.changed.append(self._forget)
+        self._listed: tuple[float, list[Memory]] = (-float("inf"), [])
+
+    def _forget(self) -> None:
+        with self._lock:
+            self._listed = (-float("inf"), [])
+
+    def verify(
+        self, question: str, answer: str, citations: Sequence[str], days: float | None = None
+    ) -> Memory:
+        """A reviewer verifies ``answer`` to ``question`` citing ``citations`` (document ids they
+        may read); it expires after ``days`` (default the setting). Verifying the same question
+        again supersedes the earlier answer."""
+        owner, reviewer = self.service.who()
+        if not reviewer:
+            raise MemoryError("verifying an answer needs a reviewer (an admin)", 403)
+        question = " ".join((question or "").split())
+        if not question:
+            raise MemoryError("a verified answer needs its question")
+        if days is not None and not 0 < days <= 3650:
+            raise MemoryError("expires_in_days must be between 1 and 3650")
+        cited = self.service.readable_documents(citations, "citations")
+        hashes = self.service.store.content_hashes([d.id for d in cited])
+        now = self.clock()
+        until = datetime.fromisoformat(now) + timedelta(days=days if days is not None else self.days)
+        return self.service.remember(
+            answer,
+            scope="team",
+            origin="admin",
+            subject=" ".join(sorted(content_stems(question))) or question.lower(),
+            attribute="answer",
+            derived_from=[d.id for d in cited],
+            extra={
+                "question": question,
+                "expires_at": until.isoformat(timespec="seconds"),
+                "cited_hashes": tuple(sorted(hashes.items())),
+                "status": "verified",
+                "verified_by": owner,
+                "verified_at": now,
+            },
+        )
+
+    def flags(self, m: Memory) -> Flags:
+        expired = bool(m.expires_at) and self.clock() >= m.expires_at
+        stored = dict(m.cited_hashes)
+        current = self.service.store.content_hashes(sorted(stored)) if stored else {}
+        changed = tuple(sorted(i for i, h in stored.items() if current.get(i) != h))
+        return Flags(expired, bool(changed), changed)
+
+    def answers(self) -> list[Memory]:
+        """The current verified answers this reader may read."""
+        now = time.monotonic()
+        with self._lock:
+            checked, listed = self._listed
+        if now - checked >= REFRESH_SECONDS:
+            listed = [
+                m
+                for m in self.service.list_memories(scope="team", limit=LIST_LIMIT, unscoped=True)
+                if m.question and m.status == "verified" and not m.valid_until
+            ]
+            with self._lock:
+                self._listed = (now, listed)
+        readable = (
+            {d.id for d in self.service.reader_store.get_documents([m.id for m in listed])}
+            if listed
+            else set()
+        )
+        return [m for m in listed if m.id in readable]
+
+    def match(self, question: str) -> Match | None:
+        """The verified answer ``question`` means, if any, with its flags; cheap when none is
+        close in words (no embedding is computed)."""
+        candidates = [m for m in self.answers() if lexically_same(m.question, question)]
+        if not candidates:
+            return None
+        q = self._vector(question)
+        best: Match | None = None
+        for m in candidates:
+            with self._lock:
+                v = self._vectors.get(m.id)
+            if v is None:
+                v = self._vector(m.question)
+                with self._lock:
+                    self._vectors[m.id] = v
+            sim = float(v @ q)
+            if sim >= MIN_SIMILARITY and (best is None or sim > best.similarity):
+                best = Match(m, sim, Flags(False, False))
+        if best is None:
+            return None
+        return Match(best.memory, best.similarity, self.flags(best.memory))
+
+    def review(self, within_days: float = 14.0) -> list[tuple[Memory, Flags]]:
+        """For reviewers: verified answers that expire within ``within_days``, expired or stale."""
+        soon = (datetime.fromisoformat(self.clock()) + timedelta(days=within_days)).isoformat(
+            timespec="seconds"
+        )
+        out = []
+        for m in self.answers():
+            f = self.flags(m)
+            if not f.ok or (m.expires_at and m.expires_at <= soon):
+                out.append((m, f))
+        return sorted(out, key=lambda x: x[0].expires_at)
+
+    def _vector(self, text: str) -> np.ndarray:
+        v = np.asarray(self.service.embedder.embed([text])[0], dtype=np.float32)
+        n = float(np.linalg.norm(v))
+        return v / n if n else v
