@@ -499,17 +499,19 @@ class Container(containers.DeclarativeContainer):
         access_policy,
     )
     adaptation = providers.Singleton(  # the search adapted to this deployment's graph, after syncs
-        lambda s, store, search: GraphAdaptation(
+        lambda s, store, search, emb: GraphAdaptation(
             store,
             search,
             s.data_dir / ADAPTER_DIR,
             min_pairs=s.adaptation_min_pairs,
             new_edges=s.adaptation_new_edges,
             enabled=s.adaptation,
+            judge=RelatedSearch(store, emb, unrestricted=True, weights=search.weights),
         ),
         settings,
         store,
         search,
+        embedder,
     )
     project_keys = providers.Singleton(project_keys_reader, store)
     toolbox = providers.Singleton(Toolbox, reader_store, search, project_keys)

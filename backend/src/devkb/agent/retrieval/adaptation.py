@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -41,9 +41,6 @@ from devkb.agent.retrieval.fields import document_fields
 from devkb.agent.retrieval.snapshot import CorpusSnapshot
 from devkb.store.models import Reference, SourceType
 from devkb.store.protocol import GraphStore
-
-if TYPE_CHECKING:
-    from devkb.agent.retrieval.related_search import RelatedSearch
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +58,24 @@ MAX_QUERY_CHARS = 1000
 MAX_COCITED = 30  # a commit or page naming more issues than this is a release list, not a pair
 K = 10
 Progress = Callable[[str, int, int], None]
+
+
+class Ranking(Protocol):
+    """What adaptation needs of ``RelatedSearch`` (which reads the adapter this module writes)."""
+
+    def available(self) -> bool: ...
+
+    def snapshot(self) -> CorpusSnapshot: ...
+
+    def rank(
+        self,
+        query: str,
+        anchor: str | None = None,
+        types: Sequence[SourceType] | None = None,
+        document_ids: Sequence[str] | None = None,
+        snapshot: CorpusSnapshot | None = None,
+        vector: np.ndarray | None = None,
+    ) -> tuple[CorpusSnapshot, np.ndarray, dict[str, np.ndarray], np.ndarray, bool]: ...
 
 
 @dataclass(frozen=True)
@@ -313,7 +328,7 @@ class Figures:
 
 
 def judge(
-    search: RelatedSearch,
+    search: Ranking,
     snapshot: CorpusSnapshot,
     queries: Sequence[Query],
     adapter: QueryAdapter | None,
@@ -389,7 +404,7 @@ def _iso(t: float) -> str:
 
 
 def adapt(
-    search: RelatedSearch,
+    search: Ranking,
     snapshot: CorpusSnapshot,
     pairs: Sequence[Pair],
     min_pairs: int = 200,
@@ -506,7 +521,7 @@ class TimeSplit:
 
 
 def time_split_evaluation(
-    search: RelatedSearch,
+    search: Ranking,
     snapshot: CorpusSnapshot,
     pairs: Sequence[Pair],
     min_pairs: int = 200,
@@ -561,14 +576,19 @@ class GraphAdaptation:
     def __init__(
         self,
         store: GraphStore,
-        search: RelatedSearch,
+        search: Ranking,
         directory: Path,
         min_pairs: int = 200,
         new_edges: int = 200,
         enabled: bool = True,
+        judge: Ranking | None = None,
     ) -> None:
+        """``search``: the served search (its snapshot is shared); ``judge``: the same ranking
+        for every reader (unrestricted, on the unscoped store) that scores the validation and
+        test queries — default ``search`` itself, for a search that is unrestricted already."""
         self.store = store
         self.search = search
+        self.judge = judge
         self.directory = directory
         self.min_pairs = min_pairs
         self.new_edges = new_edges
@@ -641,10 +661,8 @@ class GraphAdaptation:
         finally:
             self.status.finished = _iso(time.time())
 
-    def _judge_search(self) -> RelatedSearch:
-        from devkb.agent.retrieval.related_search import RelatedSearch
-
-        return RelatedSearch(self.store, self.search.embedder, unrestricted=True, weights=self.search.weights)
+    def _judge_search(self) -> Ranking:
+        return self.judge if self.judge is not None else self.search
 
     def pairs(self) -> tuple[CorpusSnapshot | None, list[Pair]]:
         if not self.search.available():
