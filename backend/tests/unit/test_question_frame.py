@@ -42,6 +42,13 @@ class Known:
     def project_named(self, said: str) -> str | None:
         return said.upper() if said.upper() in ("PAY", "WEB", "FLUID") else None
 
+    def title(self, said: str) -> str | None:
+        return (
+            "Idempotency Keys Design"
+            if said.lower() in ("idempotency keys design", "idempotency keys")
+            else None
+        )
+
 
 def frame(question: str) -> Frame:
     return extract(parse_question(question, ["PAY", "WEB", "FLUID"]), Known(), TODAY)
@@ -265,3 +272,18 @@ def test_lower_case_names_and_closing_as_an_event(question: str, conditions: set
     "closed in <period>" as what happened (not the status Closed) — "closed in PAY" stays a state."""
     Known.people_["justin obara"] = ["Justin Obara"]
     assert set(frame(question).describe()) == conditions
+
+
+def test_the_sides_of_a_comparison_resolve_by_title() -> None:
+    """ "Compare the Idempotency Keys Design page with docs/idempotency.md": names resolved only as
+    identifiers left the page unfound; the frame resolves a side by its title."""
+    from devkb.agent.planner import with_titles
+
+    parsed = parse_question("Compare the Idempotency Keys Design page with docs/idempotency.md", ["PAY"])
+    f = extract(parsed, Known(), TODAY)
+    assert f.shape == "compare" and "Idempotency Keys Design" in f.documents
+    augmented = with_titles(parsed, f)
+    assert [lk.title_contains for lk in augmented.lookups.lookups if lk.title_contains] == [
+        "Idempotency Keys Design"
+    ]
+    assert len(augmented.lookups.lookups) == len(parsed.lookups.lookups) + 1

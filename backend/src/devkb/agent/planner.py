@@ -20,12 +20,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import date
 
 from devkb.agent.evidence import Scope
 from devkb.agent.frame import Frame, extract, route, unapplied
 from devkb.agent.frame.llm import FrameFill, ModelFrame, cross_check, parse_model_output
 from devkb.agent.frame.resolve import StoreResolver
+from devkb.agent.identifiers import Lookup, QuestionLookups
 from devkb.agent.kinds import EXECUTORS, KINDS, Context, Outcome, QuestionKind, Step, kind_of, lookup
 from devkb.agent.question import ParsedQuestion, is_follow_up, parse_question
 from devkb.agent.tools import FilterDocs, Toolbox
@@ -112,8 +114,9 @@ class Planner:
     ) -> tuple[QuestionKind, Frame, str]:
         """The kind that answers: the route table's choice (agent/frame/route.py) over the
         frame, the registry's kind in its last row. Returns the kind, the frame and the route."""
-        registry = kind_of(parsed, bool(carried), self.kinds)
         frame = self.frame(parsed, scope)
+        parsed = with_titles(parsed, frame)
+        registry = kind_of(parsed, bool(carried), self.kinds)
         if not self.frame_routes(parsed, frame) or registry.asks_back:
             return registry, frame, "registry"
         row = route(frame, registry.honours, frozenset(self.executors))
@@ -154,6 +157,7 @@ class Planner:
         """Run the kind's tools, then ``FilterDocs``; ``question`` may come parsed already."""
         parsed = self._parsed(question, carried)
         kind, frame, via = self.routed(parsed, carried, scope)
+        parsed = with_titles(parsed, frame)
         out = Outcome(parsed, kind, frame=frame, route=f"{via}: {kind.name}")
         out.unapplied = unapplied(frame, kind.honours) if self.frame_routes(parsed, frame) else []
         ctx = Context(scope, self.toolbox, parsed, tuple(carried), out)
@@ -172,3 +176,16 @@ class Planner:
         """Of ``keys`` not found, those the question's source filter left out (key → source
         type); see :func:`devkb.agent.kinds.lookup.filtered_out`."""
         return lookup.filtered_out(self.toolbox, keys, scope)
+
+
+def with_titles(parsed: ParsedQuestion, frame: Frame) -> ParsedQuestion:
+    """``parsed`` with the documents the frame resolved by title (the sides of a comparison named
+    by their titles, "Compare the Idempotency Keys Design page with docs/idempotency.md") as
+    lookups, so the kinds find them as they find identifiers."""
+    have = {lk.title_contains for lk in parsed.lookups.lookups if lk.title_contains}
+    have |= set(parsed.issue_keys)
+    titles = [d for d in frame.documents if d not in have]
+    if not titles:
+        return parsed
+    lookups = parsed.lookups.lookups + tuple(Lookup({}, title_contains=t, label="title") for t in titles)
+    return replace(parsed, lookups=QuestionLookups(lookups, parsed.lookups.kinds | {"page"}))

@@ -34,6 +34,9 @@ class Resolver(Protocol):
     def project_named(self, said: str) -> str | None:
         """The key of the project named ``said`` (its key or its name), or None."""
 
+    def title(self, said: str) -> str | None:
+        """The title of the document ``said`` names (a part of its title), or None."""
+
 
 class NoResolver:
     """Knows nothing: every name stays as said (the frame of a question without a store)."""
@@ -45,6 +48,9 @@ class NoResolver:
         return None
 
     def project_named(self, said: str) -> str | None:
+        return None
+
+    def title(self, said: str) -> str | None:
         return None
 
 
@@ -211,6 +217,8 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     documents = tuple(parsed.issue_keys) + tuple(
         lk.title_contains for lk in parsed.lookups.lookups if lk.title_contains
     )
+    if shape == "compare":
+        documents += _compared_titles(toks, words, parsed, resolver)
     topic = " ".join(w for i, w in enumerate(words) if i not in used and w not in P.STOP and not w.isdigit())
     return Frame(
         text=text,
@@ -374,3 +382,31 @@ def _statement(text: str, words: Sequence[str], shape: str) -> bool:
     if shape == "remember" or "?" in text or len(words) < 5 or words[0] in P.QUESTION_OPENERS:
         return False
     return any(w in P.STATEMENT_VERBS for w in words[1:])
+
+
+def _compared_titles(
+    toks: Sequence[str], words: Sequence[str], parsed: ParsedQuestion, resolver: Resolver
+) -> tuple[str, ...]:
+    """The sides of "compare A with B" / "difference between A and B" / "A vs B" that name a
+    document by (part of) its title rather than an identifier, resolved to that title."""
+    start = next((i + len(p) for p, _ in P.SHAPES if _ == "compare" for i in [_find(words, p)] if i >= 0), 0)
+    cut = next((i for i in range(start, len(words)) if words[i] in P.COMPARE_JOINERS), -1)
+    if cut < 0:
+        return ()
+    named = {
+        w.lower()
+        for lk in parsed.lookups.lookups
+        for vs in lk.filters.values()
+        for v in vs
+        for w in v.split()
+    }
+    out: list[str] = []
+    for lo, hi in ((start, cut), (cut + 1, len(words))):
+        side = [toks[i] for i in range(lo, hi) if words[i] not in P.TITLE_NOISE]
+        said = " ".join(side)
+        if not side or said.lower() in named or any(w.lower() in named for w in side):
+            continue
+        title = resolver.title(said)
+        if title:
+            out.append(title)
+    return tuple(out)

@@ -242,3 +242,9 @@ STATEMENT_VERBS: frozenset[str] = frozenset(
 WHEN_WORDS: frozenset[str] = frozenset(
     ("in", "during", "since", "before", "after", "between", "last", "this", "yesterday", "today", "on")
 )
+# "compare A with B", "difference between A and B", "A vs B"
+COMPARE_JOINERS: frozenset[str] = frozenset(("with", "and", "to", "vs", "versus", "against"))
+# words around a title that are not part of it ("the … page", "the … doc")
+TITLE_NOISE: frozenset[str] = frozenset(
+    ("the", "a", "an", "page", "pages", "doc", "docs", "document", "wiki", "confluence", "file")
+)

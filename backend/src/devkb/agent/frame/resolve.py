@@ -60,6 +60,14 @@ class StoreResolver:
                     return v
         return None
 
+    def title(self, said: str) -> str | None:
+        """The one document title holding ``said`` (case-insensitive), the shortest when several
+        do ("Idempotency Keys Design" → "Idempotency Keys Design"), or None."""
+        docs = [d for d in self.store.find_documents(title_contains=said, limit=20) if self.allows(d)]
+        if not docs:
+            return None
+        return min((d.title for d in docs), key=len)
+
     def project_named(self, said: str) -> str | None:
         key = said.upper()
         return key if key in self.project_keys and " " not in said else None

@@ -268,7 +268,10 @@ def describe(frame: Frame) -> str:
         last = (datetime.fromisoformat(p.end) - timedelta(seconds=1)).date().isoformat()
         extra.append(f"{event} {first} to {last}")
     for person in frame.people:
-        extra.append(f"{_ROLE_SAID.get(person.role, person.role)} {person.resolved or person.said}")
+        said = _ROLE_SAID.get(person.role, person.role)
+        if person.role in ("assignee", "involved") and not frame.kinds:
+            said = "assigned to or written by"  # a person's work: their issues and what they wrote
+        extra.append(f"{said} {person.resolved or person.said}")
     return (f" in {', '.join(scopes)}" if scopes else "") + (" (" + ", ".join(extra) + ")" if extra else "")
 
 
