@@ -101,3 +101,32 @@ def test_a_store_failure_never_fails_the_answer(tmp_path, caplog):
 
     note_gap(KnowledgeGaps(broken, "questions"), "How do we rotate the vault keys?", answer("not_found", 0.9))
     assert "could not record a knowledge gap" in caplog.text
+
+
+def test_identifiers_are_kept_whole_and_function_words_are_never_terms():
+    assert key_terms("What happens if it does not retry after a timeout?") == ("retry", "timeout")
+    assert key_terms("When did PAY-7 move to Done?") == ("move", "pay-7")
+    assert key_terms("Is X-Request-Id required on api/v2 calls?") == (
+        "api/v2",
+        "call",
+        "requir",
+        "x-request-id",
+    )
+    assert key_terms("What does src/payments/retry.py do, e.g. in v2?") == ("src/payments/retry.py", "v2")
+    assert key_terms("Why ERR_TIMEOUT.") == ("err_timeout",)
+    # an identifier groups the questions that name it, whatever else they say
+    topics = group_gaps([g("a", "Why is WEB-7 blocked?", 2.0), g("b", "who owns WEB-7", 1.0)])
+    assert [sorted(t.gap_ids) for t in topics] == [["a", "b"]] and topics[0].terms[0] == "web-7"
+
+
+def test_a_topic_without_key_terms_is_named_by_its_question_or_its_documents(tmp_path):
+    from devkb.agent.knowledge_gaps import _label
+
+    [kept] = group_gaps([g("a", "And why?", 1.0, ("jira:PAY-7",))])
+    assert kept.terms == [] and _label(kept, {}) == "“And why?”"
+    [private] = group_gaps([Gap("b", "not_found", "", key_terms("And why?"), None, ("jira:PAY-7",), 1.0)])
+    from devkb.store.models import Document, SourceType
+
+    doc = Document("jira:PAY-7", SourceType.JIRA, "PAY-7: Retry on timeouts")
+    assert _label(private, {"jira:PAY-7": doc}) == "near PAY-7: Retry on timeouts"
+    assert _label(private, {}) == "(questions without content words)"

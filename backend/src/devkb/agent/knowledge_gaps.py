@@ -32,7 +32,8 @@ from typing import Literal
 
 from devkb.agent.answer import Answer
 from devkb.agent.confidence import META_WORDS
-from devkb.agent.tools.filter_docs import keywords
+from devkb.agent.tools.filter_docs import keywords, stem
+from devkb.store.models import Document
 from devkb.store.protocol import GraphStore
 from devkb.store.shared_state import Gap, SharedState
 
@@ -42,9 +43,51 @@ GROUPED_AT_MOST = 5000  # newest gaps considered by one report
 GapMode = Literal["auto", "questions", "terms", "off"]
 
 
+# Function words and question verbs that say nothing about a topic, on top of the keyword
+# stop list: "what happens if it does not retry after a timeout" is about retries and timeouts,
+# not about "after · happen · if · not" (a topic the gaps page once showed). Stemmed like the
+# keywords they are compared with.
+_NOT_TOPICS = frozenset(
+    stem(w)
+    for w in (
+        "after again against all also always because been before being both but could each even ever "
+        "every few get gets got had happen happens happened happening having he her here hers him his "
+        "if just least less like many may might more most much must my never no nor not now off once "
+        "only other ours out over own same she should so some still such them they too under until up "
+        "upon us very want wanted was were while whom whose would yet one ones go goes going went work "
+        "works worked working way ways able case cases actually really currently anymore instead "
+        "between during through without within okay ok yes hi hello thanks thank"
+    ).split()
+)
+_PUNCTUATION = "\"'`()[]{}<>,;:!?“”‘’«»"
+_JOINERS = frozenset("-_./#:@")
+
+
+def identifiers(question: str) -> set[str]:
+    """The identifiers a question names, kept whole (lower-cased, not stemmed): a word that mixes
+    letters with digits or joins parts with ``- _ . / # :`` — ``PAY-7``, ``v2``, ``retry.py``,
+    ``X-Request-Id``, ``api/v2``, ``ERR_TIMEOUT``, ``409`` stays a number word."""
+    out = set()
+    for token in question.split():
+        word = token.strip(_PUNCTUATION).rstrip(".").lower()
+        if len(word) < 2:
+            continue
+        letters = any(c.isalpha() for c in word)
+        digits = any(c.isdigit() for c in word)
+        joined = any(c in _JOINERS for c in word[1:-1])
+        parts = "".join(" " if c in _JOINERS else c for c in word).split()
+        if letters and (digits or joined) and any(len(part) > 1 for part in parts):
+            out.add(word)
+    return out
+
+
 def key_terms(question: str) -> tuple[str, ...]:
-    """The normalised key terms of a question (sorted): what grouping compares."""
-    return tuple(sorted(keywords(question) - META_WORDS))
+    """The normalised key terms of a question (sorted): what grouping compares — its identifiers
+    whole, and its other content words stemmed, without stop words, function words and words
+    that only say what kind of text is wanted."""
+    names = identifiers(question)
+    rest = " ".join(w for w in question.split() if w.strip(_PUNCTUATION).rstrip(".").lower() not in names)
+    return tuple(sorted(names | (keywords(rest) - META_WORDS - _NOT_TOPICS)))
 
 
 def gap_kind(answer: Answer) -> str | None:
@@ -146,6 +189,22 @@ class TopicReport:
 
 
 @dataclass
+class VotedDown:
+    """An answer someone voted down, with the reason they gave (the feedback's comment). The
+    question and the answer's start are shown only where questions are kept (privacy)."""
+
+    at: str  # ISO 8601, UTC
+    reason: str  # "" when none was given
+    question: str
+    answer: str  # its first ANSWER_SHOWN characters
+    documents: list[GapDocument]
+
+
+ANSWER_SHOWN = 300
+VOTED_DOWN_SHOWN = 50
+
+
+@dataclass
 class GapReport:
     """What the admins' page, ``GET /admin/gaps`` and ``devkb gaps`` show."""
 
@@ -154,6 +213,7 @@ class GapReport:
     recording: str  # the DEVKB_KNOWLEDGE_GAPS mode
     days: float | None
     topics: list[TopicReport]
+    voted_down: list[VotedDown] = field(default_factory=list)  # newest first
 
 
 class KnowledgeGaps:
@@ -230,11 +290,48 @@ class KnowledgeGaps:
         ]
         return group_gaps(gaps), len(gaps)
 
+    def voted_down(
+        self, votes: Sequence[dict[str, object]], store: GraphStore, days: float | None = None
+    ) -> list[VotedDown]:
+        """The thumbs-down votes of the last ``days`` (feedback records: ``at``, ``rating``,
+        ``question``, ``answer``, ``comment``, ``document_ids``), newest first, their documents
+        resolved in ``store``; question and answer left empty where questions are not kept."""
+        since = "" if days is None else datetime.fromtimestamp(self.clock() - days * 86400.0, UTC).isoformat()
+        down = [v for v in votes if v.get("rating") == "down" and str(v.get("at") or "") >= since]
+        down = sorted(down, key=lambda v: str(v.get("at") or ""), reverse=True)[:VOTED_DOWN_SHOWN]
+        wanted = list(dict.fromkeys(str(d) for v in down for d in _strings(v.get("document_ids"))))
+        found = {d.id: d for d in store.get_documents(wanted)} if wanted else {}
+        out = []
+        for v in down:
+            answer = " ".join(str(v.get("answer") or "").split())
+            out.append(
+                VotedDown(
+                    at=str(v.get("at") or ""),
+                    reason=" ".join(str(v.get("comment") or "").split()),
+                    question=str(v.get("question") or "") if self.keep_questions else "",
+                    answer=(answer[:ANSWER_SHOWN] + ("…" if len(answer) > ANSWER_SHOWN else ""))
+                    if self.keep_questions
+                    else "",
+                    documents=[
+                        GapDocument(d.id, d.title, d.url, str(d.type))
+                        for d in (found.get(i) for i in _strings(v.get("document_ids")))
+                        if d is not None
+                    ],
+                )
+            )
+        return out
+
     def report(
-        self, store: GraphStore, days: float | None = None, kinds: Sequence[str] = (), limit: int = 100
+        self,
+        store: GraphStore,
+        days: float | None = None,
+        kinds: Sequence[str] = (),
+        limit: int = 100,
+        votes: Sequence[dict[str, object]] = (),
     ) -> GapReport:
         """The topics with their closest documents resolved in ``store`` (documents the reader may
-        not see, or that are gone, are left out)."""
+        not see, or that are gone, are left out); ``votes``: the feedback records, whose
+        thumbs-down votes are listed with their reasons."""
         topics, total = self.topics(days, kinds)
         topics = topics[:limit]
         wanted = list(dict.fromkeys(d for t in topics for d in t.document_ids))
@@ -246,7 +343,7 @@ class KnowledgeGaps:
             days=days,
             topics=[
                 TopicReport(
-                    label=" · ".join(t.terms) or "(no key terms)",
+                    label=_label(t, found),
                     terms=t.terms,
                     count=t.count,
                     kinds=t.kinds,
@@ -260,4 +357,23 @@ class KnowledgeGaps:
                 )
                 for t in topics
             ],
+            voted_down=self.voted_down(votes, store, days) if not kinds or "thumbs_down" in kinds else [],
         )
+
+
+def _strings(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _label(topic: GapTopic, found: dict[str, Document]) -> str:
+    """The topic's key terms; for questions with no content word ("why?", "and the other one?"),
+    its first question where kept, else the documents its answers came closest to."""
+    if topic.terms:
+        return " · ".join(topic.terms)
+    if topic.questions:
+        first = topic.questions[0]
+        return f"“{first[:80]}{'…' if len(first) > 80 else ''}”"
+    near = [found[d].title for d in topic.document_ids if d in found]
+    if near:
+        return "near " + ", ".join(near[:2])
+    return "(questions without content words)"

@@ -352,12 +352,23 @@ class GapTopicOut(BaseModel):
     last_asked: str
 
 
+class VotedDownOut(BaseModel):
+    at: str
+    reason: str = Field(description="The reason the person gave ('' when none).")
+    question: str = Field(description="The question ('' when questions are not kept).")
+    answer: str = Field(description="The answer's first 300 characters ('' when questions are not kept).")
+    documents: list[GapDocumentOut] = Field(description="The documents the answer cited.")
+
+
 class GapReportOut(BaseModel):
     total: int = Field(description="Gaps grouped into the topics.")
     questions_kept: bool = Field(description="False: only key terms are recorded (privacy by design).")
     recording: str = Field(description="DEVKB_KNOWLEDGE_GAPS: auto | questions | terms | off.")
     days: float | None
     topics: list[GapTopicOut]
+    voted_down: list[VotedDownOut] = Field(
+        description="Answers voted down, newest first, with their reasons."
+    )
 
 
 class AdaptationStatusOut(BaseModel):

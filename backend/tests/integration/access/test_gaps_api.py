@@ -27,8 +27,18 @@ def test_not_found_questions_and_thumbs_down_are_listed_for_admins_only(demo_wor
             r = client.post("/ask", json={"question": question})
             assert r.status_code == 200 and r.json()["status"] == "not_found", r.json()
         assert client.post("/ask", json={"question": "What is WEB-3 about?"}).json()["status"] == "answered"
-        vote = {"question": "Why was the cache warmer dropped?", "answer": "…", "rating": "down"}
-        assert client.post("/feedback", json={**vote, "document_ids": ["jira:WEB-3"]}).status_code == 201
+        vote = {
+            "question": "Why was the cache warmer dropped?",
+            "answer": "WEB-3 is about …",
+            "rating": "down",
+        }
+        reason = {"comment": "It quotes the feature list, not the reason."}
+        assert (
+            client.post("/feedback", json={**vote, **reason, "document_ids": ["jira:WEB-3"]}).status_code
+            == 201
+        )
+        up = {**vote, "rating": "up", "question": "What is WEB-3 about?"}
+        assert client.post("/feedback", json=up).status_code == 201
         refused = client.get("/admin/gaps")
         assert refused.status_code == 403 and "admins only" in refused.json()["detail"]
         client.post("/auth/logout")
@@ -42,6 +52,15 @@ def test_not_found_questions_and_thumbs_down_are_listed_for_admins_only(demo_wor
         assert {"autoscal", "gpu"} <= set(first["terms"]) and "gpu" in first["label"]
         down = client.get("/admin/gaps", params={"kind": "thumbs_down"}).json()
         assert down["total"] == 1 and down["topics"][0]["documents"][0]["id"] == "jira:WEB-3"
+        # the answers voted down, with the reasons people gave (an upvote is none of them)
+        [voted] = report["voted_down"]
+        assert (voted["reason"], voted["question"], voted["answer"]) == (
+            "It quotes the feature list, not the reason.",
+            "Why was the cache warmer dropped?",
+            "WEB-3 is about …",
+        )
+        assert [d["id"] for d in voted["documents"]] == ["jira:WEB-3"]
+        assert client.get("/admin/gaps", params={"kind": "not_found"}).json()["voted_down"] == []
         assert client.get("/admin/gaps", params={"kind": "nonsense"}).status_code == 422
         assert client.get("/admin/gaps", params={"days": 0}).status_code == 422
     finally:
@@ -57,6 +76,11 @@ def test_by_default_only_key_terms_are_kept(demo_workspace, embedder, tmp_path):
         assert report["questions_kept"] is False and report["recording"] == "auto"
         assert report["total"] == 1 and report["topics"][0]["questions"] == []
         assert "GPU" not in str(report) and "gpu" in report["topics"][0]["terms"]
+        # a vote's reason is shown; its question and answer only where questions are kept
+        vote = {"question": "Why GPU?", "answer": "GPU …", "rating": "down", "comment": "wrong team"}
+        assert client.post("/feedback", json=vote).status_code == 201
+        [voted] = client.get("/admin/gaps").json()["voted_down"]
+        assert (voted["reason"], voted["question"], voted["answer"]) == ("wrong team", "", "")
     finally:
         client.__exit__(None, None, None)
 

@@ -5,6 +5,7 @@ gaps and retrieval's adaptation to the graph — admins only
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -21,6 +22,7 @@ from devkb.api.account_schemas import (
 )
 from devkb.api.authentication import request_user
 from devkb.api.deps import ContainerDep, GapsDep, SettingsDep, StoreDep
+from devkb.api.routers.feedback import read_votes
 from devkb.api.schemas import (
     AdaptationFiguresOut,
     AdaptationOut,
@@ -135,6 +137,7 @@ def sync_permissions(container: ContainerDep, settings: SettingsDep) -> Permissi
 def list_gaps(
     gaps: GapsDep,
     store: StoreDep,
+    settings: SettingsDep,
     days: Annotated[float | None, Query(gt=0, le=3650, description="Only the last N days.")] = None,
     kind: Annotated[
         list[Literal["not_found", "low_confidence", "thumbs_down"]] | None,
@@ -142,8 +145,10 @@ def list_gaps(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> GapReportOut:
-    """Questions the sources could not answer, grouped by topic, with the closest documents."""
-    return GapReportOut.model_validate(asdict(gaps.report(store, days, kind or (), limit)))
+    """Questions the sources could not answer, grouped by topic, with the closest documents; and
+    the answers people voted down, with the reasons they gave."""
+    votes = read_votes(Path(settings.data_dir))
+    return GapReportOut.model_validate(asdict(gaps.report(store, days, kind or (), limit, votes)))
 
 
 def _adaptation(container: ContainerDep, settings: SettingsDep) -> AdaptationOut:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections import deque
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,6 +27,27 @@ _lock = threading.Lock()
 
 def feedback_file(data_dir: Path) -> Path:
     return data_dir / "feedback.jsonl"
+
+
+VOTES_READ = 5000  # the newest votes a gaps report reads
+
+
+def read_votes(data_dir: Path) -> list[dict[str, object]]:
+    """The newest ``VOTES_READ`` feedback records (a line that is not JSON is skipped)."""
+    path = feedback_file(data_dir)
+    if not path.is_file():
+        return []
+    with _lock, path.open(encoding="utf-8") as f:
+        lines = deque(f, maxlen=VOTES_READ)
+    votes = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            votes.append(record)
+    return votes
 
 
 @router.post("/feedback", response_model=FeedbackStored, status_code=201, operation_id="sendFeedback")

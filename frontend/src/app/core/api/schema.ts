@@ -13,7 +13,8 @@ export interface paths {
         };
         /**
          * List Gaps
-         * @description Questions the sources could not answer, grouped by topic, with the closest documents.
+         * @description Questions the sources could not answer, grouped by topic, with the closest documents; and
+         *     the answers people voted down, with the reasons they gave.
          */
         get: operations["listKnowledgeGaps"];
         put?: never;
@@ -1469,6 +1470,11 @@ export interface components {
              * @description Gaps grouped into the topics.
              */
             total: number;
+            /**
+             * Voted Down
+             * @description Answers voted down, newest first, with their reasons.
+             */
+            voted_down: components["schemas"]["VotedDownOut"][];
         };
         /** GapTopicOut */
         GapTopicOut: {
@@ -2083,6 +2089,31 @@ export interface components {
             valid_from: string;
             /** Valid Until */
             valid_until: string;
+        };
+        /** VotedDownOut */
+        VotedDownOut: {
+            /**
+             * Answer
+             * @description The answer's first 300 characters ('' when questions are not kept).
+             */
+            answer: string;
+            /** At */
+            at: string;
+            /**
+             * Documents
+             * @description The documents the answer cited.
+             */
+            documents: components["schemas"]["GapDocumentOut"][];
+            /**
+             * Question
+             * @description The question ('' when questions are not kept).
+             */
+            question: string;
+            /**
+             * Reason
+             * @description The reason the person gave ('' when none).
+             */
+            reason: string;
         };
     };
     responses: never;

@@ -47,6 +47,18 @@ const REPORT: GapReport = {
       last_asked: '2026-11-24T10:00:00+00:00',
     },
   ],
+  voted_down: [
+    {
+      at: '2026-11-24T10:00:00+00:00',
+      reason: 'It quotes the feature list, not the reason.',
+      question: 'Why was the cache warmer dropped?',
+      answer: 'WEB-3 is about the cache warmer …',
+      documents: [
+        { id: 'jira:WEB-3', title: 'WEB-3: Cache warmer', url: 'https://x/3', type: 'JIRA' },
+      ],
+    },
+    { at: '2026-11-23T10:00:00+00:00', reason: '', question: '', answer: '', documents: [] },
+  ],
 };
 
 async function setUp(user: typeof ALICE) {
@@ -83,6 +95,11 @@ describe('GapsPage', () => {
       '3 gaps in 2 topics',
     );
     expect(el.querySelector('[data-testid="gaps-privacy"]')).not.toBeNull();
+    const [voted, bare] = Array.from(el.querySelectorAll('[data-testid="voted-down-item"]'));
+    expect(voted.textContent).toContain('Reason: It quotes the feature list, not the reason.');
+    expect(voted.textContent).toContain('WEB-3 is about the cache warmer');
+    expect(voted.querySelector('a')?.textContent).toContain('WEB-3: Cache warmer');
+    expect(bare.textContent).toContain('No reason given.');
   });
 
   it('asks again for one kind and the whole period when the filters change', async () => {
@@ -94,7 +111,7 @@ describe('GapsPage', () => {
     kind.dispatchEvent(new Event('change'));
     const req = http.expectOne((r) => r.url === '/admin/gaps');
     expect(req.request.params.getAll('kind')).toEqual(['thumbs_down']);
-    req.flush({ ...REPORT, total: 0, topics: [] });
+    req.flush({ ...REPORT, total: 0, topics: [], voted_down: [] });
     await until(() => expect(el.querySelector('[data-testid="gaps-empty"]')).not.toBeNull());
     const period = el.querySelector<HTMLSelectElement>('[data-testid="gaps-period"]')!;
     period.value = '';
