@@ -54,6 +54,7 @@ from devkb.indexing.upload_quota import QuotaLimits
 from devkb.indexing.uploads import UploadIngest
 from devkb.mcp.parts import McpParts
 from devkb.mcp.server import build_mcp_server
+from devkb.memory.conversations import ConversationRecall
 from devkb.memory.service import MemoryService
 from devkb.memory.verified import VerifiedAnswers
 from devkb.scheduling import SyncScheduler
@@ -514,21 +515,6 @@ class Container(containers.DeclarativeContainer):
         embedder,
     )
     project_keys = providers.Singleton(project_keys_reader, store)
-    toolbox = providers.Singleton(Toolbox, reader_store, search, project_keys)
-    llm = providers.Singleton(LlmProvider, settings)
-    planner = providers.Singleton(
-        lambda toolbox, keys, llm: Planner(toolbox, keys, frame_model=frame_asker(llm)),
-        toolbox,
-        project_keys,
-        llm,
-    )
-    llm_status = providers.Singleton(lambda llm: llm.status, llm)
-    agent_runner = providers.Singleton(
-        lambda s, toolbox, planner: AgentRunner(toolbox, planner, max_steps=s.agent_max_steps),
-        settings,
-        toolbox,
-        planner,
-    )
     # team memory (memory/, docs/memory.md): written through the indexing pipeline, read as the reader
     memories = providers.Singleton(
         lambda pipeline, store, reader_store, emb, search: MemoryService(
@@ -546,6 +532,28 @@ class Container(containers.DeclarativeContainer):
     )
     verified_answers = providers.Singleton(
         lambda memories, s: VerifiedAnswers(memories, days=s.verified_answer_days), memories, settings
+    )
+    conversation_recall = providers.Singleton(
+        lambda s, shared: ConversationRecall(shared if s.chat_memory == "store" else None),
+        settings,
+        shared_state.provider,
+    )
+    toolbox = providers.Singleton(
+        Toolbox, reader_store, search, project_keys, memories=memories, conversations=conversation_recall
+    )
+    llm = providers.Singleton(LlmProvider, settings)
+    planner = providers.Singleton(
+        lambda toolbox, keys, llm: Planner(toolbox, keys, frame_model=frame_asker(llm)),
+        toolbox,
+        project_keys,
+        llm,
+    )
+    llm_status = providers.Singleton(lambda llm: llm.status, llm)
+    agent_runner = providers.Singleton(
+        lambda s, toolbox, planner: AgentRunner(toolbox, planner, max_steps=s.agent_max_steps),
+        settings,
+        toolbox,
+        planner,
     )
     ask = providers.Singleton(
         lambda planner, runner, llm, s, verified: AskService(

@@ -134,3 +134,12 @@ def verified_out(m: Memory, flags: Any, similarity: float | None = None) -> Veri
         flags=AnswerFlags(expired=flags.expired, stale=flags.stale, changed=list(flags.changed)),
         similarity=similarity,
     )
+
+
+class RecalledTurnOut(BaseModel):
+    conversation_id: str
+    title: str
+    asked_at: str
+    question: str
+    answer: str
+    cited: list[str]

@@ -22,8 +22,10 @@ from devkb.agent.kinds.lookup import Lookup
 from devkb.agent.kinds.period import Period
 from devkb.agent.kinds.person_work import PersonWork
 from devkb.agent.kinds.ranking import Ranking
+from devkb.agent.kinds.recall import Recall
 from devkb.agent.kinds.relation import RelationKind
 from devkb.agent.kinds.releases import Releases
+from devkb.agent.kinds.remember import Remember
 from devkb.agent.kinds.resolved import ResolvedInPeriod
 from devkb.agent.kinds.search import Search
 from devkb.agent.kinds.unresolved import UnresolvedReference
@@ -31,6 +33,8 @@ from devkb.agent.kinds.who_to_ask import WhoToAsk
 from devkb.agent.question import ParsedQuestion
 
 KINDS: tuple[QuestionKind, ...] = (
+    Remember(),  # "Remember that …": a fact to store, not a question (memory/)
+    Recall(),  # "what did I ask about webhooks last week?": the asker's conversations and memories
     UnresolvedReference(),  # "who worked on it?" with nothing earlier: which document is meant?
     Ranking(),  # "who reported the most bugs?", "which issues have the most comments?": before who-to-ask
     Releases(),  # "the latest release of PAY?", "what went into 2026.6?": versions, before history

@@ -23,6 +23,8 @@ from devkb.agent.tools.fetch_neighbors import FetchNeighbors
 from devkb.agent.tools.filter_docs import FilterDocs
 from devkb.agent.tools.graph_query import GraphQuery
 from devkb.agent.tools.rag_search import RAGSearch
+from devkb.memory.conversations import ConversationRecall
+from devkb.memory.service import MemoryService
 
 TOOL_NAMES = (RAGSearch.name, GraphQuery.name, FetchNeighbors.name, FilterDocs.name)
 
@@ -42,7 +44,12 @@ class Toolbox:
         search: HybridSearch,
         project_keys: Callable[[], Iterable[str]] | None = None,
         workers: int = 4,
+        memories: MemoryService | None = None,
+        conversations: ConversationRecall | None = None,
     ) -> None:
+        # team memory (memory/): what "Remember that …" writes and "what did I ask …" reads
+        self.memories = memories
+        self.conversations = conversations
         self.rag_search = RAGSearch(search)
         self.graph_query = GraphQuery(store, project_keys)
         self.fetch_neighbors = FetchNeighbors(store)

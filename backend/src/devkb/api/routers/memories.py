@@ -14,6 +14,7 @@ from devkb.api.memory_schemas import (
     MemoryOut,
     MemoryPatch,
     RecalledOut,
+    RecalledTurnOut,
     ScopeName,
     StatusName,
     VerifiedAnswerIn,
@@ -21,6 +22,8 @@ from devkb.api.memory_schemas import (
     verified_out,
 )
 from devkb.api.schemas import ErrorResponse
+from devkb.memory.conversations import ConversationRecall
+from devkb.memory.model import parse_when
 from devkb.memory.service import MemoryError, MemoryService
 from devkb.memory.verified import VerifiedAnswers
 
@@ -213,3 +216,41 @@ def review_answers(
     if not reviewer:
         raise HTTPException(403, "reviewing verified answers needs a reviewer (an admin)")
     return [verified_out(m, f) for m, f in verified.review(within_days)]
+
+
+# -- conversation recall (memory/conversations.py) -----------------------------------------------------
+@router.get(
+    "/conversations/recall",
+    response_model=list[RecalledTurnOut],
+    operation_id="recallConversations",
+    responses=ERRORS,
+)
+def recall_conversations(
+    request: Request,
+    q: Annotated[str, Query(min_length=1, max_length=2000, description="What it was about.")],
+    since: Annotated[str | None, Query(description="Asked from (ISO date or date-time).")] = None,
+    until: Annotated[str | None, Query(description="Asked before (ISO date or date-time).")] = None,
+    limit: Annotated[int, Query(ge=1, le=50)] = 10,
+) -> list[RecalledTurnOut]:
+    """Your own earlier questions about ``q`` (with the answers they got), from your stored
+    conversations (``DEVKB_CHAT_MEMORY=store``; 404 when conversations are not kept)."""
+    recall: ConversationRecall = request.app.state.container.conversation_recall()
+    if not recall.available:
+        raise HTTPException(
+            404, "conversations are not kept on this server (DEVKB_CHAT_MEMORY=store keeps them)"
+        )
+    try:
+        start, end = parse_when(since, "since"), parse_when(until, "until")
+    except ValueError as e:
+        raise HTTPException(422, str(e)) from e
+    return [
+        RecalledTurnOut(
+            conversation_id=t.conversation_id,
+            title=t.title,
+            asked_at=t.asked_at,
+            question=t.question,
+            answer=t.answer,
+            cited=list(t.cited),
+        )
+        for t in recall.recall(q, start, end, limit)
+    ]

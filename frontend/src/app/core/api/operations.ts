@@ -46,6 +46,7 @@ export const OPERATIONS = {
   "oidcCallback": { method: 'GET', path: '/auth/oidc/callback' },
   "oidcLogin": { method: 'GET', path: '/auth/oidc/login' },
   "permissionSyncStatus": { method: 'GET', path: '/admin/permissions' },
+  "recallConversations": { method: 'GET', path: '/memories/conversations/recall' },
   "renameConversation": { method: 'PATCH', path: '/conversations/{conversation_id}' },
   "retrievalAdaptation": { method: 'GET', path: '/admin/retrieval/adaptation' },
   "reviewVerifiedAnswers": { method: 'GET', path: '/memories/answers/review' },

@@ -820,6 +820,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memories/conversations/recall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recall Conversations
+         * @description Your own earlier questions about ``q`` (with the answers they got), from your stored
+         *     conversations (``DEVKB_CHAT_MEMORY=store``; 404 when conversations are not kept).
+         */
+        get: operations["recallConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memories/search": {
         parameters: {
             query?: never;
@@ -1731,6 +1752,21 @@ export interface components {
             memory: components["schemas"]["MemoryOut"];
             /** Score */
             score: number;
+        };
+        /** RecalledTurnOut */
+        RecalledTurnOut: {
+            /** Answer */
+            answer: string;
+            /** Asked At */
+            asked_at: string;
+            /** Cited */
+            cited: string[];
+            /** Conversation Id */
+            conversation_id: string;
+            /** Question */
+            question: string;
+            /** Title */
+            title: string;
         };
         /** ReplicaInfo */
         ReplicaInfo: {
@@ -4374,6 +4410,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifiedAnswerOut"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    recallConversations: {
+        parameters: {
+            query: {
+                /** @description What it was about. */
+                q: string;
+                /** @description Asked from (ISO date or date-time). */
+                since?: string | null;
+                /** @description Asked before (ISO date or date-time). */
+                until?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecalledTurnOut"][];
                 };
             };
             /** @description Unauthorized */
