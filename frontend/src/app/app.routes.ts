@@ -58,6 +58,12 @@ export const routes: Routes = [
     loadComponent: () => import('./features/changes/changes-page').then((m) => m.ChangesPage),
   },
   {
+    path: 'memory',
+    title: 'Memory · devkb',
+    canActivate: [signedInGuard],
+    loadComponent: () => import('./features/memory/memory-page').then((m) => m.MemoryPage),
+  },
+  {
     path: 'signin',
     title: 'Sign in · devkb',
     canActivate: [signInPageGuard],

@@ -14,9 +14,10 @@ const STYLES: Record<string, DocTypeStyle> = {
   WEB: { label: 'Web', short: 'W', color: '#be185d' },
   UPLOAD: { label: 'Upload', short: 'U', color: '#0369a1' },
   UPLOADS: { label: 'Uploads', short: 'U', color: '#0369a1' },
+  MEMORY: { label: 'Memory', short: 'M', color: '#4d7c0f' },
 };
 
-/** Label, letter and colour of a document type (JIRA, CONFLUENCE, GITHUB, FILES, WEB, UPLOAD), case-insensitive. */
+/** Label, letter and colour of a document type (JIRA, CONFLUENCE, GITHUB, FILES, WEB, UPLOAD, MEMORY), case-insensitive. */
 export function docTypeStyle(type: string): DocTypeStyle {
   return STYLES[type.toUpperCase()] ?? { label: type || 'Document', short: '?', color: '#64748b' };
 }

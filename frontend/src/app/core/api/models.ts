@@ -33,3 +33,5 @@ export type AuthUser = S['UserOut'];
 export type DemoUser = S['DemoUserOut'];
 export type ApiToken = S['TokenOut'];
 export type NewApiToken = S['TokenCreated'];
+export type Memory = S['MemoryOut'];
+export type RecalledMemory = S['RecalledOut'];

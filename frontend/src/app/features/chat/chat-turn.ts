@@ -9,9 +9,12 @@ import {
   signal,
 } from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
+import { RouterLink } from '@angular/router';
 import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
+import { toApiError } from '../../core/api/api-error';
+import { AuthStore } from '../../core/auth/auth-store';
 
 import type { SourceKind } from '../../core/api/models';
 import { docTypeStyle } from '../../shared/doc-type';
@@ -28,7 +31,7 @@ const STAGES: Record<string, string> = {
 /** One question with its streamed answer, tool steps, citations and source cards. */
 @Component({
   selector: 'app-chat-turn',
-  imports: [SourceCard, Icon],
+  imports: [SourceCard, Icon, RouterLink],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './chat-turn.html',
   styleUrl: './chat-turn.scss',
@@ -86,8 +89,67 @@ export class ChatTurnView {
   protected readonly vote = signal<'up' | 'down' | null>(null);
   private readonly api = inject(ApiClient);
 
+  protected readonly auth = inject(AuthStore);
+
   /** The thumbs-down form (a reason, optional) is open. */
   protected readonly asking = signal(false);
+  /** The "Remember" form is open; what became of it ("Remembered …", or the server's refusal). */
+  protected readonly remembering = signal(false);
+  protected readonly memoryNote = signal<string | null>(null);
+  protected readonly memoryError = signal<string | null>(null);
+  protected readonly rememberScope = signal<'private' | 'team'>('private');
+  /** The answer as a fact to remember: its text without citation marks, within a memory's size. */
+  protected readonly memoryText = computed(() => memoryTextOf(this.turn().answer));
+
+  protected openRemember(): void {
+    this.remembering.set(true);
+    this.memoryNote.set(null);
+    this.memoryError.set(null);
+    setTimeout(() =>
+      this.host.nativeElement.querySelector<HTMLTextAreaElement>('.remember textarea')?.focus(),
+    );
+  }
+
+  /** "Remember": the answer (as edited) becomes a memory — private, or the team's for an admin
+   *  who chooses it — about the documents it cites (POST /memories). */
+  protected async remember(text: string, scope: 'private' | 'team'): Promise<void> {
+    const fact = text.trim();
+    if (!fact) {
+      this.memoryError.set('Write the fact to remember.');
+      return;
+    }
+    try {
+      const m = await firstValueFrom(
+        this.api.call('createMemory', {
+          body: { text: fact, scope, origin: 'conversation', about: this.citedDocuments() },
+        }),
+      );
+      this.remembering.set(false);
+      this.memoryError.set(null);
+      this.memoryNote.set(
+        m.scope === 'team'
+          ? m.status === 'proposed'
+            ? 'Proposed to the team: a reviewer makes it the team’s.'
+            : 'Remembered for the team.'
+          : 'Remembered for you.',
+      );
+    } catch (e) {
+      this.memoryError.set(toApiError(e).message);
+    }
+  }
+
+  /** The scope chosen in the Remember form: an admin's select, else private. */
+  protected scopeOf(el: EventTarget | null): 'private' | 'team' {
+    return el instanceof HTMLSelectElement && el.value === 'team' ? 'team' : 'private';
+  }
+
+  /** Documents the answer cites, memories left out (a memory is not "about" another memory). */
+  private citedDocuments(): string[] {
+    return this.turn()
+      .sources.filter((s) => s.type.toUpperCase() !== 'MEMORY')
+      .map((s) => s.document_id)
+      .slice(0, 50);
+  }
 
   protected askReason(): void {
     this.asking.set(true);
@@ -98,9 +160,34 @@ export class ChatTurnView {
 
   /** Thumbs up or down (with the reason given, if any), stored with the question and the cited
    *  documents (POST /feedback; the reason is the feedback's `comment`). */
-  protected async rate(rating: 'up' | 'down', reason = ''): Promise<void> {
+  protected async rate(rating: 'up' | 'down', reason = '', correction = ''): Promise<void> {
     const t = this.turn();
     const comment = reason.trim() || null;
+    const right = correction.trim();
+    if (right) {
+      // "The right answer is …": a proposed team memory for a reviewer (an admin's is the team's at once)
+      try {
+        const m = await firstValueFrom(
+          this.api.call('createMemory', {
+            body: {
+              text: right.slice(0, 4000),
+              scope: 'team',
+              origin: 'conversation',
+              about: this.citedDocuments(),
+            },
+          }),
+        );
+        this.memoryError.set(null);
+        this.memoryNote.set(
+          m.status === 'proposed'
+            ? 'Your correction is proposed to the team: a reviewer will look at it.'
+            : 'Your correction is now a team memory.',
+        );
+      } catch (e) {
+        this.memoryError.set(`The correction was not saved: ${toApiError(e).message}`);
+        return;
+      }
+    }
     await firstValueFrom(
       this.api.call('sendFeedback', {
         body: {
@@ -152,6 +239,16 @@ export class ChatTurnView {
     card.classList.add('flash');
     setTimeout(() => card.classList.remove('flash'), 1600);
   }
+}
+
+/** An answer as a fact to remember: citation marks ("[1]") and markdown emphasis dropped, at most 4000 characters. */
+export function memoryTextOf(answer: string): string {
+  return answer
+    .replace(/\s*\[\d+\]/g, '')
+    .replace(/\*\*|__/g, '')
+    .replace(/[ \t]+\n/g, '\n')
+    .trim()
+    .slice(0, 4000);
 }
 
 function words(value: unknown): string {
