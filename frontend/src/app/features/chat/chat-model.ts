@@ -12,7 +12,8 @@ export interface ChatTurn {
   answer: string;
   sources: SourceCitation[];
   toolCalls: ToolCall[];
-  mode: 'llm' | 'extractive' | null;
+  /** verified: a reviewer's verified answer, served first (docs/memory.md). */
+  mode: 'llm' | 'extractive' | 'verified' | null;
   /** Why the answer fell back (e.g. the LLM was unreachable), from the server. */
   note: string | null;
   /** answered | partial | not_found, and how sure — from the evidence, set when done. */

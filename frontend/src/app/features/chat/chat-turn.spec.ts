@@ -4,7 +4,7 @@ import { TestBed } from '@angular/core/testing';
 import { provideRouter } from '@angular/router';
 
 import { emptyTurn } from './chat-model';
-import { ChatTurnView, memoryTextOf } from './chat-turn';
+import { ChatTurnView, memoryTextOf, verifiedLineOf } from './chat-turn';
 
 const TURN = {
   ...emptyTurn('t1', 'When does the payments freeze start?'),
@@ -101,6 +101,27 @@ describe('ChatTurnView memory actions', () => {
       );
     });
     http.verify();
+  });
+
+  it('marks a verified answer with its reviewer and date', async () => {
+    TestBed.configureTestingModule({
+      imports: [ChatTurnView],
+      providers: [provideHttpClient(), provideHttpClientTesting(), provideRouter([])],
+    });
+    const fixture = TestBed.createComponent(ChatTurnView);
+    fixture.componentRef.setInput('turn', {
+      ...TURN,
+      mode: 'verified',
+      answer:
+        'The freeze starts on 15 December.\n\nVerified by alice on 2026-12-07 (until 2027-03-07).',
+    });
+    await fixture.whenStable();
+    const el: HTMLElement = fixture.nativeElement;
+    expect(el.querySelector('[data-testid=verified-badge]')?.textContent).toContain(
+      'Verified by alice on 2026-12-07 (until 2027-03-07)',
+    );
+    expect(el.querySelector('[data-testid=mode]')).toBeNull(); // not called extractive
+    expect(verifiedLineOf('no line')).toBe('');
   });
 
   it('drops citation marks and emphasis from an answer to remember', () => {

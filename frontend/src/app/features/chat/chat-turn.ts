@@ -85,6 +85,11 @@ export class ChatTurnView {
         this.turn().status ?? 'answered'
       ],
   );
+  /** "Verified by alice on 2026-12-07 (until 2027-03-07)": the line of a verified answer, for its badge. */
+  protected readonly verifiedLine = computed(() => {
+    const t = this.turn();
+    return t.mode === 'verified' ? verifiedLineOf(t.answer) : '';
+  });
   protected readonly copied = signal(false);
   protected readonly vote = signal<'up' | 'down' | null>(null);
   private readonly api = inject(ApiClient);
@@ -239,6 +244,14 @@ export class ChatTurnView {
     card.classList.add('flash');
     setTimeout(() => card.classList.remove('flash'), 1600);
   }
+}
+
+/** The "Verified by … on …" sentence a verified answer ends with ('' when it has none). */
+export function verifiedLineOf(answer: string): string {
+  const m = /Verified by [^\n]+? on \d{4}-\d{2}-\d{2}(?: \(until \d{4}-\d{2}-\d{2}\))?/.exec(
+    answer,
+  );
+  return m ? m[0] : '';
 }
 
 /** An answer as a fact to remember: citation marks ("[1]") and markdown emphasis dropped, at most 4000 characters. */
