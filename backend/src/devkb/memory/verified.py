@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 import numpy as np
 import Stemmer
 
-from devkb.memory.model import Memory, now_iso
-from devkb.memory.service import LIST_LIMIT, MemoryError, MemoryService
+from devkb.memory.model import Memory, from_document, now_iso
+from devkb.memory.service import LIST_LIMIT, TYPES, MemoryError, MemoryService
 
 _stem = Stemmer.Stemmer("english").stemWord
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
@@ -161,19 +161,25 @@ class VerifiedAnswers:
         changed = tuple(sorted(i for i, h in stored.items() if current.get(i) != h))
         return Flags(expired, bool(changed), changed)
 
-    def answers(self) -> list[Memory]:
-        """The current verified answers this reader may read."""
+    def answers(self, keep: Callable[[Memory], bool] | None = None) -> list[Memory]:
+        """The current verified answers this reader may read (of those ``keep`` accepts: checked
+        before the reader's permissions, which cost a store read)."""
         now = time.monotonic()
         with self._lock:
             checked, listed = self._listed
         if now - checked >= REFRESH_SECONDS:
+            # every process's verified answers, whoever reads (each reader's are checked below)
+            found = self.service.store.find_documents({"status": ["verified"]}, types=TYPES, limit=LIST_LIMIT)
+            memories = [from_document(d) for d in found]
             listed = [
                 m
-                for m in self.service.list_memories(scope="team", limit=LIST_LIMIT, unscoped=True)
-                if m.question and m.status == "verified" and not m.valid_until
+                for m in memories
+                if m is not None and m.question and m.status == "verified" and not m.valid_until
             ]
             with self._lock:
                 self._listed = (now, listed)
+        if keep is not None:
+            listed = [m for m in listed if keep(m)]
         readable = (
             {d.id for d in self.service.reader_store.get_documents([m.id for m in listed])}
             if listed
@@ -184,7 +190,7 @@ class VerifiedAnswers:
     def match(self, question: str) -> Match | None:
         """The verified answer ``question`` means, if any, with its flags; cheap when none is
         close in words (no embedding is computed)."""
-        candidates = [m for m in self.answers() if lexically_same(m.question, question)]
+        candidates = self.answers(lambda m: lexically_same(m.question, question))
         if not candidates:
             return None
         q = self._vector(question)
