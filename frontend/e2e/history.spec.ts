@@ -30,6 +30,12 @@ for (const screen of SCREENS) {
     await version.click();
     await expect(version).toHaveAttribute('aria-expanded', 'true');
     await expect(history.getByTestId('version-diff')).toContainText('This is the current version.');
+    // an older stored version (the demo keeps 9 and 10): its diff to the current one
+    const older = history.getByRole('button', { name: /version 9\b/ });
+    await older.scrollIntoViewIfNeeded();
+    await older.click();
+    await expect(older).toHaveAttribute('aria-expanded', 'true');
+    await expect(history.getByTestId('version-diff').last()).toContainText('at most 3 attempts');
 
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(wide, `fits ${screen.width} px`).toBeLessThanOrEqual(screen.width);

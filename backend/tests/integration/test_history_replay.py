@@ -151,3 +151,49 @@ def test_graph_query_filters_by_change_window_and_past_values(tmp_path):
                 ids(changed_from="last week")
         finally:
             indexer.close()
+
+
+def test_the_demo_pages_older_versions_are_synced_and_the_version_diff_answers(tmp_path):
+    """The demo workspace keeps older versions of the PSP Retry Policy page (9 and 10; 1–8 were
+    never captured), so the app's version diff and "what did it say in March" have something to
+    show; the versions are the raw records' (confluence/versions.jsonl)."""
+    from devkb.agent.history import answer, recognise
+    from devkb.agent.question import parse_question
+    from devkb.config.sources_file import SourceConfig
+    from devkb.sources.registry import build_loader
+
+    raw = [
+        json.loads(line) for line in (DEMO_DATA / "confluence" / "versions.jsonl").read_text().splitlines()
+    ]
+    with EmulatorSuite(Dataset.load(DEMO_DATA)) as suite:
+        cfg = SourceConfig(name="wiki", type="confluence", url=suite.confluence_url, spaces=["PAY"])
+        indexer = build_indexer(tmp_path, HashingEmbedder(), [build_loader(cfg)])
+        try:
+            assert indexer.runs.run("wiki").state == "succeeded"
+            store = indexer.store
+            page = "confluence:page:2000004"
+            stored = store.versions(page, ["page"])
+            assert [v.seq for v in stored] == [9, 10, 11]
+            for v, r in zip(stored[:2], raw, strict=True):
+                assert (v.valid_from[:19], v.message) == (r["version"]["when"][:19], r["version"]["message"])
+            today = datetime(2026, 11, 25, tzinfo=UTC).date()
+            intent = recognise(
+                parse_question("What did the PSP Retry Policy page say in March?", ["PAY"], today=today),
+                today,
+            )
+            assert intent is not None
+            found = answer(intent, store, today)
+            assert found.text.startswith(
+                "“PSP Retry Policy” at the end of March 2026 was at version 9, saved 2026-03-02 by Daniel Okafor"
+            ), found.text
+            assert "Compared with today's version 11" in found.text and not found.unrecorded
+            assert [d.document.url.rsplit("=", 1)[-1] for d in found.evidence[:1]] == ["9"]
+            early = recognise(
+                parse_question("What did the PSP Retry Policy page say in January?", ["PAY"], today=today),
+                today,
+            )
+            assert early is not None
+            before = answer(early, store, today)
+            assert "is not recorded: the oldest stored version is 9" in before.text and before.unrecorded
+        finally:
+            indexer.close()

@@ -25,7 +25,7 @@ if __package__ in (None, ""):  # run as a plain script: make ``devkb`` importabl
     sys.path[:0] = [str(_backend / "src"), str(_backend / "devtools" / "src")]
     __package__ = "devkb_devtools.demo"
 
-from .builder.confluence import build_confluence
+from .builder.confluence import build_confluence, build_page_versions
 from .builder.edges import compute_edges
 from .builder.github import (
     build_commits,
@@ -105,6 +105,7 @@ def build() -> dict[str, bytes]:
         "data/jira/permissions.json": pretty(jira_permissions()),
         "data/confluence/space.json": pretty(space),
         "data/confluence/pages.jsonl": jsonl(pages),
+        "data/confluence/versions.jsonl": jsonl(build_page_versions(pages)),
         "data/confluence/permissions.json": pretty(confluence_permissions()),
         f"data/{REPO_DIR}/repo.json": pretty(build_repo_json(commits)),
         f"data/{REPO_DIR}/tree.json": pretty(build_tree_json(files, trees[head])),

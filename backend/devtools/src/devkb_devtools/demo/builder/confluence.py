@@ -71,6 +71,37 @@ def render_page_body(body: str, shas: dict[str, str]) -> str:
     return body
 
 
+def build_page_versions(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The older page versions (``confluence/versions.jsonl``, the emulator's format: the page as
+    it was, ``status`` historical), made from the current pages by ``PAGE_VERSIONS``' edits."""
+    current = {p["id"]: p for p in pages}
+    out = []
+    for slug, number, when, by, message, edits in confluence_pages.PAGE_VERSIONS:
+        page = current[PAGE_IDS[slug]]
+        assert number < page["version"]["number"], (slug, number)
+        body = page["body"]["storage"]["value"]
+        for now, then in edits:
+            assert now in body, (slug, number, now[:60])
+            body = body.replace(now, then)
+        out.append(
+            {
+                "id": page["id"],
+                "type": "page",
+                "status": "historical",
+                "title": page["title"],
+                "version": {
+                    "by": {"type": "known", "username": by, "displayName": PEOPLE[by].display},
+                    "when": f"{when}.000Z",
+                    "number": number,
+                    "message": message,
+                    "minorEdit": False,
+                },
+                "body": {"storage": {"value": body, "representation": "storage"}},
+            }
+        )
+    return sorted(out, key=lambda v: (int(v["id"]), v["version"]["number"]))
+
+
 def build_confluence(shas: dict[str, str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     specs = {p.slug: p for p in confluence_pages.PAGES}
     space = {

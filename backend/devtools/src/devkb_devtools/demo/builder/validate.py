@@ -12,7 +12,7 @@ from ..content.common import EMAIL, GH, REPO_DIR, SPACE_KEY
 from ..content.permissions import ACCOUNTS
 from .gitobjects import blob_sha, build_trees
 
-MAX_DATA_BYTES = 320_000
+MAX_DATA_BYTES = 330_000  # 320 KB before the older page versions (confluence/versions.jsonl)
 
 
 def validate(out: dict[str, bytes]) -> list[str]:
@@ -138,5 +138,5 @@ def validate(out: dict[str, bytes]) -> list[str]:
             errors.append(f"e-mail address other than {EMAIL} and the accounts': {m.group(0)}")
     total = sum(len(v) for k, v in out.items() if k.startswith("data/"))
     if total > MAX_DATA_BYTES:
-        errors.append(f"data/ is {total} bytes (> 320 KB)")
+        errors.append(f"data/ is {total} bytes (> 330 KB)")
     return errors

@@ -488,3 +488,49 @@ READ_RESTRICTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "postmortem": (("priya.raman",), ("payments-team",)),
     "fraud": (("dave.security",), ()),  # its child "fraud-log" inherits it
 }
+
+
+# Older versions of pages, each written as the edits that turn the current page back into it:
+# (slug, version, saved at, by, edit message, [(text of the current page, text then)]). Versions
+# not listed were never captured (the store says so: "versions 1–8 … are not recorded"). Edit
+# messages name no Jira key (a key there would be a reference of its own).
+_RETRY_NEXT = (
+    "<h2>Next</h2>\n<p>Per-merchant retry budgets (PAY-29) and a circuit breaker from the shared "
+    "resilience library (PAY-28).</p>\n"
+)
+_RETRY_BACKOFF = (
+    "at most 4 attempts. Each policy owns its RNG "
+    "(PAY-25: a shared, identically seeded RNG made all workers retry in lockstep).</p>"
+)
+_RETRY_WARNING = info(
+    "warning",
+    "<p>Never retry a request that may have created a charge unless it carries an "
+    "idempotency key. Ignoring this caused the double charges of 2026-04-14 (PAY-13).</p>",
+)
+_RETRY_POST_ROW = "<tr><td>Read timeout, POST without key</td><td><strong>no</strong></td><td>PAY-8</td></tr>"
+PAGE_VERSIONS: list[tuple[str, int, str, str, str, list[tuple[str, str]]]] = [
+    (
+        "retry",
+        10,
+        "2026-04-20T16:00:00",
+        "daniel.okafor",
+        "No retry of a POST without an idempotency key, after the double charges of 2026-04-14",
+        [(_RETRY_NEXT, ""), (_RETRY_BACKOFF, "at most 3 attempts.</p>")],
+    ),
+    (
+        "retry",
+        9,
+        "2026-03-02T11:15:00",
+        "daniel.okafor",
+        "Retry table for Meridian timeouts",
+        [
+            (_RETRY_NEXT, ""),
+            (_RETRY_BACKOFF, "at most 3 attempts.</p>"),
+            (_RETRY_WARNING + "\n", ""),
+            (
+                _RETRY_POST_ROW,
+                "<tr><td>Read timeout, POST without key</td><td>yes</td><td>once, after 2 s</td></tr>",
+            ),
+        ],
+    ),
+]
