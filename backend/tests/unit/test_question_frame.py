@@ -287,3 +287,29 @@ def test_the_sides_of_a_comparison_resolve_by_title() -> None:
         "Idempotency Keys Design"
     ]
     assert len(augmented.lookups.lookups) == len(parsed.lookups.lookups) + 1
+
+
+def test_the_answer_says_how_it_understood_the_question(tmp_path, embedder) -> None:
+    """POST /ask's ``understood``: the shape, the route and every condition applied — a person
+    and a period answered together, by the conditions executor, never the person's whole list."""
+    from tests.agent_corpus import _jira
+    from tests.unit.test_agent_kinds import _ask_over
+
+    docs = [
+        _jira("PAY-1", "Refund webhooks fail", "Timeouts.", assignee="Marcus Chen"),
+        _jira("PAY-2", "Ledger drift", "Totals drift.", assignee="Marcus Chen"),
+        _jira("PAY-3", "Old bug", "Gone.", assignee="Priya Raman"),
+    ]
+    docs[0].updated_at = "2024-03-10T10:00:00+00:00"
+    docs[1].updated_at = "2024-05-02T10:00:00+00:00"
+    ask, store = _ask_over(tmp_path, embedder, docs)
+    try:
+        a = ask("What did Marcus Chen work on in March 2024?")
+        assert a.understood is not None and a.understood.shape == "list"
+        assert a.understood.route == "conditions: conditions"
+        assert set(a.understood.conditions) == {"assignee Marcus Chen", "updated in March 2024"}
+        assert a.document_ids == ["jira:PAY-1"], a.answer
+        unknown = ask("How many bugs did Zed Quux report in 2024?")
+        assert unknown.status == "not_found" and "nobody named 'Zed Quux'" in unknown.answer
+    finally:
+        store.close()

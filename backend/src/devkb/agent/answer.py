@@ -38,6 +38,15 @@ class ToolCall:
 
 
 @dataclass
+class Understood:
+    shape: str
+    route: str
+    conditions: list[str] = field(default_factory=list)
+    unapplied: list[str] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Answer:
     answer: str
     sources: list[Citation]
@@ -60,6 +69,9 @@ class Answer:
     # the answer asks back which document is meant (a reference with nothing to refer to): nothing
     # was looked up, so it says nothing about what the sources hold (never a knowledge gap)
     asks_back: bool = False
+    # how the question was understood (agent/frame): its shape, the route that answered it, the
+    # conditions applied, those it could not apply and the names it could not resolve
+    understood: Understood | None = None
 
     @property
     def document_ids(self) -> list[str]:

@@ -22,7 +22,7 @@ from dataclasses import asdict
 from typing import Any
 
 from devkb.agent.agent_runner import AgentRunner
-from devkb.agent.answer import Answer, Citation, Confidence, HistoryTurn, Status, ToolCall
+from devkb.agent.answer import Answer, Citation, Confidence, HistoryTurn, Status, ToolCall, Understood
 from devkb.agent.confidence import exact_confidence, not_found_text, token_signal, with_tokens
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
@@ -171,6 +171,14 @@ class AskService:
         )
         answer.filtered_out = sorted(set(outcome.filtered_out.values()))
         answer.asks_back = outcome.kind.asks_back
+        if outcome.frame is not None:
+            answer.understood = Understood(
+                outcome.frame.shape,
+                outcome.route,
+                outcome.frame.describe(),
+                list(outcome.unapplied),
+                outcome.frame.unresolved(),
+            )
         return answer
 
     def _ask_llm(

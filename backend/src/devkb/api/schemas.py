@@ -91,6 +91,16 @@ class ConfidenceOut(BaseModel):
     )
 
 
+class UnderstoodOut(BaseModel):
+    """How the question was understood (docs/agent.md, "The question frame")."""
+
+    shape: str = Field(description="count, list, rank, who, when, lookup, compare, history, search, …")
+    route: str = Field(description="the route and the executor that answered (e.g. 'conditions: conditions')")
+    conditions: list[str] = Field(default_factory=list, description="every condition read from the question")
+    unapplied: list[str] = Field(default_factory=list, description="conditions the answer could not apply")
+    unresolved: list[str] = Field(default_factory=list, description="names the knowledge base does not know")
+
+
 class AskResponse(BaseModel):
     answer: str
     sources: list[Citation]
@@ -110,6 +120,9 @@ class AskResponse(BaseModel):
         default_factory=list,
         description="Sources that hold documents the question names (and the reader may read) but the "
         "question's source filter left out: turning them on would find them.",
+    )
+    understood: UnderstoodOut | None = Field(
+        None, description="How the question was understood: its shape, route and conditions (rules path)."
     )
 
 

@@ -39,6 +39,7 @@ from devkb.api.schemas import (
     ConfidenceOut,
     ErrorResponse,
     ToolCallOut,
+    UnderstoodOut,
 )
 from devkb.conversations.memory import SessionMemory, StoredMessage, now_iso
 from devkb.errors import DevkbError
@@ -82,6 +83,7 @@ def to_response(answer: Answer, session_id: str) -> AskResponse:
         status=answer.status,
         confidence=ConfidenceOut(**answer.confidence.__dict__) if answer.confidence is not None else None,
         filtered_out=answer.filtered_out,
+        understood=UnderstoodOut(**asdict(answer.understood)) if answer.understood is not None else None,
     )
 
 

@@ -8,6 +8,8 @@ export type AskResponse = S['AskResponse'];
 export type SourceCitation = S['Citation'];
 export type ToolCall = S['ToolCallOut'];
 export type Confidence = S['ConfidenceOut'];
+/** How the question was understood: shape, route, conditions (docs/agent.md). */
+export type Understood = S['UnderstoodOut'];
 export type GraphNode = S['GraphNode'];
 export type GraphEdge = S['GraphEdge'];
 export type GraphResponse = S['GraphResponse'];

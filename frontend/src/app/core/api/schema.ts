@@ -1249,6 +1249,8 @@ export interface components {
             status: "answered" | "partial" | "not_found";
             /** Tool Calls */
             tool_calls?: components["schemas"]["ToolCallOut"][];
+            /** @description How the question was understood: its shape, route and conditions (rules path). */
+            understood?: components["schemas"]["UnderstoodOut"] | null;
         };
         /** AuthStatus */
         AuthStatus: {
@@ -1983,6 +1985,37 @@ export interface components {
             result_count: number;
             /** Tool */
             tool: string;
+        };
+        /**
+         * UnderstoodOut
+         * @description How the question was understood (docs/agent.md, "The question frame").
+         */
+        UnderstoodOut: {
+            /**
+             * Conditions
+             * @description every condition read from the question
+             */
+            conditions?: string[];
+            /**
+             * Route
+             * @description the route and the executor that answered (e.g. 'conditions: conditions')
+             */
+            route: string;
+            /**
+             * Shape
+             * @description count, list, rank, who, when, lookup, compare, history, search, …
+             */
+            shape: string;
+            /**
+             * Unapplied
+             * @description conditions the answer could not apply
+             */
+            unapplied?: string[];
+            /**
+             * Unresolved
+             * @description names the knowledge base does not know
+             */
+            unresolved?: string[];
         };
         /** UploadOut */
         UploadOut: {

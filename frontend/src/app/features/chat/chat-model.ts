@@ -1,4 +1,10 @@
-import type { Confidence, SourceCitation, SourceKind, ToolCall } from '../../core/api/models';
+import type {
+  Confidence,
+  SourceCitation,
+  SourceKind,
+  ToolCall,
+  Understood,
+} from '../../core/api/models';
 
 /*
  * The chat's model: the turn the store, the history, the conversations and the views share.
@@ -29,6 +35,8 @@ export interface ChatTurn {
   filter: SourceKind[] | null;
   /** Sources the filter left out that hold a document the question names (the reader may read it). */
   filteredOut: SourceKind[];
+  /** How the question was understood (its conditions, and any it could not apply), when done. */
+  understood?: Understood | null;
 }
 
 export function emptyTurn(id: string, question: string): ChatTurn {

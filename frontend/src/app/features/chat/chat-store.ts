@@ -155,6 +155,7 @@ export class ChatStore {
               answer: ev.response.answer,
               sources: ev.response.sources,
               toolCalls: ev.response.tool_calls ?? [],
+              understood: ev.response.understood ?? null,
               mode: ev.response.mode ?? null,
               note: ev.response.note ?? null,
               status: ev.response.status ?? null,
