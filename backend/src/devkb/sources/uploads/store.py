@@ -19,6 +19,7 @@ import os
 import re
 import secrets
 import shutil
+import threading
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,6 +80,9 @@ def _shown(name: str) -> str:
 class UploadStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._records: dict[str, UploadRecord] = {}  # read once: records never change
+        self._quarantine: dict[str, str] = {}
+        self._lock = threading.Lock()
 
     def _incoming(self) -> Path:
         path = self.root / ".incoming"
@@ -122,17 +126,35 @@ class UploadStore:
         return record
 
     def records(self) -> list[UploadRecord]:
-        if not self.root.is_dir():
-            return []
+        """Every complete upload, by id. One directory listing a call: a record is read from
+        disk once (records never change; another process's new ones are read when they appear),
+        so a run after the 10,000th upload does not read 10,000 files again."""
+        names = self._listing()
+        ids = sorted(
+            n[:-5] for n in names if n.endswith(".json") and _ID.match(n[:-5]) and f"{n[:-5]}.bin" in names
+        )
+        with self._lock:
+            for gone in self._records.keys() - set(ids):
+                del self._records[gone]
         out = []
-        for path in sorted(self.root.glob("*.json")):
-            if not _ID.match(path.stem) or not (self.root / f"{path.stem}.bin").is_file():
-                continue
-            try:
-                out.append(UploadRecord(**json.loads(path.read_text(encoding="utf-8"))))
-            except (OSError, ValueError, TypeError):
-                continue
+        for upload_id in ids:
+            record = self._records.get(upload_id)
+            if record is None:
+                try:
+                    text = (self.root / f"{upload_id}.json").read_text(encoding="utf-8")
+                    record = UploadRecord(**json.loads(text))
+                except (OSError, ValueError, TypeError):
+                    continue
+                with self._lock:
+                    self._records[upload_id] = record
+            out.append(record)
         return out
+
+    def _listing(self) -> set[str]:
+        try:
+            return set(os.listdir(self.root))
+        except OSError:
+            return set()
 
     def get(self, upload_id: str) -> UploadRecord | None:
         return next((r for r in self.records() if r.id == upload_id), None) if _ID.match(upload_id) else None
@@ -160,16 +182,21 @@ class UploadStore:
         self._write_atomic(self.root / f"{upload_id}{QUARANTINE}", json.dumps(note).encode())
 
     def quarantined(self) -> dict[str, str]:
-        """``{upload id: reason}`` of the quarantined uploads."""
-        if not self.root.is_dir():
-            return {}
+        """``{upload id: reason}`` of the quarantined uploads (each note read once)."""
         out: dict[str, str] = {}
-        for path in self.root.glob(f"*{QUARANTINE}"):
-            upload_id = path.name[: -len(QUARANTINE)]
-            if not _ID.match(upload_id):
+        for name in self._listing():
+            if not name.endswith(QUARANTINE) or not _ID.match(upload_id := name[: -len(QUARANTINE)]):
                 continue
-            try:
-                out[upload_id] = str(json.loads(path.read_text(encoding="utf-8"))["reason"])
-            except (OSError, ValueError, KeyError, TypeError):
-                out[upload_id] = "cannot be converted"
+            reason = self._quarantine.get(upload_id)
+            if reason is None:
+                try:
+                    reason = str(json.loads((self.root / name).read_text(encoding="utf-8"))["reason"])
+                except (OSError, ValueError, KeyError, TypeError):
+                    reason = "cannot be converted"
+                with self._lock:
+                    self._quarantine[upload_id] = reason
+            out[upload_id] = reason
+        with self._lock:
+            for gone in self._quarantine.keys() - out.keys():
+                del self._quarantine[gone]
         return out
