@@ -179,3 +179,55 @@ test('the Memory page on a 360 px phone: no overflow, no serious accessibility v
   await noOverflow(page);
   await forgetAll(page);
 });
+
+test('an admin verifies an answer: the same question gets it first, marked verified, and it is listed to review before it expires', async ({
+  page,
+}) => {
+  await as(page, ALICE);
+  await forgetAll(page);
+  const question = 'Who approves a release of payments-service?';
+  await page.goto('/');
+  await ask(page, question);
+  const turn = page.locator('app-chat-turn').last();
+  await turn.getByRole('button', { name: 'Verify' }).click();
+  const form = turn.locator('form.verify');
+  await form
+    .getByRole('textbox')
+    .fill('A release of payments-service is approved by the on-call lead and one reviewer.');
+  await form.getByLabel('Expires in').fill('5');
+  await screenshot(page, 'memory-verify', 'docs/screenshots/memory-verify.png');
+  await form.getByRole('button', { name: 'Verify' }).click();
+  await expect(turn.getByTestId('memory-note')).toContainText('Verified until');
+
+  // the same question, asked again: the verified answer first, with its badge and memory citation
+  await ask(page, question);
+  const again = page.locator('app-chat-turn').last();
+  await expect(again.getByTestId('verified-badge')).toContainText('Verified by alice on');
+  await expect(again.getByTestId('answer')).toContainText('on-call lead and one reviewer');
+  await expect(again.locator('app-source-card[data-type=MEMORY]')).toHaveCount(1);
+  await expect(again.getByRole('button', { name: 'Verify' })).toHaveCount(0);
+  await again.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await screenshot(page, 'memory-verified-answer', 'docs/screenshots/memory-verified-answer.png');
+
+  // expiring within 7 days: listed for review; verified again for 90 days, it leaves the list
+  await page.goto('/memory?tab=expiring');
+  await page.getByLabel('Verified answers that expire within').selectOption('7 days');
+  const listed = page.getByTestId('verified-answer');
+  await expect(listed).toHaveCount(1);
+  await expect(listed).toContainText(question);
+  await expect(listed).toContainText('expires on');
+  await screenshot(page, 'memory-expiring', 'docs/screenshots/memory-expiring.png');
+  await page.setViewportSize({ width: 360, height: 740 });
+  await noOverflow(page);
+  await screenshot(page, 'memory-expiring-phone', 'docs/screenshots/memory-expiring-phone.png');
+  await listed.getByRole('button', { name: 'Verify again for 90 days' }).click();
+  await expect(page.getByTestId('memory-empty')).toContainText('No verified answer expires soon');
+
+  // a member has neither the tab nor the button
+  await as(page, BOB);
+  await page.goto('/memory?tab=expiring');
+  await expect(page.getByRole('tab', { name: 'Expiring / stale' })).toHaveCount(0);
+  await expect(page.getByRole('tab', { name: 'Mine' })).toHaveAttribute('aria-selected', 'true');
+  await as(page, ALICE);
+  await forgetAll(page);
+});

@@ -21,6 +21,8 @@ const PATHS = {
   close: ['M18 6 6 18', 'M6 6l12 12'],
   // two arrows passing each other (Lucide's arrow-right-left)
   compare: ['m16 3 4 4-4 4', 'M20 7H4', 'm8 21-4-4 4-4', 'M4 17h16'],
+  // a check mark (Lucide's check): verify
+  check: ['M20 6 9 17l-5-5'],
   // a bookmark (Lucide's bookmark): remember this
   bookmark: ['m19 21-7-4-7 4V5a2 2 0 0 1 2-2h10a2 2 0 0 1 2 2v16z'],
   user: ['M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8z', 'M4 21c0-4.4 3.6-7 8-7s8 2.6 8 7'],

@@ -37,3 +37,4 @@ export type ApiToken = S['TokenOut'];
 export type NewApiToken = S['TokenCreated'];
 export type Memory = S['MemoryOut'];
 export type RecalledMemory = S['RecalledOut'];
+export type VerifiedAnswer = S['VerifiedAnswerOut'];

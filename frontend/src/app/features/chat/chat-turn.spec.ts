@@ -103,6 +103,32 @@ describe('ChatTurnView memory actions', () => {
     http.verify();
   });
 
+  it('lets an admin verify the answer to its question with an expiry', async () => {
+    const { el, http, stable } = setup(); // no accounts on this server: the operator reviews
+    await stable();
+    button(el, 'Verify').click();
+    await stable();
+    const days = el.querySelector<HTMLInputElement>('input[type=number]')!;
+    days.value = '30';
+    days.dispatchEvent(new Event('input'));
+    el.querySelector<HTMLFormElement>('form.verify')!.dispatchEvent(new Event('submit'));
+    const post = http.expectOne('/memories/answers');
+    expect(post.request.body).toEqual({
+      question: 'When does the payments freeze start?',
+      answer: 'The payments freeze starts on 1 December.',
+      citations: ['confluence:PAY:7'],
+      expires_in_days: 30,
+    });
+    post.flush({ expires_at: '2027-01-06T06:00:00+00:00' });
+    await vi.waitFor(async () => {
+      await stable();
+      expect(el.querySelector('[data-testid=memory-note]')?.textContent).toContain(
+        'Verified until 2027-01-06',
+      );
+    });
+    http.verify();
+  });
+
   it('marks a verified answer with its reviewer and date', async () => {
     TestBed.configureTestingModule({
       imports: [ChatTurnView],

@@ -148,6 +148,53 @@ export class ChatTurnView {
     return el instanceof HTMLSelectElement && el.value === 'team' ? 'team' : 'private';
   }
 
+  /** The "Verify" form (admins) is open; the expiry in days it proposes. */
+  protected readonly verifying = signal(false);
+  protected readonly verifyDays = signal(90);
+
+  protected openVerify(): void {
+    this.verifying.set(true);
+    this.memoryNote.set(null);
+    this.memoryError.set(null);
+    setTimeout(() =>
+      this.host.nativeElement.querySelector<HTMLTextAreaElement>('.verify textarea')?.focus(),
+    );
+  }
+
+  /** "Verify" (a reviewer): this answer to this question, citing its documents, until an expiry
+   *  (POST /memories/answers). A question that means the same is then answered with it first. */
+  protected async verifyAnswer(text: string): Promise<void> {
+    const answer = text.trim();
+    const days = Number(this.verifyDays());
+    if (!answer) {
+      this.memoryError.set('Write the answer to verify.');
+      return;
+    }
+    if (!(days >= 1 && days <= 3650)) {
+      this.memoryError.set('The expiry is between 1 and 3650 days.');
+      return;
+    }
+    try {
+      const v = await firstValueFrom(
+        this.api.call('verifyAnswer', {
+          body: {
+            question: this.turn().question.slice(0, 2000),
+            answer,
+            citations: this.citedDocuments(),
+            expires_in_days: days,
+          },
+        }),
+      );
+      this.verifying.set(false);
+      this.memoryError.set(null);
+      this.memoryNote.set(
+        `Verified until ${v.expires_at.slice(0, 10)}: the same question gets this answer first.`,
+      );
+    } catch (e) {
+      this.memoryError.set(toApiError(e).message);
+    }
+  }
+
   /** Documents the answer cites, memories left out (a memory is not "about" another memory). */
   private citedDocuments(): string[] {
     return this.turn()

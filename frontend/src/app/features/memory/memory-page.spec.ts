@@ -5,7 +5,7 @@ import { provideRouter } from '@angular/router';
 
 import type { Memory } from '../../core/api/models';
 import { AuthStore } from '../../core/auth/auth-store';
-import { MemoryPage, day, describe as describeMemory } from './memory-page';
+import { MemoryPage, day, describe as describeMemory, standing } from './memory-page';
 
 function memory(over: Partial<Memory>): Memory {
   return {
@@ -170,5 +170,22 @@ describe('MemoryPage', () => {
       'team · added by alice on 2 Dec 2026 · verified by alice on 3 Dec 2026',
     );
     expect(day('')).toBe('');
+  });
+
+  it('says how a verified answer stands', () => {
+    const a = {
+      memory: memory({ status: 'verified' }),
+      question: 'q',
+      expires_at: '2027-03-05T10:00:00+00:00',
+      citations: ['jira:PAY-7'],
+      flags: { expired: false, stale: false, changed: [] },
+    };
+    expect(standing(a)).toBe('expires on 5 Mar 2027');
+    expect(
+      standing({ ...a, flags: { expired: false, stale: true, changed: ['jira:PAY-7'] } }),
+    ).toBe('stale: jira:PAY-7 changed since it was verified');
+    expect(standing({ ...a, flags: { expired: true, stale: false, changed: [] } })).toBe(
+      'expired on 5 Mar 2027',
+    );
   });
 });

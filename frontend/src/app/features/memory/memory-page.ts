@@ -5,16 +5,28 @@ import { firstValueFrom } from 'rxjs';
 
 import { ApiClient } from '../../core/api/api-client';
 import { toApiError } from '../../core/api/api-error';
-import type { Memory } from '../../core/api/models';
+import type { Memory, VerifiedAnswer } from '../../core/api/models';
 import { AuthStore } from '../../core/auth/auth-store';
 
-export type MemoryTab = 'mine' | 'team' | 'review';
+export type MemoryTab = 'mine' | 'team' | 'review' | 'expiring';
 
 export const TABS: { id: MemoryTab; label: string }[] = [
   { id: 'mine', label: 'Mine' },
   { id: 'team', label: 'Team' },
   { id: 'review', label: 'To review' },
+  { id: 'expiring', label: 'Expiring / stale' },
 ];
+
+/** How a verified answer stands: "expired", "stale: jira:PAY-7 changed", or "expires on 5 Mar 2027". */
+export function standing(a: VerifiedAnswer): string {
+  if (a.flags.expired) return `expired on ${day(a.expires_at)}`;
+  if (a.flags.stale) {
+    return a.flags.changed.length
+      ? `stale: ${a.flags.changed.join(', ')} changed since it was verified`
+      : 'stale: a cited document changed since it was verified';
+  }
+  return `expires on ${day(a.expires_at)}`;
+}
 
 const STATUS_TEXT: Record<string, string> = {
   proposed: 'proposed',
@@ -71,7 +83,13 @@ export class MemoryPage {
   private readonly api = inject(ApiClient);
   private readonly router = inject(Router);
   protected readonly auth = inject(AuthStore);
-  protected readonly tabs = TABS;
+  /** "Expiring / stale" is for reviewers (admins). */
+  protected readonly tabs = computed(() =>
+    TABS.filter((t) => t.id !== 'expiring' || this.auth.isAdmin()),
+  );
+  protected readonly answers = signal<VerifiedAnswer[]>([]);
+  protected readonly withinDays = signal(30);
+  protected readonly standing = standing;
   protected readonly tab = signal<MemoryTab>('mine');
   protected readonly memories = signal<Memory[]>([]);
   protected readonly loading = signal(false);
@@ -106,7 +124,7 @@ export class MemoryPage {
 
   constructor() {
     const tab = inject(ActivatedRoute).snapshot.queryParamMap.get('tab');
-    if (tab && TABS.some((t) => t.id === tab)) this.tab.set(tab as MemoryTab);
+    if (tab && this.tabs().some((t) => t.id === tab)) this.tab.set(tab as MemoryTab);
     void this.load();
   }
 
@@ -121,6 +139,23 @@ export class MemoryPage {
   async load(): Promise<void> {
     this.loading.set(true);
     const tab = this.tab();
+    if (tab === 'expiring') {
+      try {
+        this.answers.set(
+          await firstValueFrom(
+            this.api.call('reviewVerifiedAnswers', {
+              query: { within_days: this.withinDays() },
+            }),
+          ),
+        );
+        this.error.set(null);
+      } catch (e) {
+        this.error.set(toApiError(e).message);
+      } finally {
+        this.loading.set(false);
+      }
+      return;
+    }
     const query =
       tab === 'mine'
         ? { owner: this.me(), limit: 500 }
@@ -209,6 +244,23 @@ export class MemoryPage {
     await this.act(async () => {
       await firstValueFrom(this.api.call('verifyMemory', { path: { memory_id: m.id } }));
       this.notice.set('Verified.');
+    });
+  }
+
+  /** Re-verify a verified answer as it stands, for `days` more (it supersedes the earlier one). */
+  protected async reverify(a: VerifiedAnswer, days = 90): Promise<void> {
+    await this.act(async () => {
+      const v = await firstValueFrom(
+        this.api.call('verifyAnswer', {
+          body: {
+            question: a.question,
+            answer: a.memory.text,
+            citations: a.citations,
+            expires_in_days: days,
+          },
+        }),
+      );
+      this.notice.set(`Verified again until ${day(v.expires_at)}.`);
     });
   }
 
