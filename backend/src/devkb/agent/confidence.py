@@ -66,6 +66,8 @@ META_WORDS = frozenset(
         "summarize summarise summarized summarised summary summaries overview outline recap gist tldr"
         # which code, and a change to it: "which pull requests touched the webhook code?" is about webhooks
         " code touch touched touches touching"
+        # "what happens when …" asks for a consequence: the words say what kind of answer, not its topic
+        " happen happens"
     )
 )
 

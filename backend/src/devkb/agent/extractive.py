@@ -7,80 +7,28 @@ import functools
 import html
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from devkb.agent.answer import Citation
 from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.focus import (
+    ASKING_WORDS,
+    FIELD_VERB_ROOTS,
+    Focus,
+    comment_author,
+    owner_line,
+    question_focus,
+    strength,
+    under_heading,
+)
 from devkb.agent.question import ParsedQuestion
+from devkb.agent.tools.filter_docs import document_keywords, keywords
+from devkb.agent.words import STOPWORDS
 
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "our",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "we",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-        "about",
-        "into",
-        "any",
-        "there",
-        "their",
-        "them",
-        "then",
-        "than",
-        "these",
-        "those",
-        "there's",
-        "what's",
-        "me",
-        "my",
-        "tell",
-        "show",
-        "give",
-        "list",
-        "find",
-    ]
-)
-
 NO_ANSWER = "The knowledge base does not contain an answer to this question."
 
 
@@ -162,6 +110,19 @@ def passage_sentences(text: str) -> tuple[tuple[int, str, frozenset[str], bool, 
         cause = _CAUSE.search(sentence) is not None
         change = _CHANGE.search(sentence) is not None
         out.append((j, sentence, sentence_terms(sentence), cause, dated, change))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def headings(text: str) -> tuple[str, ...]:
+    """For each piece of a passage as :func:`passage_sentences` numbers them, the heading it
+    stands under ("" before the first), remembered per passage."""
+    out, current = [], ""
+    for raw in _SENT.split(clean(text)):
+        stripped = raw.strip()
+        if stripped.startswith("#"):
+            current = stripped.strip("# ").rstrip(":")
+        out.append(current)
     return tuple(out)
 
 
@@ -422,16 +383,19 @@ LIST_SHOWN = 25  # items a list answer names before "and N more"
 _SUMMARY = re.compile(r"\b(?:summar(?:y|ies|i[sz]e[sd]?)|overview|outline|recap|gist|tldr)\b", re.I)
 
 
-def _page_named(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequence[EvidenceDoc]) -> str:
+def _page_named(
+    parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], named: Sequence[EvidenceDoc], number: int = 1
+) -> str:
     """ "The page “Accessible Modal Dialogs” [1]: " when a question about a topic is answered from a
-    page (or documentation file) — the answer names what it draws on, not only quotes it."""
+    page (or documentation file) — the answer names what it draws on, not only quotes it.
+    ``number``: the source quoted (the first by default)."""
     if parsed.wanted not in (None, "page", "file") or parsed.qtype in ("who", "list") or named or not docs:
         return ""
-    top = docs[0]
+    top = docs[number - 1]
     kind = "page" if top.id.startswith("confluence:") else top.document.metadata.get("kind")
     if kind not in ("page", "file"):
         return ""
-    return f"The {kind} “{top.document.title}” [1]: "
+    return f"The {kind} “{top.document.title}” [{number}]: "
 
 
 SOURCE_LABELS = {
@@ -485,6 +449,210 @@ def preamble(
     return lines
 
 
+def people_of(doc: EvidenceDoc) -> frozenset[str]:
+    """The people a document names in its fields and comments (for "who does X" answers)."""
+    meta = doc.document.metadata
+    names = [str(meta.get(k) or "") for k in ("assignee", "reporter", "author")]
+    return frozenset(n for n in [*names, *_commenters(doc)] if len(n) > 2)
+
+
+def focus_passages(docs: Sequence[EvidenceDoc]) -> list[tuple[int, str]]:
+    """Every passage of ``docs`` with its citation number, the document's title left out and
+    soft-wrapped lines joined (:func:`unwrap`)."""
+    return [
+        (i, unwrap(_without_title(p, d.document.title))) for i, d in enumerate(docs, 1) for p in d.passages
+    ]
+
+
+_BLOCK_STARTS = ("#", "-", "*", "|", ">", "```", "+")
+
+
+@functools.lru_cache(maxsize=4096)
+def unwrap(text: str) -> str:
+    """A passage with its soft line breaks joined: manuals converted from HTML keep the source's
+    wrapped lines ("… is setgid to _ssh in order to\nprevent ptrace attacks."), which would cut
+    their sentences in two. A line is joined to the one before when that one does not end a
+    sentence and neither starts a heading, a list item, a table row or a code fence; emphasis
+    markers and escaped underscores are dropped."""
+    out: list[str] = []
+    fenced = False
+    for line in text.replace("**", "").replace("\\_", "_").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+        prev = out[-1].strip() if out else ""
+        joins = (
+            not fenced
+            and stripped
+            and prev
+            and not prev.endswith((".", "!", "?", ":"))
+            and not stripped.startswith(_BLOCK_STARTS)
+            and not prev.startswith(_BLOCK_STARTS[:1] + _BLOCK_STARTS[3:])
+            and not stripped[:1].isdigit()
+        )
+        if joins:
+            out[-1] = f"{out[-1].rstrip()} {stripped}"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+# how much a source's rank costs a sentence that holds the focus: the best source first
+ORDER_WEIGHT = 1.0
+RESTATES = 2.0  # what restating the question (most of its words) costs a sentence
+
+
+def focused_sentences(
+    question: str,
+    passages: Sequence[tuple[int, str]],
+    focus: Focus,
+    people: Mapping[int, frozenset[str]] | None = None,
+    most: int = 2,
+) -> list[tuple[int, str]]:
+    """The sentences that answer what the question asks (``focus``: the reason, the condition's
+    consequence, the person, the step), as (citation number, sentence): from the best source
+    that holds the focus — one sentence, and a second of the same source only when it holds it
+    nearly as well — never several sources' sentences that only share the question's words.
+    Empty when no sentence holds the focus and shares a word with the question."""
+    q = keywords(question) - ASKING_WORDS
+    scored: list[tuple[float, int, int, str]] = []
+    first = passages[0][0] if passages else 1
+    for order, (n, text) in enumerate(passages):
+        who = (people or {}).get(n, frozenset())
+        heads = headings(text)
+        about = bool(q & document_keywords(text))
+        for j, s, *_ in passage_sentences(text):
+            author = comment_author(heads[j]) if focus.name == "person" else ""
+            if author:  # a comment's sentence is said by its author: "Reviewed the patch. — Jonathan Hung"
+                s = f"{s} — {author}"
+            held = strength(focus, s, who, heads[j])
+            overlap = len(q & keywords(s))
+            # the sentence shares the question's words, or stands under a heading that holds the
+            # focus ("## Root cause") in a passage that does
+            if held and (overlap or (about and under_heading(focus, heads[j]))):
+                # a sentence holding most of the question's words restates it (an issue's title)
+                restates = RESTATES if len(q) >= 3 and overlap >= 0.6 * len(q) else 0.0
+                score = overlap + 1.5 * held - restates - ORDER_WEIGHT * (n - first) - 0.01 * j
+                scored.append((score, n, j, s))
+        if focus.name == "person":  # "Owner: Priya Raman" — short, but it names who
+            for j, line in enumerate(clean(text).splitlines()):
+                line = line.strip(" #*-\t")
+                if owner_line(line) and not _METADATA_LINE.search(line):
+                    scored.append((1.5 - 0.5 * order - 0.01 * j, n, -1, line.rstrip(".") + "."))
+    if not scored:
+        return []
+    top = max(scored, key=lambda t: t[0])
+    same = sorted((t for t in scored if t[1] == top[1] and t[3] != top[3]), key=lambda t: -t[0])
+    chosen = [top] + [t for t in same[: most - 1] if t[0] >= top[0] - 2.0]
+    if top[3].rstrip().endswith(":"):  # "… disable retries of charge creation:" — and what follows
+        text = next(text for n, text in passages if n == top[1] and top[3] in clean(text))
+        after = [s for j, s, *_ in passage_sentences(text) if j > top[2]][:1]
+        chosen = [top] + [(top[0], top[1], top[2] + 1, s) for s in after]
+    chosen.sort(key=lambda t: t[2])
+    return [(n, s) for _, n, _, s in chosen]
+
+
+def mentions_without(focus: Focus, question: str, docs: Sequence[EvidenceDoc]) -> str:
+    """ "The sources mention idempotency and key (PAY-12 [1], …) but do not say why." — what an
+    answer says when no source holds what the question asks."""
+    q = keywords(question)
+    held: list[str] = []
+    cites: list[str] = []
+    for i, d in enumerate(docs[:3], 1):
+        text = f"{d.document.title} {' '.join(d.passages)}"
+        words = keywords(text)
+        if q & words:
+            cites.append(f"{identifier(d)} [{i}]")
+            held += [w for w in sorted(q & words) if w not in held]
+    if not cites:
+        return f"The sources do not say {focus.asks}."
+    shown = held[:4]
+    said = ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
+    return f"The sources mention {said} ({'; '.join(cites)}) but do not say {focus.asks}."
+
+
+@dataclass
+class _Plan:
+    lines: list[str]
+    quotes: bool  # the answer quotes sentences (the topic path), not only fields or descriptions
+    summary: str | None
+    lead_in: str
+
+
+def _plan(
+    parsed: ParsedQuestion,
+    docs: Sequence[EvidenceDoc],
+    not_found: Mapping[str, Sequence[str]] | None,
+    anchors: Sequence[EvidenceDoc],
+    max_sentences: int,
+    lead: str | None,
+    filtered_out: Mapping[str, str] | None,
+    reads_all: bool,
+) -> _Plan:
+    lines = preamble(parsed, docs, not_found, anchors, filtered_out, reads_all)
+    if not docs:
+        return _Plan(lines, False, None, "")
+    numbers = {d.id: i for i, d in enumerate(docs, 1)}
+    named = [a for a in anchors if a.id in numbers]
+    if lead is not None:
+        lines.append(lead)
+    answered = bool(lines) and parsed.qtype in ("fact", "who") and lead is None
+    if named and not lines and parsed.qtype in ("about", "fact"):
+        for doc in named[:2]:
+            text = description(doc, numbers[doc.id])
+            if text:
+                lines.append(f"{identifier(doc)}: {text}")
+        answered = bool(lines)
+    if answered:
+        return _Plan(lines, False, None, "")
+    related = [(i, d) for i, d in enumerate(docs, 1) if d.relation]
+    if related and parsed.relation is not None:
+        lines.append(
+            "Connected documents: " + "; ".join(f"{d.document.title} [{i}]" for i, d in related[:8]) + "."
+        )
+    lead_in = _page_named(parsed, docs, named)
+    summary = None
+    if lead_in and _SUMMARY.search(parsed.text):  # the page's own text, not every source's best
+        summary = outline(docs[0], 1) or description(docs[0], 1, max_sentences + 1)
+    return _Plan(lines, summary is None, summary, lead_in)
+
+
+def unmet_focus(
+    parsed: ParsedQuestion,
+    docs: Sequence[EvidenceDoc],
+    not_found: Mapping[str, Sequence[str]] | None = None,
+    anchors: Sequence[EvidenceDoc] = (),
+    lead: str | None = None,
+    filtered_out: Mapping[str, str] | None = None,
+    reads_all: bool = True,
+) -> Focus | None:
+    """The focus :func:`compose_answer` looks for in ``docs`` and finds in none of them (its
+    answer then says so): ``None`` when the question has none, a source holds it, or the answer
+    is not quoted sentences (fields, a description, a list)."""
+    focus = question_focus(parsed)
+    if focus is None or not docs:
+        return None
+    plan = _plan(parsed, docs, not_found, anchors, 3, lead, filtered_out, reads_all)
+    if not plan.quotes:
+        return None
+    people = {i: people_of(d) for i, d in enumerate(docs, 1)}
+    return None if focused_sentences(parsed.text, focus_passages(docs), focus, people) else focus
+
+
+def _doer(
+    parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], anchors: Sequence[EvidenceDoc], focus: Focus
+) -> list[str]:
+    """For "who reviewed / found / signed off …" about a named document — a verb no field answers
+    — the sentence of that document that names who did it, after its fields."""
+    if not focus.verb or focus.verb in FIELD_VERB_ROOTS or focus.verb[:4] in FIELD_VERB_ROOTS:
+        return []
+    numbers = {d.id: i for i, d in enumerate(docs, 1)}
+    named = [a for a in anchors if a.id in numbers]
+    passages = [(numbers[a.id], text) for a in named for _, text in focus_passages([a])]
+    found = focused_sentences(parsed.text, passages, focus, {numbers[a.id]: people_of(a) for a in named})
+    return [" ".join(f"{s} [{n}]" for n, s in found)] if found else []
+
+
 def compose_answer(
     parsed: ParsedQuestion,
     docs: Sequence[EvidenceDoc],
@@ -498,39 +666,36 @@ def compose_answer(
     """The extractive answer for a parsed question over ``docs`` (the sources, cited by position):
     identifiers not found (``filtered_out``: those the question's source filter left out;
     ``reads_all``: whether the reader reads every document); the fields asked about for the named
-    documents; what a named document is about; otherwise (or for why / when / what changed) the
-    sentences that answer the question's type. ``lead``: a line a kind puts before the quoted
-    sentences (a period's list)."""
-    lines = preamble(parsed, docs, not_found, anchors, filtered_out, reads_all)
+    documents; what a named document is about; otherwise the sentences that answer what the
+    question asks — its focus (``agent/focus.py``: the reason, the condition's consequence, the
+    person, the step) from the best source that holds it, or "the sources mention … but do not
+    say why" when none does — or, with no focus, the sentences that answer the question's type.
+    ``lead``: a line a kind puts before the quoted sentences (a period's list)."""
+    plan = _plan(parsed, docs, not_found, anchors, max_sentences, lead, filtered_out, reads_all)
+    lines = plan.lines
     if not docs:
         return " ".join(lines) if lines else NO_ANSWER
-    numbers = {d.id: i for i, d in enumerate(docs, 1)}
-    named = [a for a in anchors if a.id in numbers]
-    if lead is not None:
-        lines.append(lead)
-    answered = bool(lines) and parsed.qtype in ("fact", "who") and lead is None
-    if named and not lines and parsed.qtype in ("about", "fact"):
-        for doc in named[:2]:
-            text = description(doc, numbers[doc.id])
-            if text:
-                lines.append(f"{identifier(doc)}: {text}")
-        answered = bool(lines)
-    if not answered:
-        related = [(i, d) for i, d in enumerate(docs, 1) if d.relation]
-        if related and parsed.relation is not None:
-            lines.append(
-                "Connected documents: " + "; ".join(f"{d.document.title} [{i}]" for i, d in related[:8]) + "."
-            )
+    focus = question_focus(parsed)
+    if not plan.quotes and plan.summary is None and focus is not None and focus.name == "person":
+        lines += _doer(parsed, docs, anchors, focus)
+    if plan.summary is not None:
+        lines.append(plan.lead_in + plan.summary)
+    elif plan.quotes:
+        focus = question_focus(parsed)
+        if focus is not None:
+            people = {i: people_of(d) for i, d in enumerate(docs, 1)}
+            found = focused_sentences(parsed.text, focus_passages(docs), focus, people)
+            if found:
+                numbers = {d.id: i for i, d in enumerate(docs, 1)}
+                lead_in = _page_named(parsed, docs, [a for a in anchors if a.id in numbers], found[0][0])
+                lines.append(lead_in + " ".join(f"{s} [{n}]" for n, s in found))
+            else:
+                lines.append(mentions_without(focus, parsed.text, docs))
+            return " ".join(lines)
         passages = [
             (i, _without_title(p, d.document.title)) for i, d in enumerate(docs, 1) for p in d.passages[:2]
         ]
-        lead_in = _page_named(parsed, docs, named)
-        summary = None
-        if lead_in and _SUMMARY.search(parsed.text):  # the page's own text, not every source's best
-            summary = outline(docs[0], 1) or description(docs[0], 1, max_sentences + 1)
-        body = summary or compose_extractive(
-            parsed.text, passages, max_sentences=max_sentences, qtype=parsed.qtype
-        )
+        body = compose_extractive(parsed.text, passages, max_sentences=max_sentences, qtype=parsed.qtype)
         if body != NO_ANSWER:
-            lines.append(lead_in + body)
+            lines.append(plan.lead_in + body)
     return " ".join(lines) if lines else NO_ANSWER

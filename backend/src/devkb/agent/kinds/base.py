@@ -14,7 +14,16 @@ from typing import Any, ClassVar
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status
 from devkb.agent.evidence import EvidenceDoc, Scope
-from devkb.agent.extractive import compose_answer, identifier, preamble
+from devkb.agent.extractive import (
+    compose_answer,
+    focus_passages,
+    focused_sentences,
+    identifier,
+    people_of,
+    preamble,
+    unmet_focus,
+)
+from devkb.agent.focus import Focus, question_focus
 from devkb.agent.frame.model import Frame
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import Toolbox
@@ -134,6 +143,9 @@ class QuestionKind:
     # the frame's condition slots it applies (agent/frame/route.py: ``person:<role>``, period,
     # scope, type, state, priority, version, label); a slot it does not honour is never dropped
     honours: ClassVar[frozenset[str]] = frozenset()
+    # its answer quotes what the question asks for (agent/focus.py: the reason, the person, …) and
+    # says when no source holds it; its confidence is then capped (confidence.capped)
+    answers_focus: ClassVar[bool] = False
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
         """Whether this kind answers ``parsed`` (``carried``: the previous turn left documents)."""
@@ -166,7 +178,37 @@ class QuestionKind:
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
         """The answer's status and confidence: exact when the kind found its documents by
-        identifier or through the graph, else from how much of the question the sources hold."""
+        identifier or through the graph, else from how much of the question the sources hold —
+        capped when the sources do not hold what the question asks (its focus)."""
+        status, confidence = self.assess_evidence(out, docs)
+        unmet = self.unmet_focus(out, docs)
+        return (
+            trust.capped(status, confidence, f"no source says {unmet.asks}")
+            if unmet
+            else (status, confidence)
+        )
+
+    def unmet_focus(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> Focus | None:
+        """What the question asks (its focus) when this kind's answer looked for it and no source
+        holds it: for a list, the reason a named document gives; else the quoted sentences'."""
+        if not self.answers_focus or not docs:
+            return None
+        if out.listed is not None:
+            focus = question_focus(out.parsed)
+            if focus is None or focus.name != "reason" or not out.anchors:
+                return None
+            return None if anchors_saying(out, docs, focus) else focus
+        return unmet_focus(
+            out.parsed,
+            docs,
+            out.not_found,
+            out.anchors,
+            filtered_out=out.filtered_out,
+            reads_all=out.reads_all,
+        )
+
+    def assess_evidence(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
+        """Status and confidence from the evidence alone (exact, else the topic's)."""
         kind = exact_kind(out)
         if kind == "key_missing":
             reason = missing_reason(list(out.not_found), out.filtered_out, out.reads_all)
@@ -190,6 +232,17 @@ class QuestionKind:
             assert out.dated is not None
             return "answered", trust.exact_confidence(f"{len(out.dated)} updated in the period", docs, kind)
         return assess_topic(out.parsed.text, docs)
+
+
+def anchors_saying(out: Outcome, docs: Sequence[EvidenceDoc], focus: Focus) -> list[tuple[int, str]]:
+    """The sentences of the named documents (the anchors) that say what the question asks — "Why
+    is WEB-7 blocked?" → WEB-7's "Blocked on the v2 endpoint being deployed to staging." — with
+    their citation numbers among ``docs``."""
+    numbers = {d.id: i for i, d in enumerate(docs, 1)}
+    anchors = [a for a in out.anchors if a.id in numbers]
+    passages = [(numbers[a.id], text) for a in anchors for _, text in focus_passages([a])]
+    people = {numbers[a.id]: people_of(a) for a in anchors}
+    return focused_sentences(out.parsed.text, passages, focus, people)
 
 
 def document_kind(doc_id: str, metadata: dict[str, object]) -> str:

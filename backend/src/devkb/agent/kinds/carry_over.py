@@ -13,6 +13,7 @@ STEP = Step(GraphQuery.name, "carry over the previous turn's documents")
 
 
 class CarryOver(QuestionKind):
+    answers_focus = True
     name = "carry-over"
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:

@@ -15,6 +15,7 @@ from devkb.agent.tools import GraphQuery, RAGSearch, Toolbox
 
 
 class Lookup(QuestionKind):
+    answers_focus = True
     name = "lookup"
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:

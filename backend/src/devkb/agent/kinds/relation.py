@@ -15,8 +15,9 @@ from typing import Any
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import LIST_SHOWN, citation, identifier
-from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, document_kind
+from devkb.agent.extractive import LIST_SHOWN, citation, identifier, mentions_without
+from devkb.agent.focus import question_focus
+from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, anchors_saying, document_kind
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up, reads_all
@@ -33,6 +34,7 @@ _LOOKUP = Lookup()
 
 
 class RelationKind(QuestionKind):
+    answers_focus = True
     name = "relation"
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
@@ -140,6 +142,15 @@ class RelationKind(QuestionKind):
             named = f"{name}: {title}" if name != title else f"“{title}”"
             lines.append(f"“{out.anchor_words}” taken as {named}{cite}.")
         lines += out.preamble(docs)
+        focus = question_focus(out.parsed)
+        if focus is not None and focus.name == "reason" and out.anchors:  # "why is WEB-7 blocked?"
+            said = anchors_saying(out, docs, focus)
+            if said:
+                lines.append(" ".join(f"{s} [{n}]" for n, s in said))
+            else:
+                lines.append(
+                    mentions_without(focus, out.parsed.text, [a for a in out.anchors if a.id in numbers])
+                )
         return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers)])
 
 

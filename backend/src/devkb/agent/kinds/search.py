@@ -11,6 +11,7 @@ STEP = Step(RAGSearch.name, "no identifier: search")
 
 
 class Search(QuestionKind):
+    answers_focus = True
     name = "search"
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:

@@ -21,9 +21,9 @@ from functools import lru_cache
 import Stemmer  # PyStemmer: Snowball stemmers in C (as the lexical index uses)
 
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import STOPWORDS
 from devkb.agent.question import ParsedQuestion, words_of
 from devkb.agent.retrieval.fields import summary_of
+from devkb.agent.words import STOPWORDS
 
 TOP = 3  # how many of the search's documents may be the one named
 

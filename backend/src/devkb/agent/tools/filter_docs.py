@@ -18,8 +18,8 @@ from haystack.tools.tool import Tool
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
-from devkb.agent.extractive import STOPWORDS
 from devkb.agent.tools.rendering import render_documents
+from devkb.agent.words import STOPWORDS
 
 NAME = "FilterDocs"
 MAX_KEEP = 20

@@ -1,0 +1,78 @@
+"""What a question asks for (agent/focus.py) and the sentence an extractive answer quotes for it
+(agent/extractive.py): recognised from the parse, held by phrase tables, one sentence from the
+best source, "the sources mention … but do not say why" with a capped confidence otherwise."""
+
+from __future__ import annotations
+
+from devkb.agent.extractive import focused_sentences, mentions_without, unwrap
+from devkb.agent.focus import question_focus, strength
+from devkb.agent.question import parse_question
+
+
+def focus(q: str):
+    return question_focus(parse_question(q, {"PAY", "WEB"}))
+
+
+def test_the_focus_of_a_question() -> None:
+    assert focus("Why is WEB-7 blocked?").name == "reason"
+    assert focus("what is the reason for the 72 hour retention?").name == "reason"
+    cond = focus("What happens in checkout when the payments API returns 409?")
+    assert cond.name == "condition" and "409" in cond.clause
+    who = focus("who rotates the sandbox key?")
+    assert who.name == "person" and who.verb == "rotat"
+    step = focus("How do we retry failed webhooks?")
+    assert step.name == "step" and step.verb == "retry"
+    assert focus("What is PAY-12 about?") is None and focus("list open bugs in PAY") is None
+
+
+def test_which_sentences_hold_it() -> None:
+    why = focus("Why is WEB-7 blocked?")
+    assert strength(why, "Blocked on the v2 endpoint being deployed to staging.")
+    assert not strength(why, "Switch the checkout to /v2/payments behind the checkout.api_v2 flag.")
+    assert strength(why, "The retry helper treated timeouts as retryable.", heading="Root cause")
+    who = focus("who rotates the sandbox key?")
+    assert strength(who, "The sandbox key is rotated every 30 days by Grace Lee.") == 2
+    assert not strength(who, "The sandbox key is rotated every 30 days.")  # nobody named
+    assert not strength(who, "Grace Lee updates the Vault entry.")  # not the asked verb
+    step = focus("How do we disable retries during an outage?")
+    assert strength(step, "If you see duplicate charges, disable retries of charge creation:") == 2
+    cond = focus("What happens when the payments API returns 409?")
+    assert strength(cond, "On 409 we now regenerate the key and refresh the cart.") >= 2
+    assert not strength(cond, "One-page checkout, Apple Pay, payments API v2.")
+    assert not strength(cond, 'sequence = int(event["sequence"]) if state is not None and (x) == 409')
+
+
+def test_one_sentence_from_the_best_source_that_holds_it() -> None:
+    why = focus("Why is the checkout migration to v2 blocked?")
+    passages = [
+        (1, "Migrate checkout to v2. Blocked on the v2 endpoint being deployed to staging."),
+        (2, "The checkout v2 migration has many tasks and the v2 checkout migration is big news."),
+        (3, "The v2 migration of checkout is blocked because the design is not final."),
+    ]
+    assert focused_sentences("Why is the checkout migration to v2 blocked?", passages, why) == [
+        (1, "Blocked on the v2 endpoint being deployed to staging.")
+    ]
+
+
+def test_a_comment_is_said_by_its_author() -> None:
+    who = focus("who reviewed the tooltip patch?")
+    text = "Fix the tooltip.\n### Jonathan Hung (2011-05-10)\nReviewed the tooltip patch and it looks fine."
+    [(n, said)] = focused_sentences("who reviewed the tooltip patch?", [(1, text)], who)
+    assert said == "Reviewed the tooltip patch and it looks fine. — Jonathan Hung"
+
+
+def test_no_sentence_holds_it() -> None:
+    why = focus("Why was the refund limit changed?")
+    assert (
+        focused_sentences("Why was the refund limit changed?", [(1, "The refund limit is 500 EUR.")], why)
+        == []
+    )
+    assert mentions_without(why, "Why was the refund limit changed?", []) == "The sources do not say why."
+
+
+def test_soft_wrapped_lines_are_joined() -> None:
+    text = "ssh-agent is setgid to _ssh in order to\nprevent ptrace attacks.\n## Next\n- one\n- two"
+    assert (
+        unwrap(text)
+        == "ssh-agent is setgid to _ssh in order to prevent ptrace attacks.\n## Next\n- one\n- two"
+    )
