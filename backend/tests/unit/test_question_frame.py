@@ -313,3 +313,25 @@ def test_the_answer_says_how_it_understood_the_question(tmp_path, embedder) -> N
         assert unknown.status == "not_found" and "nobody named 'Zed Quux'" in unknown.answer
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "shape"),
+    [
+        ("Remember that the payments freeze starts on 15 December", "remember"),
+        ("Remember that it needs Node 20 to build", "remember"),
+        ("Note that CI is GitHub Actions now", "remember"),
+        ("Do you remember when the freeze starts?", "when"),
+        ("Remember what the freeze date is?", "list"),
+        ("What did I ask about webhooks last week?", "recall"),
+        ("What did we decide about the retry design?", "recall"),
+        ("What do you remember about the payments freeze?", "recall"),
+    ],
+)
+def test_the_memory_kinds_are_shapes_of_the_frame(question: str, shape: str) -> None:
+    """The memory kinds land as entries of the frame: a shape read by the frame's phrase tables and
+    a row of the route table (taken before the follow-up guard: "Remember that it …")."""
+    assert frame(question).shape == shape
+    rows = {r.executor for r in ROUTES}
+    assert {"remember", "recall"} <= rows
+    assert {"remember", "recall"} <= {k.name for k in EXECUTORS}

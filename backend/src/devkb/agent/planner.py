@@ -115,6 +115,8 @@ class Planner:
         """The kind that answers: the route table's choice (agent/frame/route.py) over the
         frame, the registry's kind in its last row. Returns the kind, the frame and the route."""
         frame = self.frame(parsed, scope)
+        if frame.shape in ("remember", "recall") and frame.shape in self.executors:
+            return self.executors[frame.shape], frame, frame.shape  # a statement "it" may be in
         parsed = with_titles(parsed, frame)
         registry = kind_of(parsed, bool(carried), self.kinds)
         if not self.frame_routes(parsed, frame) or registry.asks_back:

@@ -241,7 +241,26 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     )
 
 
+def remembers(words: Sequence[str], text: str) -> bool:
+    """ "Remember that …", "Note that …": a fact to store (a question about memory is not)."""
+    opens = any(tuple(words[: len(o)]) == o for o in P.REMEMBER_OPENINGS)
+    return (
+        opens
+        and not text.rstrip().endswith("?")
+        and not any(tuple(words[:2]) == p for p in P.NOT_A_STATEMENT)
+    )
+
+
+def recalls(words: Sequence[str]) -> bool:
+    """ "what did I ask about webhooks?", "what do you remember about …?"."""
+    return any(_find(words, p) >= 0 for p in P.RECALL)
+
+
 def _shape(words: Sequence[str], parsed: ParsedQuestion) -> Shape:
+    if remembers(words, parsed.text):
+        return "remember"
+    if recalls(words):
+        return "recall"
     for phrase, shape in P.SHAPES:
         if _find(words, phrase) >= 0:
             if shape in ("list", "who", "when") and parsed.issue_keys:

@@ -5,15 +5,23 @@ the question's words in one pass each."""
 
 from __future__ import annotations
 
+from devkb.memory.conversations import ABOUT_CONVERSATIONS
+
+# -- memory (agent/kinds/remember.py, recall.py) ------------------------------------------------
+# a fact to remember: the question opens with one of these, and does not end with "?"
+REMEMBER_OPENINGS = (("remember",), ("please", "remember"), ("note", "that"), ("please", "note"))
+NOT_A_STATEMENT = (("remember", "when"), ("remember", "what"), ("remember", "who"), ("remember", "how"))
+FOR_THE_TEAM = (("for", "the", "team"), ("for", "everyone"), ("for", "the", "whole", "team"))
+# about one's own earlier conversations and memories: anywhere in the question
+ABOUT_MEMORIES = (
+    ("what", "do", "you", "remember"),
+    ("what", "did", "i", "ask", "you", "to", "remember"),
+    ("what", "have", "you", "remembered"),
+)
+RECALL = ABOUT_CONVERSATIONS + ABOUT_MEMORIES
+
 # -- shape: the first row whose phrase occurs decides (the order is the precedence) --------------
 SHAPES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("remember", "that"), "remember"),
-    (("please", "remember"), "remember"),
-    (("note", "that"), "remember"),
-    (("what", "did", "i", "ask"), "recall"),
-    (("what", "have", "i", "asked"), "recall"),
-    (("what", "did", "we", "decide"), "recall"),
-    (("what", "did", "we", "conclude"), "recall"),
     (("how", "many"), "count"),
     (("number", "of"), "count"),
     (("count", "of"), "count"),

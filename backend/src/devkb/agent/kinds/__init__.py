@@ -33,8 +33,6 @@ from devkb.agent.kinds.who_to_ask import WhoToAsk
 from devkb.agent.question import ParsedQuestion
 
 KINDS: tuple[QuestionKind, ...] = (
-    Remember(),  # "Remember that …": a fact to store, not a question (memory/)
-    Recall(),  # "what did I ask about webhooks last week?": the asker's conversations and memories
     UnresolvedReference(),  # "who worked on it?" with nothing earlier: which document is meant?
     Ranking(),  # "who reported the most bugs?", "which issues have the most comments?": before who-to-ask
     Releases(),  # "the latest release of PAY?", "what went into 2026.6?": versions, before history
@@ -57,7 +55,11 @@ KINDS: tuple[QuestionKind, ...] = (
 
 # executors the route table (agent/frame/route.py) chooses by the question's frame, not by the
 # registry's order: each declares the slots it honours
-EXECUTORS: tuple[QuestionKind, ...] = (Conditions(),)
+EXECUTORS: tuple[QuestionKind, ...] = (
+    Remember(),  # "Remember that …": a fact to store, not a question (memory/)
+    Recall(),  # "what did I ask about webhooks last week?": the asker's conversations and memories
+    Conditions(),  # a count, list or ranking under any mix of conditions
+)
 
 
 def kind_of(parsed: ParsedQuestion, carried: bool, kinds: tuple[QuestionKind, ...] = KINDS) -> QuestionKind:

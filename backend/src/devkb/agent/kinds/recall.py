@@ -12,17 +12,13 @@ from collections.abc import Sequence
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.frame.extract import recalls
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
 from devkb.memory.conversations import ABOUT_CONVERSATIONS
 from devkb.memory.model import from_document
 
 NAME = "Recall"
-ABOUT_MEMORIES = (
-    ("what", "do", "you", "remember"),
-    ("what", "did", "i", "ask", "you", "to", "remember"),
-    ("what", "have", "you", "remembered"),
-)
 MOST = 5
 
 
@@ -32,7 +28,7 @@ class Recall(QuestionKind):
     filters = False
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
-        return parsed.has(*ABOUT_CONVERSATIONS) or parsed.has(*ABOUT_MEMORIES)
+        return recalls(parsed.words)  # the frame's shape "recall" (agent/frame)
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [Step(NAME, "the asker's earlier conversations and memories")]

@@ -11,15 +11,14 @@ from collections.abc import Sequence
 from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.frame.extract import remembers
+from devkb.agent.frame.phrases import FOR_THE_TEAM
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
 from devkb.memory.model import Memory
 from devkb.memory.service import MemoryError
 
 NAME = "Remember"
-OPENINGS = (("remember",), ("please", "remember"), ("note", "that"), ("please", "note"))
-FOR_THE_TEAM = (("for", "the", "team"), ("for", "everyone"), ("for", "the", "whole", "team"))
-NOT_A_STATEMENT = (("remember", "when"), ("remember", "what"), ("remember", "who"), ("remember", "how"))
 
 
 def _strip_team(text: str) -> str:
@@ -37,11 +36,7 @@ class Remember(QuestionKind):
     filters = False
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
-        w = parsed.words
-        opens = any(w[: len(o)] == o for o in OPENINGS)
-        return (
-            opens and not parsed.text.rstrip().endswith("?") and not any(w[:2] == p for p in NOT_A_STATEMENT)
-        )
+        return remembers(parsed.words, parsed.text)  # the frame's shape "remember" (agent/frame)
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [Step(NAME, "a fact to remember")]
