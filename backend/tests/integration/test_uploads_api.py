@@ -68,6 +68,22 @@ def test_an_upload_is_indexed_when_acknowledged_and_survives_a_restart(tmp_path:
             "/ask", json={"question": "How do I make a Python zip application executable on Windows?"}
         )
         assert answer.json()["sources"][0]["document_id"] == up["document_id"]
+        # "Open in Upload" (the citation's url) leads to the file, also from a browser's navigation
+        url = answer.json()["sources"][0]["url"]
+        assert url == f"/uploads/{up['id']}"
+        opened = client.get(url, headers={"Accept": "text/html,application/xhtml+xml"})
+        assert opened.status_code == 200 and opened.headers["content-type"] == "application/pdf"
+        assert opened.content == (DOCUMENTS / "zipapp.pdf").read_bytes()
+        assert opened.headers["content-disposition"] == "inline; filename*=UTF-8''zipapp.pdf"
+        page = client.post(
+            "/uploads", files={"file": ("secrets.html", (DOCUMENTS / "guide" / "secrets.html").read_bytes())}
+        )
+        shown = client.get(f"/uploads/{page.json()['id']}")
+        # an uploaded page is shown as text, never run as a page of this origin
+        assert shown.headers["content-type"] == "text/plain; charset=utf-8"
+        assert shown.headers["content-security-policy"].startswith("sandbox")
+        missing = client.get("/uploads/" + "0" * 24, headers={"Accept": "text/html"})
+        assert missing.status_code == 404 and "no upload" in missing.json()["detail"]
     shutdown(c)
 
     # a crash: a half-received file in .incoming, and an upload stored but never indexed

@@ -35,6 +35,7 @@ API_PREFIXES = frozenset(
         "openapi.json",
         "mcp",
         "conversations",
+        "uploads",
     }
 )
 

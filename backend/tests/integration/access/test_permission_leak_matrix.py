@@ -313,6 +313,10 @@ def test_permission_leak_matrix(world, demo_workspace, email):
                 f"neighbors {doc_id}", client.get(f"/documents/{doc_id}/neighbors", params={"limit": 1000})
             )
     assert opened == visible, (sorted(opened - visible), sorted(visible - opened))
+    # an upload's file ("Open in Upload"): served exactly when its document is readable
+    for doc_id in sorted(uploads):
+        r = client.get(f"/uploads/{doc_id.removeprefix('upload:')}")
+        assert r.status_code == (200 if doc_id in visible else 404), (email, doc_id, r.status_code)
 
     # graph pages, around every kind of document, and the title search
     graph = sc.response("GET /graph", client.get("/graph", params={"limit": 2000}))

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Annotated
+from urllib.parse import quote
 
-from fastapi import APIRouter, File, HTTPException, Request, UploadFile
+from fastapi import APIRouter, File, HTTPException, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from devkb.api.deps import ContainerDep, StoreDep
@@ -117,6 +119,45 @@ def _out(r: UploadRecord, document_id: str, title: str, quarantined: str | None 
         uploader=r.uploader,
         uploaded_at=r.uploaded_at,
         quarantined=quarantined,
+    )
+
+
+# How an upload is shown when its "Open in Upload" link is followed: a PDF in the browser's
+# viewer; every text format (HTML included) as plain text, never as a page of this origin (an
+# uploaded page could run script here); a DOCX downloaded.
+_SHOWN_AS = {".pdf": "application/pdf", ".docx": ""}
+
+
+@router.get(
+    "/{upload_id}",
+    operation_id="getUpload",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/pdf": {}, "text/plain": {}, "application/octet-stream": {}}},
+        404: {"model": ErrorResponse},
+    },
+)
+def get_upload(upload_id: str, container: ContainerDep, store: StoreDep) -> Response:
+    """The uploaded file, where its citations' "Open in Upload" link leads: to anyone who may read
+    its document (the uploader; everyone once shared). Another person's private upload is
+    answered as missing."""
+    ingest = _ingest(container)
+    record = ingest.store.get(upload_id)
+    if record is None or store.get_document(doc_id(record.id)) is None:
+        raise HTTPException(404, f"no upload with id {upload_id!r}")
+    data = ingest.store.data(record)
+    suffix = PurePosixPath(record.filename).suffix.lower()
+    media = _SHOWN_AS.get(suffix, "text/plain; charset=utf-8")
+    quoted = quote(record.filename)
+    disposition = "attachment" if not media else "inline"
+    return Response(
+        data,
+        media_type=media or "application/octet-stream",
+        headers={
+            "Content-Disposition": f"{disposition}; filename*=UTF-8''{quoted}",
+            "X-Content-Type-Options": "nosniff",
+            "Content-Security-Policy": "sandbox; default-src 'none'",
+        },
     )
 
 

@@ -27,6 +27,7 @@ export const OPERATIONS = {
   "getMemory": { method: 'GET', path: '/memories/{memory_id}' },
   "getRun": { method: 'GET', path: '/sources/{name}/runs/{run_id}' },
   "getStats": { method: 'GET', path: '/stats' },
+  "getUpload": { method: 'GET', path: '/uploads/{upload_id}' },
   "health": { method: 'GET', path: '/health' },
   "listChanges": { method: 'GET', path: '/changes' },
   "listConversations": { method: 'GET', path: '/conversations' },

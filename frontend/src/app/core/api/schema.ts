@@ -1045,7 +1045,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get Upload
+         * @description The uploaded file, where its citations' "Open in Upload" link leads: to anyone who may read
+         *     its document (the uploader; everyone once shared). Another person's private upload is
+         *     answered as missing.
+         */
+        get: operations["getUpload"];
         put?: never;
         post?: never;
         /**
@@ -5277,6 +5283,57 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                    "application/pdf": unknown;
+                    "text/plain": unknown;
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
