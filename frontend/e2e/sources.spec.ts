@@ -59,3 +59,38 @@ test('a file chosen in the drop zone is uploaded, indexed and private to its upl
   await expect(zone.getByRole('alert')).toContainText('.exe is not accepted');
   await expect(page.locator('li.card[data-source="uploads"]')).toBeVisible();
 });
+
+test('"Your uploads" lists the person’s own uploads; Delete takes one out of the index', async ({
+  page,
+}) => {
+  await page.goto('/sync');
+  const zone = page.getByTestId('upload-drop');
+  const name = `oncall-${Date.now()}.md`;
+  const marker = `zebrafish${Date.now()}`;
+  await zone.locator('input[type=file]').setInputFiles({
+    name,
+    mimeType: 'text/markdown',
+    buffer: Buffer.from(`# Sandbox key rotation\n\nThe ${marker} key is rotated by Dana.\n`),
+  });
+  const mine = page.getByTestId('your-uploads');
+  const row = mine.locator('li', { hasText: name });
+  await expect(row).toBeVisible({ timeout: 60_000 });
+  await expect(row.getByRole('link', { name: 'Sandbox key rotation' })).toHaveAttribute(
+    'href',
+    /\/explore\?focus=upload/,
+  );
+  await expect(row).toContainText('bytes');
+  await row.scrollIntoViewIfNeeded();
+  await screenshot(page, 'your-uploads', 'docs/screenshots/your-uploads.png');
+  const href = (await row.getByRole('link').getAttribute('href')) ?? '';
+  const documentId = decodeURIComponent(href.split('focus=')[1] ?? '');
+  const found = async () =>
+    (await page.request.get(`/documents/${encodeURIComponent(documentId)}`)).status();
+  expect(await found()).toBe(200);
+
+  page.once('dialog', (d) => void d.accept());
+  await row.getByRole('button', { name: `Delete ${name}` }).click();
+  await expect(row).toHaveCount(0);
+  await expect(zone.getByText('indexed as “Sandbox key rotation”')).toHaveCount(0);
+  await expect.poll(found).toBe(404);
+});

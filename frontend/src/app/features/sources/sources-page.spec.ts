@@ -2,7 +2,7 @@ import { provideHttpClient } from '@angular/common/http';
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { TestBed } from '@angular/core/testing';
 
-import { SourcesPage } from './sources-page';
+import { SourcesPage, fileSize } from './sources-page';
 
 describe('SourcesPage', () => {
   it('lists sources with status, counts, last error and a progress bar for a running sync', async () => {
@@ -73,5 +73,13 @@ describe('SourcesPage', () => {
     expect(cards[1].querySelector<HTMLButtonElement>('button.primary')?.disabled).toBe(true);
     http.expectOne('/sources/wiki/runs/r9');
     fixture.destroy();
+  });
+});
+
+describe('fileSize', () => {
+  it('says bytes, KB or MB', () => {
+    expect(fileSize(75)).toBe('75 bytes');
+    expect(fileSize(12 * 1024)).toBe('12 KB');
+    expect(fileSize(1.4 * 1024 * 1024)).toBe('1.4 MB');
   });
 });

@@ -6,8 +6,10 @@ import {
   inject,
   signal,
 } from '@angular/core';
+import { RouterLink } from '@angular/router';
 
-import type { Run, SourceStatus } from '../../core/api/models';
+import type { Run, SourceStatus, Upload } from '../../core/api/models';
+
 import { AuthStore } from '../../core/auth/auth-store';
 import { DocTypeBadge } from '../../shared/doc-type';
 import { SourcesStore, isFinished, progressPercent } from './sources-store';
@@ -34,7 +36,7 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
 /** Every source with status, last and next run, counts and last error; "Sync now" with live progress. */
 @Component({
   selector: 'app-sources-page',
-  imports: [DocTypeBadge],
+  imports: [DocTypeBadge, RouterLink],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './sources-page.html',
   styleUrl: './sources-page.scss',
@@ -43,6 +45,21 @@ export class SourcesPage {
   protected readonly store = inject(SourcesStore);
   /** "Sync now" is an admin action: members do not see it. */
   protected readonly auth = inject(AuthStore);
+  /** "Your uploads": the person's own indexed uploads, newest first (`GET /uploads`). */
+  protected readonly mine = computed(() => {
+    const me = (this.auth.user()?.email ?? 'operator').toLowerCase();
+    return this.store
+      .listed()
+      .filter((u) => !u.quarantined && u.uploader.toLowerCase() === me)
+      .sort((a, b) => b.uploaded_at.localeCompare(a.uploaded_at));
+  });
+  protected readonly size = fileSize;
+  protected readonly uploadedOn = (iso: string) => new Date(iso).toLocaleString();
+
+  protected async remove(u: Upload): Promise<void> {
+    if (!confirm(`Delete “${u.filename}”? It leaves the index: answers no longer cite it.`)) return;
+    await this.store.deleteUpload(u.id);
+  }
   protected readonly rows = computed(() =>
     this.store.sources().map((s) => {
       const live = this.store.runs()[s.name];
@@ -104,4 +121,11 @@ export class SourcesPage {
       ] ?? status
     );
   }
+}
+
+/** "12 KB", "1.4 MB", "512 bytes". */
+export function fileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }

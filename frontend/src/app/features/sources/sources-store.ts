@@ -45,6 +45,8 @@ export class SourcesStore {
   readonly uploads = signal<UploadItem[]>([]);
   /** Stored uploads that cannot be converted (yours; admins: everyone's), with the reason. */
   readonly quarantined = signal<Upload[]>([]);
+  /** Every upload `GET /uploads` lists for this person (their own, shared ones, quarantined ones). */
+  readonly listed = signal<Upload[]>([]);
   readonly quarantineNote = signal<string | null>(null);
 
   /** Uploads each file in turn (indexed when the server answers), then refreshes the list. */
@@ -69,17 +71,21 @@ export class SourcesStore {
   async loadQuarantined(): Promise<void> {
     try {
       const list = await firstValueFrom(this.api.call('listUploads'));
+      this.listed.set(list);
       this.quarantined.set(list.filter((u) => !!u.quarantined));
     } catch {
+      this.listed.set([]);
       this.quarantined.set([]); // uploads disabled, or not signed in: nothing to show
     }
   }
 
-  /** Deletes a quarantined upload (`DELETE /uploads/{id}`), then refreshes the list. */
+  /** Deletes an upload (`DELETE /uploads/{id}`: the file and its document in the index), then
+   *  refreshes the list; the line "indexed as …" of this page's own upload goes with it. */
   async deleteUpload(id: string): Promise<void> {
     this.quarantineNote.set(null);
     try {
       await firstValueFrom(this.api.call('deleteUpload', { path: { upload_id: id } }));
+      this.uploads.update((u) => u.filter((x) => x.upload?.id !== id));
     } catch (e) {
       this.quarantineNote.set(toApiError(e).message);
     }
