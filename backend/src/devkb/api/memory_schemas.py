@@ -10,7 +10,7 @@ from devkb.memory.model import MAX_TEXT, Memory
 
 ScopeName = Literal["private", "team"]
 StatusName = Literal["proposed", "active", "verified", "superseded", "retracted"]
-OriginName = Literal["conversation", "documents", "admin", "agent"]
+OriginName = Literal["conversation", "documents", "admin", "agent", "correction"]
 
 
 class MemoryIn(BaseModel):

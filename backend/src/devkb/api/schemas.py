@@ -341,11 +341,22 @@ class FeedbackIn(BaseModel):
     rating: Literal["up", "down"]
     document_ids: list[Annotated[str, Field(max_length=500)]] = Field(default_factory=list, max_length=50)
     comment: str | None = Field(None, max_length=2000)
+    correction: str | None = Field(
+        None,
+        min_length=1,
+        max_length=4000,
+        description=(
+            "With rating down: 'the right answer is …'. Becomes a proposed team memory (origin "
+            "correction, about the readable cited documents) that reviewers see under status=proposed; "
+            "no one else recalls it until a reviewer verifies it. Needs a signed-in person."
+        ),
+    )
 
 
 class FeedbackStored(BaseModel):
     stored: bool
     at: str
+    memory_id: str | None = Field(None, description="The proposed team memory a correction became.")
 
 
 class GapDocumentOut(BaseModel):

@@ -238,6 +238,19 @@ class MemoryService:
                 return memory
             return self._supersede(current, memory)
 
+    def propose_correction(self, text: str, cited: Sequence[str] = ()) -> Memory:
+        """A thumbs-down with "the right answer is …": a *proposed* team memory (origin
+        ``correction``) about the cited documents this person may read, for reviewers to verify —
+        proposed even from a reviewer, so that a second person looks at it. Recalled by no one
+        until verified (then it supersedes what it corrects, like any proposed memory)."""
+        self.who()
+        readable = [
+            d.id for d in self.reader_store.get_documents(list(dict.fromkeys(i for i in cited if i))[:50])
+        ]
+        return self.remember(
+            text, scope="team", origin="correction", about=readable, extra={"status": "proposed"}
+        )
+
     def correct(
         self,
         memory_id: str,

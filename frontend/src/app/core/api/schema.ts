@@ -659,7 +659,9 @@ export interface paths {
         put?: never;
         /**
          * Send Feedback
-         * @description Record a thumbs up or down on an answer, with the question and the cited documents.
+         * @description Record a thumbs up or down on an answer, with the question and the cited documents. A
+         *     thumbs-down with ``correction`` ("the right answer is …") also becomes a proposed team memory
+         *     for reviewers (``GET /memories?status=proposed``), about the cited documents.
          */
         post: operations["sendFeedback"];
         delete?: never;
@@ -1442,6 +1444,11 @@ export interface components {
             answer: string;
             /** Comment */
             comment?: string | null;
+            /**
+             * Correction
+             * @description With rating down: 'the right answer is …'. Becomes a proposed team memory (origin correction, about the readable cited documents) that reviewers see under status=proposed; no one else recalls it until a reviewer verifies it. Needs a signed-in person.
+             */
+            correction?: string | null;
             /** Document Ids */
             document_ids?: string[];
             /** Question */
@@ -1456,6 +1463,11 @@ export interface components {
         FeedbackStored: {
             /** At */
             at: string;
+            /**
+             * Memory Id
+             * @description The proposed team memory a correction became.
+             */
+            memory_id?: string | null;
             /** Stored */
             stored: boolean;
         };
@@ -1616,7 +1628,7 @@ export interface components {
              * Origin
              * @description Where it came from (default from the request).
              */
-            origin?: ("conversation" | "documents" | "admin" | "agent") | null;
+            origin?: ("conversation" | "documents" | "admin" | "agent" | "correction") | null;
             /**
              * Scope
              * @description private: yours alone; team: every signed-in person.
@@ -1654,7 +1666,7 @@ export interface components {
              * Origin
              * @enum {string}
              */
-            origin: "conversation" | "documents" | "admin" | "agent";
+            origin: "conversation" | "documents" | "admin" | "agent" | "correction";
             /** Owner */
             owner: string;
             /** Recorded At */
@@ -4009,7 +4021,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Missing or invalid API key (header X-API-Key). */
+            /** @description Unauthorized */
             401: {
                 headers: {
                     [name: string]: unknown;
