@@ -3,7 +3,7 @@ import { HttpTestingController, provideHttpClientTesting } from '@angular/common
 import { TestBed } from '@angular/core/testing';
 import { provideRouter } from '@angular/router';
 
-import { App } from './app';
+import { App, modelSentence } from './app';
 import { AuthStore, HARD_NAVIGATE, type AuthStatus } from './core/auth/auth-store';
 
 describe('App shell', () => {
@@ -68,5 +68,23 @@ describe('App shell', () => {
     const { http, el } = await render({ accounts: true, user: null, oidc: null, demo_users: [] });
     http.verify(); // no /health before signing in
     expect(el.querySelector('nav')).toBeNull();
+  });
+});
+
+describe('modelSentence', () => {
+  it('says in a sentence how answers are made, never the raw error', () => {
+    const down = modelSentence(
+      false,
+      'Ollama not reachable at http://127.0.0.1:11434: ConnectError',
+    );
+    expect(down).toContain('not reachable right now');
+    expect(down).not.toMatch(/http|ConnectError|11434/);
+    expect(modelSentence(true, 'none: extractive answers')).toContain(
+      'No language model is set up',
+    );
+    expect(modelSentence(true, 'ollama: llama3.2')).toBe(
+      'Answers are written by a language model (ollama) from the sources.',
+    );
+    expect(modelSentence(false, 'KeyError: x')).not.toContain('KeyError');
   });
 });

@@ -36,6 +36,12 @@ export class App {
     };
   });
 
+  /** The model pill's tooltip, in a sentence (never the server's raw error). */
+  protected readonly llmTitle = computed(() => {
+    const llm = this.status.health()?.llm;
+    return llm ? modelSentence(llm.ok, llm.detail) : null;
+  });
+
   constructor() {
     // The server's state once the pages may load (at once on a server without accounts).
     effect(() => {
@@ -47,4 +53,25 @@ export class App {
     this.keys.save(input.value);
     location.reload();
   }
+}
+
+/**
+ * What the header says of the language model, for people: "Answers are written by a language
+ * model (ollama llama3.2)", or why answers quote the sources instead — never an exception's text
+ * ("Ollama not reachable at http://127.0.0.1:11434: ConnectError").
+ */
+export function modelSentence(ok: boolean, detail: string): string {
+  if (/^none\b|extractive/i.test(detail)) {
+    return 'No language model is set up, so answers quote the most relevant passages of the sources.';
+  }
+  if (ok) {
+    const name = detail.split(/[:,]/)[0].trim();
+    return name && name.length < 60 && !/https?:/.test(name)
+      ? `Answers are written by a language model (${name}) from the sources.`
+      : 'Answers are written by a language model from the sources.';
+  }
+  if (/not reachable|connect|timed? ?out|refused/i.test(detail)) {
+    return 'The language model is not reachable right now, so answers quote the sources. An admin can check the model server.';
+  }
+  return 'The language model is not available, so answers quote the sources. An admin can check its settings.';
 }

@@ -355,6 +355,19 @@ export class GraphPage {
     this.labelMode.set(value as 'auto' | 'all' | 'none');
   }
 
+  /** From "not one you can open": back where the person came from (a chat answer, usually). */
+  protected goBack(): void {
+    this.store.missing.set(null);
+    if (history.length > 1) history.back();
+    else void this.router.navigate(['/']);
+  }
+
+  protected showWholeGraph(): void {
+    this.store.missing.set(null);
+    void this.router.navigate([], { queryParams: {}, replaceUrl: true });
+    void this.store.reload(); // it was loaded around the missing document: nothing, for its reader
+  }
+
   protected focusDoc(id: string): void {
     void this.router.navigate([], { queryParams: { focus: id }, replaceUrl: false });
   }

@@ -113,6 +113,7 @@ describe('GraphStore', () => {
     const done = store.focus('jira:NOPE');
     http.expectOne((r) => r.url === '/graph').flush({ nodes: [], edges: [] });
     await done;
-    expect(store.error()).toBe('No document with id jira:NOPE.');
+    expect(store.missing()).toBe('jira:NOPE');
+    expect(store.error()).toBeNull();
   });
 });

@@ -21,6 +21,8 @@ export class GraphStore {
   readonly edges = signal<Edge[]>([]);
   readonly loading = signal(false);
   readonly error = signal<string | null>(null);
+  /** A document asked for (?focus=) that is not there for this reader: missing, or not theirs to read. */
+  readonly missing = signal<string | null>(null);
   readonly limit = signal<number>(300);
   readonly types = signal<Record<SourceKind, boolean>>({
     jira: true,
@@ -183,9 +185,10 @@ export class GraphStore {
     }
     const node = this.nodes().find((n) => n.id === id);
     if (!node) {
-      this.error.set(`No document with id ${id}.`);
+      this.missing.set(id);
       return;
     }
+    this.missing.set(null);
     if (!this.types()[node.type.toLowerCase() as SourceKind]) {
       this.types.update((t) => ({ ...t, [node.type.toLowerCase()]: true }));
     }

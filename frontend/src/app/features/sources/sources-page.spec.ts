@@ -2,7 +2,7 @@ import { provideHttpClient } from '@angular/common/http';
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { TestBed } from '@angular/core/testing';
 
-import { SourcesPage, fileSize } from './sources-page';
+import { SourcesPage, fileSize, syncCounts } from './sources-page';
 
 describe('SourcesPage', () => {
   it('lists sources with status, counts, last error and a progress bar for a running sync', async () => {
@@ -81,5 +81,34 @@ describe('fileSize', () => {
     expect(fileSize(75)).toBe('75 bytes');
     expect(fileSize(12 * 1024)).toBe('12 KB');
     expect(fileSize(1.4 * 1024 * 1024)).toBe('1.4 MB');
+  });
+});
+
+describe('syncCounts', () => {
+  it('adds up: documents = new or updated + unchanged; no chunks', () => {
+    const c = syncCounts({
+      documents: 18,
+      indexed: 0,
+      unchanged: 1,
+      deleted: 0,
+      chunks_embedded: 0,
+      skipped: 0,
+    });
+    expect(c.map((x) => `${x.value} ${x.key}`)).toEqual([
+      '18 documents',
+      '0 new or updated',
+      '18 unchanged',
+    ]);
+    expect(
+      syncCounts({ documents: 5, indexed: 2, deleted: 1, skipped: 3 }).map(
+        (x) => `${x.value} ${x.key}`,
+      ),
+    ).toEqual([
+      '5 documents',
+      '2 new or updated',
+      '3 unchanged',
+      '1 deleted',
+      '3 could not be read',
+    ]);
   });
 });

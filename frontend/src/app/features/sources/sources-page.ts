@@ -110,7 +110,7 @@ export class SourcesPage {
   }
 
   protected counts(s: SourceStatus): { key: string; value: number }[] {
-    return Object.entries(s.counts).map(([key, value]) => ({ key: key.replace(/_/g, ' '), value }));
+    return syncCounts(s.counts);
   }
 
   protected statusLabel(status: string, running: boolean): string {
@@ -128,4 +128,27 @@ export function fileSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
+ * The last sync's counts in words that add up: the documents the source holds now, of which new
+ * or updated in that sync and unchanged (the rest); deleted and unreadable (skipped) beside them.
+ * How many passages were embedded is the indexer's business, not the reader's.
+ */
+export function syncCounts(c: Record<string, number>): { key: string; value: number }[] {
+  if (c['documents'] === undefined) {
+    return Object.entries(c)
+      .filter(([key]) => key !== 'chunks_embedded')
+      .map(([key, value]) => ({ key: key.replace(/_/g, ' '), value }));
+  }
+  const documents = c['documents'];
+  const changed = Math.min(c['indexed'] ?? 0, documents);
+  const out = [
+    { key: documents === 1 ? 'document' : 'documents', value: documents },
+    { key: 'new or updated', value: changed },
+    { key: 'unchanged', value: documents - changed },
+  ];
+  if (c['deleted']) out.push({ key: 'deleted', value: c['deleted'] });
+  if (c['skipped']) out.push({ key: 'could not be read', value: c['skipped'] });
+  return out;
 }

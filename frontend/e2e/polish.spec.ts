@@ -1,0 +1,74 @@
+import type { Page } from '@playwright/test';
+
+import { SIGNED_OUT, expect, screenshot, signIn, test } from './fixtures';
+
+/**
+ * Issue 61's graph and phone polish, in the browser on the real server: a document the reader may
+ * not open is a helpful message with ways back; the header's model pill explains itself in a
+ * sentence; the Sources page's counts add up and say nothing of chunks.
+ */
+test.use({ storageState: SIGNED_OUT });
+
+const CAROL = 'carol@acme.example'; // Jira WEB issues only
+const ALICE = 'alice@acme.example';
+
+async function as(page: Page, email: string): Promise<void> {
+  await signIn(page.request, (u) => u.email === email);
+}
+
+for (const size of [
+  { name: 'desktop', width: 1440, height: 900 },
+  { name: 'phone', width: 360, height: 740 },
+]) {
+  test(`a document carol may not read is a message with a way back (${size.name})`, async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await as(page, CAROL);
+    await page.goto('/');
+    await page.goto('/explore?focus=jira:PAY-12');
+    const box = page.getByTestId('missing-document');
+    await expect(box).toContainText('This document is not one you can open.');
+    await expect(box).toContainText('ask an admin');
+    await expect(box).not.toContainText('No document with id');
+    const inside = await box.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.left >= 0 && r.right <= window.innerWidth;
+    });
+    expect(inside).toBe(true);
+    await screenshot(
+      page,
+      `graph-not-yours-${size.name}`,
+      `docs/screenshots/graph-not-yours-${size.name}.png`,
+    );
+    await box.getByRole('button', { name: 'Go back' }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await page.goto('/explore?focus=jira:PAY-12');
+    await page.getByRole('button', { name: 'Show the whole graph' }).click();
+    await expect(page).toHaveURL(/\/explore$/);
+    await expect(page.getByTestId('missing-document')).toHaveCount(0);
+    await expect(page.locator('.gnode').first()).toBeVisible();
+  });
+}
+
+test('the model pill explains itself in a sentence; source counts add up without chunks', async ({
+  page,
+}) => {
+  await as(page, ALICE);
+  await page.goto('/sync');
+  const pill = page.locator('.server .pill').nth(1);
+  await expect(pill).toHaveAttribute('title', /^No language model is set up/);
+  const cards = page.locator('li.card');
+  await expect(cards.first().locator('.counts')).toBeVisible();
+  await expect(page.locator('.counts')).not.toContainText(['chunks']);
+  for (const card of await page.locator('.counts').all()) {
+    const items = Object.fromEntries(
+      (await card.locator('li').allInnerTexts()).map((t) => {
+        const [n, ...words] = t.trim().split(/\s+/);
+        return [words.join(' '), Number(n)];
+      }),
+    );
+    const total = items['documents'] ?? items['document'];
+    expect(total, JSON.stringify(items)).toBe(items['new or updated'] + items['unchanged']);
+  }
+});
