@@ -88,6 +88,21 @@ class MemoryOut(BaseModel):
         )
 
 
+class ExportedMemoryOut(MemoryOut):
+    changed_at: str = Field(description="Its last change of status (superseded, verified, retracted).")
+    question: str = Field(description="A verified answer's question (empty otherwise).")
+    expires_at: str = Field(description="When a verified answer's verification expires.")
+    cited_hashes: dict[str, str] = Field(description="A verified answer's cited documents' content hashes.")
+
+
+class MemoryExportOut(BaseModel):
+    format: str = Field(description="devkb-memories/1")
+    owner: str
+    exported_at: str
+    count: int
+    memories: list[ExportedMemoryOut] = Field(description="Every version, oldest first.")
+
+
 class RecalledOut(BaseModel):
     memory: MemoryOut
     score: float

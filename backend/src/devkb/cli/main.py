@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
@@ -645,6 +646,28 @@ def memory_search(
         _fail("the query is empty")
     found = _memory_run(as_user, lambda s: s.search(query, as_of, limit))
     _print_memories([r.memory for r in found], as_json, [round(r.score, 4) for r in found])
+
+
+@memory_app.command("export")
+def memory_export(
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file (default: print).")
+    ] = None,
+    as_user: AsUser = None,
+) -> None:
+    """Your own memories, every version with validity and sources, as JSON (as GET /memories/export)."""
+    if output is not None and output.is_dir():
+        _fail(f"--output {output} is a directory")
+    data = _memory_run(as_user, lambda s: s.export())
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if output is None:
+        typer.echo(text)
+        return
+    try:
+        output.write_text(text + "\n", encoding="utf-8")
+    except OSError as e:
+        _fail(f"cannot write {output}: {e}")
+    typer.echo(f"exported {data['count']} memories to {output}")
 
 
 @memory_app.command("forget")

@@ -165,6 +165,33 @@ class Memory:
         return replace(self, **changes)
 
 
+def export_row(m: Memory) -> dict[str, Any]:
+    """A memory as a person's export holds it (every field but its permission gates)."""
+    return {
+        "id": m.id,
+        "text": m.text,
+        "scope": m.scope,
+        "owner": m.owner,
+        "status": m.status,
+        "recorded_at": m.recorded_at,
+        "valid_from": m.valid_from,
+        "valid_until": m.valid_until,
+        "origin": m.origin,
+        "subject": m.subject,
+        "attribute": m.attribute,
+        "supersedes": m.supersedes,
+        "superseded_by": m.superseded_by,
+        "about": list(m.about),
+        "derived_from": list(m.derived_from),
+        "verified_by": m.verified_by,
+        "verified_at": m.verified_at,
+        "changed_at": m.changed_at,
+        "question": m.question,
+        "expires_at": m.expires_at,
+        "cited_hashes": dict(m.cited_hashes),
+    }
+
+
 def is_current(doc: Document, moment: str | None = None) -> bool:
     """Whether ``doc`` may stand as evidence now: any document but a memory that is superseded,
     retracted, proposed or not yet (or no longer) valid — recalled only by ``as_of``."""

@@ -31,6 +31,7 @@ from devkb.memory.model import (
     Memory,
     Origin,
     Scope,
+    export_row,
     from_document,
     gates_for,
     is_memory_id,
@@ -44,6 +45,8 @@ from devkb.store.protocol import GraphStore
 
 TYPES = [SourceType.MEMORY]
 LIST_LIMIT = 1000
+EXPORT_LIMIT = 100_000  # a person's memories, every version
+EXPORT_FORMAT = "devkb-memories/1"
 RRF_K = 60
 
 
@@ -179,6 +182,26 @@ class MemoryService:
         valid = [memories[i] for i in ranked if memories[i].valid_at(moment)]
         valid.sort(key=lambda m: ranked[m.id], reverse=True)
         return [Recalled(m, ranked[m.id]) for m in _newest_per_key(valid)[:limit]]
+
+    def export(self) -> dict[str, Any]:
+        """The current reader's own memories — private and team ones they wrote, every version
+        (superseded, retracted and proposed ones too), oldest first, with validity, origin, the
+        documents they are about or derived from and what they superseded — as JSON-ready data.
+        Read through the reader's store, so it holds nothing they may not read now."""
+        owner, _ = self.who()
+        rows = []
+        for d in self.reader_store.find_documents({"author": owner}, types=TYPES, limit=EXPORT_LIMIT):
+            m = from_document(d)
+            if m is not None and m.owner == owner:
+                rows.append(m)
+        rows.sort(key=lambda m: (m.recorded_at, m.id))
+        return {
+            "format": EXPORT_FORMAT,
+            "owner": owner,
+            "exported_at": self.clock(),
+            "count": len(rows),
+            "memories": [export_row(m) for m in rows],
+        }
 
     # -- writes --------------------------------------------------------------------------------
     def remember(

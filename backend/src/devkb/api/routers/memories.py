@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 
 from devkb.api.memory_schemas import (
     ForgottenOut,
+    MemoryExportOut,
     MemoryIn,
     MemoryOut,
     MemoryPatch,
@@ -100,6 +101,18 @@ def search(
         ]
     except (MemoryError, ValueError) as e:
         raise _http(e if isinstance(e, MemoryError) else MemoryError(str(e))) from e
+
+
+@router.get("/export", response_model=MemoryExportOut, operation_id="exportMemories", responses=ERRORS)
+def export(memories: MemoriesDep, response: Response) -> MemoryExportOut:
+    """Your own memories (private and team ones you wrote), every version oldest first, with their
+    validity, origin and the documents they are about or derived from — as a JSON download."""
+    try:
+        data = memories.export()
+    except MemoryError as e:
+        raise _http(e) from e
+    response.headers["Content-Disposition"] = 'attachment; filename="devkb-memories.json"'
+    return MemoryExportOut.model_validate(data)
 
 
 @router.get("/{memory_id}", response_model=MemoryOut, operation_id="getMemory", responses=ERRORS)

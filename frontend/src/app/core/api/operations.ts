@@ -20,6 +20,7 @@ export const OPERATIONS = {
   "documentNeighbors": { method: 'GET', path: '/documents/{document_id}/neighbors' },
   "documentVersion": { method: 'GET', path: '/documents/{document_id}/versions/{seq}' },
   "exportConversation": { method: 'GET', path: '/conversations/{conversation_id}/export' },
+  "exportMemories": { method: 'GET', path: '/memories/export' },
   "findDocuments": { method: 'GET', path: '/documents' },
   "getConversation": { method: 'GET', path: '/conversations/{conversation_id}' },
   "getDocument": { method: 'GET', path: '/documents/{document_id}' },

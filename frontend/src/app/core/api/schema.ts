@@ -843,6 +843,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memories/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export
+         * @description Your own memories (private and team ones you wrote), every version oldest first, with their
+         *     validity, origin and the documents they are about or derived from — as a JSON download.
+         */
+        get: operations["exportMemories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memories/search": {
         parameters: {
             query?: never;
@@ -1438,6 +1459,74 @@ export interface components {
             /** Detail */
             detail: string;
         };
+        /** ExportedMemoryOut */
+        ExportedMemoryOut: {
+            /** About */
+            about: string[];
+            /** Attribute */
+            attribute: string;
+            /**
+             * Changed At
+             * @description Its last change of status (superseded, verified, retracted).
+             */
+            changed_at: string;
+            /**
+             * Cited Hashes
+             * @description A verified answer's cited documents' content hashes.
+             */
+            cited_hashes: {
+                [key: string]: string;
+            };
+            /** Derived From */
+            derived_from: string[];
+            /**
+             * Expires At
+             * @description When a verified answer's verification expires.
+             */
+            expires_at: string;
+            /** Id */
+            id: string;
+            /**
+             * Origin
+             * @enum {string}
+             */
+            origin: "conversation" | "documents" | "admin" | "agent" | "correction";
+            /** Owner */
+            owner: string;
+            /**
+             * Question
+             * @description A verified answer's question (empty otherwise).
+             */
+            question: string;
+            /** Recorded At */
+            recorded_at: string;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "private" | "team";
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "proposed" | "active" | "verified" | "superseded" | "retracted";
+            /** Subject */
+            subject: string;
+            /** Superseded By */
+            superseded_by: string;
+            /** Supersedes */
+            supersedes: string;
+            /** Text */
+            text: string;
+            /** Valid From */
+            valid_from: string;
+            /** Valid Until */
+            valid_until: string;
+            /** Verified At */
+            verified_at: string;
+            /** Verified By */
+            verified_by: string;
+        };
         /** FeedbackIn */
         FeedbackIn: {
             /** Answer */
@@ -1606,6 +1695,25 @@ export interface components {
         /** LoginOut */
         LoginOut: {
             user: components["schemas"]["UserOut"];
+        };
+        /** MemoryExportOut */
+        MemoryExportOut: {
+            /** Count */
+            count: number;
+            /** Exported At */
+            exported_at: string;
+            /**
+             * Format
+             * @description devkb-memories/1
+             */
+            format: string;
+            /**
+             * Memories
+             * @description Every version, oldest first.
+             */
+            memories: components["schemas"]["ExportedMemoryOut"][];
+            /** Owner */
+            owner: string;
         };
         /** MemoryIn */
         MemoryIn: {
@@ -4534,6 +4642,71 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RecalledTurnOut"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    exportMemories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryExportOut"];
                 };
             };
             /** @description Unauthorized */
