@@ -250,6 +250,16 @@ def build_runs(
     return RunManager(sync, loaders, side_by_side=settings.sync_side_by_side)
 
 
+def housekeeping_jobs(
+    settings: Settings, memories: Callable[[], MemoryService]
+) -> list[tuple[str, Callable[[], object]]]:
+    """The scheduler's housekeeping: memory retention when ``memory_private_retention_days`` is set."""
+    days = settings.memory_private_retention_days
+    if days is None:
+        return []
+    return [("memory retention", lambda: memories().purge_private(days))]
+
+
 def build_background(
     settings: Settings, scheduler: SyncScheduler, shared: providers.Provider[SharedState]
 ) -> SyncScheduler | LeaderElection:
@@ -458,15 +468,6 @@ class Container(containers.DeclarativeContainer):
     runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider)
     knowledge_gaps = providers.Singleton(build_knowledge_gaps, settings, shared_state.provider)
     uploads = providers.Singleton(build_upload_ingest, settings, runs)
-    scheduler = providers.Singleton(
-        lambda s, runs, sources: SyncScheduler(runs, sources, enabled=s.scheduler_enabled),
-        settings,
-        runs.provider,
-        sources.provider,
-    )
-    background = providers.Singleton(build_background, settings, scheduler, shared_state.provider)
-    background_start = providers.Callable(lambda bg: bg.start, background)
-    background_stop = providers.Callable(lambda bg: bg.stop, background)
 
     accounts = providers.Resource(accounts_resource, settings)
     access_policy = providers.Singleton(AccessPolicy, accounts.provider)
@@ -530,6 +531,18 @@ class Container(containers.DeclarativeContainer):
         embedder,
         search,
     )
+    scheduler = providers.Singleton(
+        lambda s, runs, sources, memories: SyncScheduler(
+            runs, sources, enabled=s.scheduler_enabled, housekeeping=housekeeping_jobs(s, memories)
+        ),
+        settings,
+        runs.provider,
+        sources.provider,
+        memories.provider,
+    )
+    background = providers.Singleton(build_background, settings, scheduler, shared_state.provider)
+    background_start = providers.Callable(lambda bg: bg.start, background)
+    background_stop = providers.Callable(lambda bg: bg.stop, background)
     verified_answers = providers.Singleton(
         lambda memories, s: VerifiedAnswers(memories, days=s.verified_answer_days), memories, settings
     )

@@ -211,6 +211,14 @@ class Settings(BaseSettings):
         le=3650,
         description="Days a verified answer stays verified before it must be verified again.",
     )
+    memory_private_retention_days: float | None = Field(
+        None,
+        gt=0,
+        le=36500,
+        description="Delete private memories superseded or retracted longer ago than this many days "
+        "(the scheduler's memory retention job, every 6 hours; from the store and every index). "
+        "Unset: kept for ever. Team memories and current private ones are never deleted by it.",
+    )
     # -- uploads (api/routers/uploads.py, the MCP ingest tool) ---------------------------------
     uploads_enabled: bool = Field(
         True, description="Accept uploads (source `uploads`, files under data_dir/uploads)."

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from devkb.access.scoped_store import ReaderStore
@@ -360,6 +361,34 @@ class MemoryService:
             self.store.delete_documents(ids)
             self._flush()
         self._notify()
+        return ids
+
+    def purge_private(self, days: float, now: str | None = None) -> list[str]:
+        """Retention (``DEVKB_MEMORY_PRIVATE_RETENTION_DAYS``, run by the scheduler): delete the
+        private memories superseded or retracted more than ``days`` ago (as of ``now``, default the
+        clock) from the store and every index, then refresh the caches. Current private memories
+        and every team memory stay. Returns the ids deleted."""
+        if days <= 0:
+            raise MemoryError("retention days must be more than 0")
+        moment = datetime.fromisoformat(parse_when(now, "now") or self.clock())
+        cutoff = (moment - timedelta(days=days)).isoformat(timespec="seconds")
+        with self._lock:
+            ids = []
+            found = self.store.find_documents(
+                {"status": ["superseded", "retracted"]}, types=TYPES, limit=EXPORT_LIMIT
+            )
+            for d in found:
+                m = from_document(d)
+                if m is None or m.scope != "private" or m.status not in ("superseded", "retracted"):
+                    continue
+                ended = m.changed_at or m.valid_until or m.recorded_at
+                if ended and ended < cutoff:
+                    ids.append(m.id)
+            if ids:
+                self.store.delete_documents(ids)
+                self._flush()
+        if ids:
+            self._notify()
         return ids
 
     # -- inside --------------------------------------------------------------------------------

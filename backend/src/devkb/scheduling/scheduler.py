@@ -9,6 +9,9 @@ text is matched against titles already indexed.
     schedule: "*/15 * * * 1-5"     CronTrigger from the crontab fields (weekdays 0/7 = Sunday, as in cron)
     schedule: manual (or none)     no job; sync through the API or CLI
 
+Housekeeping jobs (``housekeeping``: a name and a callable, e.g. the memory retention job) run
+every ``HOUSEKEEPING_HOURS``, the first one interval after start; ``run_housekeeping`` runs them now.
+
 Guarantees: one run per source at a time (``max_instances=1`` per job, and ``RunManager``'s
 per-source lock against API- or CLI-started runs — a due source that is already running is
 skipped, not queued); missed runs (server busy or asleep) are coalesced into one run if less
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC
 from typing import Any
 
@@ -38,6 +41,7 @@ log = logging.getLogger(__name__)
 
 MISFIRE_GRACE = 600  # seconds a due run may be late and still run
 MAX_PARALLEL_JOBS = 4
+HOUSEKEEPING_HOURS = 6
 
 
 _WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
@@ -95,9 +99,14 @@ class SyncScheduler:
     so creating, stopping or asking an unstarted scheduler costs nothing."""
 
     def __init__(
-        self, runs: Callable[[], RunManager], sources: Callable[[], list[SourceConfig]], enabled: bool = True
+        self,
+        runs: Callable[[], RunManager],
+        sources: Callable[[], list[SourceConfig]],
+        enabled: bool = True,
+        housekeeping: Sequence[tuple[str, Callable[[], object]]] = (),
     ) -> None:
         self._runs_provider = runs
+        self.housekeeping = list(housekeeping)
         self._sources_provider = sources
         self.enabled = enabled
         self._scheduler: BackgroundScheduler | None = None
@@ -121,7 +130,9 @@ class SyncScheduler:
             scheduler = BackgroundScheduler(
                 timezone=UTC,
                 executors={
-                    "default": ThreadPoolExecutor(max_workers=max(1, min(len(groups), MAX_PARALLEL_JOBS)))
+                    "default": ThreadPoolExecutor(
+                        max_workers=max(1, min(len(groups) + len(self.housekeeping), MAX_PARALLEL_JOBS))
+                    )
                 },
                 job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": MISFIRE_GRACE},
             )
@@ -138,6 +149,14 @@ class SyncScheduler:
                 )
                 for name in names:
                     self._job_of[name] = job_id
+            for name, job in self.housekeeping:
+                scheduler.add_job(
+                    self._housekeep,
+                    IntervalTrigger(hours=HOUSEKEEPING_HOURS, timezone=UTC),
+                    args=[name, job],
+                    id=f"housekeeping:{name}",
+                    name=name,
+                )
             scheduler.start()
             self._scheduler = scheduler
             log.info("scheduler started: %s", dict(groups))
@@ -166,6 +185,20 @@ class SyncScheduler:
             else:
                 outcome[name] = result.state
         return outcome
+
+    @staticmethod
+    def _housekeep(name: str, job: Callable[[], object]) -> object:
+        try:
+            result = job()
+        except Exception:  # logged; the next interval tries again
+            log.warning("housekeeping job %s failed", name, exc_info=True)
+            return None
+        log.info("housekeeping job %s: %s", name, result)
+        return result
+
+    def run_housekeeping(self) -> dict[str, object]:
+        """Run every housekeeping job now, in this thread (for the CLI and tests)."""
+        return {name: self._housekeep(name, job) for name, job in self.housekeeping}
 
     def run_now(self, name: str | None = None) -> dict[str, str]:
         """Run the scheduled job of ``name`` (or every job) now, in this thread — what the next due
