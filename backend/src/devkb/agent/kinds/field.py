@@ -41,7 +41,9 @@ class FieldByTitle(QuestionKind):
             and (
                 # "… the integer minor units change ship in?": "change" names the thing, not a question type
                 (parsed.qtype in ("fact", "changed") and bool(FIELDS.intersection(parsed.fields)))
-                or parsed.qtype == "who"
+                # "who is on / did / owns the checkout redesign?" — not "who rotates the sandbox
+                # key?": a verb of its own asks who does that, which a sentence says, not a field
+                or (parsed.qtype == "who" and (bool(parsed.fields) or _who_asks_a_field(parsed.words)))
                 # "when was the spinner bug closed?": its status changes, from its changelog
                 or (parsed.qtype == "when" and "status" in parsed.fields)
             )
@@ -89,3 +91,12 @@ class FieldByTitle(QuestionKind):
             named = f"named by one word of its title: {identifier(out.anchors[0])}; "
             confidence = replace(confidence, probability=ONE_WORD, level=level(ONE_WORD))
         return status, replace(confidence, reason=named + confidence.reason)
+
+
+# after "who", the words of a question about a document's person field ("who is …", "who did …")
+_WHO_FIELD = frozenset({"is", "was", "s", "did", "does", "has", "had", "handled", "handles", "made", "led"})
+
+
+def _who_asks_a_field(words: Sequence[str]) -> bool:
+    at = next((i for i, w in enumerate(words) if w in ("who", "whom", "whose")), -1)
+    return at >= 0 and (at + 1 >= len(words) or words[at] == "whose" or words[at + 1] in _WHO_FIELD)
