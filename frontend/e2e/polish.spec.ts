@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 
-import { SIGNED_OUT, expect, screenshot, signIn, test } from './fixtures';
+import { SIGNED_OUT, ask, expect, screenshot, signIn, test } from './fixtures';
 
 /**
  * Issue 61's graph and phone polish, in the browser on the real server: a document the reader may
@@ -71,4 +71,47 @@ test('the model pill explains itself in a sentence; source counts add up without
     const total = items['documents'] ?? items['document'];
     expect(total, JSON.stringify(items)).toBe(items['new or updated'] + items['unchanged']);
   }
+});
+
+test('graph search results lead with titles, never a bare id', async ({ page }) => {
+  await as(page, ALICE);
+  await page.goto('/explore');
+  await page.getByRole('combobox', { name: 'Find a document' }).fill('payments');
+  const options = page.getByRole('option');
+  await expect(options.first()).toBeVisible();
+  const rows = await options.evaluateAll((els) =>
+    els.map((e) => ({
+      title: e.querySelector('.title')?.textContent?.trim() ?? '',
+      key: e.querySelector('.key')?.textContent?.trim() ?? '',
+    })),
+  );
+  expect(rows.length).toBeGreaterThan(0);
+  for (const r of rows) {
+    expect(r.title).not.toMatch(/^(page|issue|file)?\s*\d+$/);
+    expect(r.key).not.toMatch(/\d{5,}/);
+  }
+  await screenshot(page, 'graph-search-titles', 'docs/screenshots/graph-search-titles.png');
+});
+
+test('on a 360 px phone with a short log the composer sits at the bottom, its placeholder whole', async ({
+  page,
+}) => {
+  await as(page, ALICE);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto('/');
+  const composer = page.locator('form.composer');
+  const box = page.getByRole('textbox', { name: 'Your question' });
+  await expect(box).toBeVisible();
+  const fits = await box.evaluate((el: HTMLTextAreaElement) => {
+    const ctx = document.createElement('canvas').getContext('2d')!;
+    const style = getComputedStyle(el);
+    ctx.font = `${style.fontSize} ${style.fontFamily}`;
+    const inner = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return { text: ctx.measureText(el.placeholder).width, inner, rows: el.rows };
+  });
+  expect(fits.text, JSON.stringify(fits)).toBeLessThanOrEqual(fits.inner * fits.rows);
+  await ask(page, 'What is PAY-7?');
+  const bottom = await composer.evaluate((el) => el.getBoundingClientRect().bottom);
+  expect(Math.abs(bottom - 740)).toBeLessThanOrEqual(2);
+  await screenshot(page, 'chat-short-phone', 'docs/screenshots/chat-short-phone.png');
 });

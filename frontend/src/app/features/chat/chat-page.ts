@@ -26,6 +26,13 @@ import { ChatTurnView } from './chat-turn';
   styleUrl: './chat-page.scss',
 })
 export class ChatPage {
+  /** The composer's placeholder: the keys to send only where there is a keyboard's room (a phone's
+   *  two rows would cut it). */
+  protected readonly placeholder =
+    typeof matchMedia === 'function' && matchMedia('(max-width: 640px)').matches
+      ? 'Ask about an issue, a design, a commit…'
+      : 'Ask about an issue, a design, a commit… (Enter to send, Shift+Enter for a new line)';
+
   protected readonly store = inject(ChatStore);
   private readonly status = inject(ServerStatus);
   /** Setup hints (how to connect a language model) are for admins only. */

@@ -59,8 +59,10 @@ import { shortLabel } from './graph-model';
             (mousedown)="$event.preventDefault(); pick(r)"
           >
             <app-doc-type [type]="r.type" />
-            <span class="key">{{ short(r.id) }}</span>
-            <span class="title">{{ r.title }}</span>
+            <span class="title">{{ r.title || short(r.id) }}</span>
+            @if (r.title && keyOf(r.id); as key) {
+              <span class="key">{{ key }}</span>
+            }
           </li>
         } @empty {
           <li class="none" role="option" aria-disabled="true" aria-selected="false">
@@ -119,6 +121,12 @@ export class GraphSearch {
 
   protected short(id: string): string {
     return shortLabel(id);
+  }
+
+  /** A short id worth showing after the title (PAY-7, PR #3, a file); none for a bare number ("page 2000004"). */
+  protected keyOf(id: string): string {
+    const key = shortLabel(id);
+    return /\d{5,}/.test(key) ? '' : key;
   }
 
   protected onInput(value: string): void {
