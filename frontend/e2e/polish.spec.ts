@@ -115,3 +115,24 @@ test('on a 360 px phone with a short log the composer sits at the bottom, its pl
   expect(Math.abs(bottom - 740)).toBeLessThanOrEqual(2);
   await screenshot(page, 'chat-short-phone', 'docs/screenshots/chat-short-phone.png');
 });
+
+test('at 360 px the first view of the graph draws no label past the screen’s right edge', async ({
+  page,
+}) => {
+  await as(page, ALICE);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto('/explore');
+  await expect(page.locator('.gnode').first()).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await page.waitForTimeout(800); // the fit's zoom settles
+  const labels = await page.locator('[data-testid="node-label"]').evaluateAll((els) =>
+    els
+      .map((el) => ({ text: el.textContent?.trim() ?? '', r: el.getBoundingClientRect() }))
+      .filter(({ r }) => r.width > 0 && r.bottom > 0 && r.top < window.innerHeight)
+      .map(({ text, r }) => ({ text, right: Math.round(r.right) })),
+  );
+  expect(labels.length).toBeGreaterThan(0);
+  const off = labels.filter((l) => l.right > 360 + 1);
+  expect(off, JSON.stringify(off)).toEqual([]);
+  await screenshot(page, 'graph-labels-phone', 'docs/screenshots/graph-labels-phone.png');
+});

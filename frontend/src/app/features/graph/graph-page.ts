@@ -141,13 +141,18 @@ export class GraphPage {
         (degree.get(b.id) ?? 0) - (degree.get(a.id) ?? 0) ||
         a.id.localeCompare(b.id),
     );
+    // A label starts at its node's left edge: one that would run past the graph's right edge (and
+    // so off the screen at the zoom that fits the graph, a phone's above all) is not drawn.
+    let right = -Infinity;
+    for (const p of positions.values()) right = Math.max(right, p.x + NODE_WIDTH);
     const labelled = placeLabels(
-      order.map((n) => {
+      order.flatMap((n) => {
         const p = positions.get(n.id) ?? { x: 0, y: 0 };
         const width = (labelWidth(nodeName(n, LABEL_CHARS)) + 8) * grow;
         const height = 28 * grow;
         const node = { ...p, width: NODE_WIDTH, height: NODE_HEIGHT };
-        return { id: n.id, x: p.x, y: p.y - height, width, height, node };
+        if (n.id !== selected && p.x + width > right) return [];
+        return [{ id: n.id, x: p.x, y: p.y - height, width, height, node }];
       }),
       MAX_LABELS,
     );
