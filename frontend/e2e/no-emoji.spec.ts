@@ -14,6 +14,8 @@ const PAGES = [
   '/explore?focus=confluence:page:2000004', // the details panel with a document's history
   '/sync',
   '/changed',
+  '/memory',
+  '/memory?tab=expiring',
   '/tokens',
   '/admin',
   '/no-such-page',
