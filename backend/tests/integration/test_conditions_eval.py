@@ -35,3 +35,14 @@ def test_a_drop_is_scored_as_silent_unless_the_answer_says_so():
         "There are 4542 issues in FLUID (type Bug).\n\nI could not apply every condition of the question: created in 2011.",
     )
     assert not said.right and not said.silent_drop
+
+
+def test_the_demo_workspace_answers_every_pair_too():
+    """The same evaluation on the demo workspace's raw Jira (41 issues, its own people, projects,
+    versions and periods): written from its raw records, never tuned on."""
+    from devkb_devtools.evaluation.conditions_eval import DEMO_JIRA
+
+    outcomes, _ = evaluate(DEMO_JIRA, ["tuning", "heldout"], seed=61)
+    assert len(outcomes) >= 300
+    assert not [o.question for o in outcomes if o.silent_drop]
+    assert sum(o.right for o in outcomes) / len(outcomes) >= 0.95
