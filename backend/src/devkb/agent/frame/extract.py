@@ -179,6 +179,8 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
             used.update(range(start, end))
             continue
         role = _role(words, start, end, kinds)
+        if role is None and shape not in ("count", "list", "rank"):
+            continue  # a capitalised topic of a search ("How do we configure Kafka?"): no lookup
         found = resolver.people(said)
         if not found and role is None:
             continue  # a capitalised topic ("Apple Pay"), not a person
