@@ -348,7 +348,8 @@ class FeedbackIn(BaseModel):
         description=(
             "With rating down: 'the right answer is …'. Becomes a proposed team memory (origin "
             "correction, about the readable cited documents) that reviewers see under status=proposed; "
-            "no one else recalls it until a reviewer verifies it. Needs a signed-in person."
+            "no one else recalls it until a reviewer verifies it. Needs a signed-in person. "
+            "With rating up it is ignored (a thumbs-up is not a correction)."
         ),
     )
 

@@ -156,9 +156,10 @@ class Settings(BaseSettings):
         description="Cap on tokens per model reply (small models can loop until the context is full).",
     )
     llm_frame: bool = Field(
-        True,
-        description="With a model configured, it fills the question frame too (JSON schema as structured "
-        "output), cross-checked against the rules and the store; off: the rules alone.",
+        False,
+        description="With a model configured, it also fills the question frame (JSON schema as structured "
+        "output, one more model call per question), cross-checked against the rules and the store; "
+        "off (default): the rules alone.",
     )
     llm_logprobs: bool = Field(
         True,

@@ -407,7 +407,7 @@ class MemoryService:
         found = self.reader_store.get_documents(ids)
         missing = sorted(set(ids) - {d.id for d in found})
         if missing:
-            raise MemoryError(f"{name}: no document {', '.join(map(repr, missing))} that you may read", 422)
+            raise MemoryError(f"{name}: no document {', '.join(map(repr, missing))} that you may read", 404)
         return found
 
     def _current(self, key: str) -> list[Memory]:

@@ -155,7 +155,7 @@ def test_a_memory_is_a_document_with_edges_found_by_the_reference_rules(memory_w
         ("post", "/memories", {"text": "x", "scope": "everyone"}, 422),
         ("post", "/memories", {"text": "x", "subject": "only a subject"}, 422),
         ("post", "/memories", {"text": "x", "valid_from": "next tuesday"}, 422),
-        ("post", "/memories", {"text": "x", "derived_from": ["jira:NOPE-1"]}, 422),
+        ("post", "/memories", {"text": "x", "derived_from": ["jira:NOPE-1"]}, 404),
         ("post", "/memories", {"text": "x", "unknown": 1}, 422),
         ("post", "/memories", {"text": "x" * 5000}, 422),
         ("get", "/memories/search?q=", None, 422),

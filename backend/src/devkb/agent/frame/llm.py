@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,22 +38,26 @@ INSTRUCTIONS = (
 
 class _ModelPerson(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str
+    name: str = Field(max_length=60)
     role: Literal["assignee", "reporter", "author", "commenter", "mover", "involved"]
 
 
+_Word = Annotated[str, Field(max_length=40)]
+
+
 class ModelFrame(BaseModel):
-    """The schema the model fills: flat and small (a 135M model fills it too)."""
+    """The schema the model fills: flat, small and bounded (lists of at most 3, short strings), so
+    a grammar-constrained small model cannot run on until its token limit."""
 
     model_config = ConfigDict(extra="forbid")
     shape: Literal["count", "list", "rank", "who", "when", "lookup", "compare", "history", "search"]
-    people: list[_ModelPerson] = Field(default_factory=list)
-    time: str = Field("", description="the time words as written, e.g. 'last week', 'in March 2011'")
-    projects: list[str] = Field(default_factory=list)
-    issue_types: list[str] = Field(default_factory=list)
-    statuses: list[str] = Field(default_factory=list)
-    priorities: list[str] = Field(default_factory=list)
-    versions: list[str] = Field(default_factory=list)
+    people: list[_ModelPerson] = Field(default_factory=list, max_length=3)
+    time: str = Field("", max_length=40, description="the time words as written, e.g. 'last week'")
+    projects: list[_Word] = Field(default_factory=list, max_length=3)
+    issue_types: list[_Word] = Field(default_factory=list, max_length=3)
+    statuses: list[_Word] = Field(default_factory=list, max_length=3)
+    priorities: list[_Word] = Field(default_factory=list, max_length=3)
+    versions: list[_Word] = Field(default_factory=list, max_length=3)
 
 
 def response_format() -> dict[str, Any]:
@@ -162,7 +166,7 @@ def fill(
     return cross_check(rules, model, resolver, today)
 
 
-def openai_asker(generator: Any, max_tokens: int = 200) -> Callable[[str, str], str]:
+def openai_asker(generator: Any, max_tokens: int = 400) -> Callable[[str, str], str]:
     """``ask_model`` over a Haystack ``OpenAIChatGenerator`` (OpenAI or a compatible server)."""
     from haystack.dataclasses import ChatMessage
 

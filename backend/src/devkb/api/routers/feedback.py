@@ -63,10 +63,10 @@ def send_feedback(body: FeedbackIn, settings: SettingsDep, gaps: GapsDep, reques
     """Record a thumbs up or down on an answer, with the question and the cited documents. A
     thumbs-down with ``correction`` ("the right answer is …") also becomes a proposed team memory
     for reviewers (``GET /memories?status=proposed``), about the cited documents."""
-    if body.correction is not None and body.rating != "down":
-        raise HTTPException(422, "a correction goes with a thumbs-down (rating: down)")
     memory_id = None
-    if body.correction is not None:  # first: a correction that cannot be kept is not half-recorded
+    if (
+        body.correction is not None and body.rating == "down"
+    ):  # with a thumbs-up it is not one  # first: a correction that cannot be kept is not half-recorded
         memories: MemoryService = request.app.state.container.memories()
         try:
             memory_id = memories.propose_correction(body.correction, body.document_ids).id

@@ -1535,7 +1535,7 @@ export interface components {
             comment?: string | null;
             /**
              * Correction
-             * @description With rating down: 'the right answer is …'. Becomes a proposed team memory (origin correction, about the readable cited documents) that reviewers see under status=proposed; no one else recalls it until a reviewer verifies it. Needs a signed-in person.
+             * @description With rating down: 'the right answer is …'. Becomes a proposed team memory (origin correction, about the readable cited documents) that reviewers see under status=proposed; no one else recalls it until a reviewer verifies it. Needs a signed-in person. With rating up it is ignored (a thumbs-up is not a correction).
              */
             correction?: string | null;
             /** Document Ids */
