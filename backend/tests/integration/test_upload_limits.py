@@ -163,6 +163,14 @@ def test_a_member_over_the_daily_quota_gets_429_with_retry_after_and_an_admin_do
         for name in ("a.md", "b.md", "c.md"):  # the admin is exempt
             assert alice.post("/uploads", files={"file": (name, NOTE)}).status_code == 201
         assert {u["uploader"] for u in alice.get("/uploads").json()} == {BOB, ALICE}
+        # the admins' view: the limits and each person's use in the last 24 hours
+        view = alice.get("/admin/uploads/quotas")
+        assert view.status_code == 200, view.text
+        quotas = view.json()
+        assert quotas["files_per_day"] == 2 and quotas["admins_bounded"] is False
+        use = {p["person"]: p for p in quotas["people"]}
+        assert use[BOB]["files"] == 2 and use[BOB]["bytes"] > 0 and use[BOB]["converting"] == 0
+        assert bob.get("/admin/uploads/quotas").status_code == 403
     finally:
         _close(c, clients)
     c, clients = _app(tmp_path / "again", upload_quota_files_per_day=2, upload_quota_admins=True)

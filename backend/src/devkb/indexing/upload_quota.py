@@ -71,6 +71,18 @@ class UploadQuota:
             window = self._window(person)
             return QuotaUse(len(window), sum(b for _, b in window), self._running.get(person, 0))
 
+    def usage(self) -> dict[str, QuotaUse]:
+        """Every person's use in the last 24 hours (those with any), for the admins' view."""
+        with self._lock:
+            people = set(self._sent) | set(self._running)
+            out = {}
+            for person in sorted(people):
+                window = self._window(person)
+                running = self._running.get(person, 0)
+                if window or running:
+                    out[person] = QuotaUse(len(window), sum(b for _, b in window), running)
+            return out
+
     def _window(self, person: str) -> deque[tuple[float, int]]:
         window = self._sent.setdefault(person, deque())
         cutoff = self.clock() - DAY

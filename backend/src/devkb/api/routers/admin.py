@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
+from pydantic import BaseModel, Field
 
 from devkb.access.accounts import AccountStore, UserExistsError
 from devkb.api.account_schemas import (
@@ -212,3 +213,35 @@ def adapt_retrieval(container: ContainerDep, settings: SettingsDep) -> Adaptatio
     if not container.adaptation().start(evaluate=True):
         raise HTTPException(409, "an adaptation is running already")
     return _adaptation(container, settings)
+
+
+class QuotaUseOut(BaseModel):
+    person: str
+    files: int = Field(description="files sent in the last 24 hours (refused ones included)")
+    bytes: int = Field(description="bytes sent in the last 24 hours")
+    converting: int = Field(description="conversions running now")
+
+
+class UploadQuotasOut(BaseModel):
+    files_per_day: int
+    bytes_per_day: int
+    concurrent: int
+    admins_bounded: bool
+    people: list[QuotaUseOut]
+
+
+@router.get("/uploads/quotas", response_model=UploadQuotasOut, operation_id="uploadQuotas")
+def upload_quotas(container: ContainerDep) -> UploadQuotasOut:
+    """The upload quotas (docs/security.md) and each person's use of them in the last 24 hours."""
+    quota = container.uploads().quota
+    limits = quota.limits
+    return UploadQuotasOut(
+        files_per_day=limits.files_per_day,
+        bytes_per_day=limits.bytes_per_day,
+        concurrent=limits.concurrent,
+        admins_bounded=limits.admins_bounded,
+        people=[
+            QuotaUseOut(person=p, files=u.files, bytes=u.bytes, converting=u.running)
+            for p, u in quota.usage().items()
+        ],
+    )

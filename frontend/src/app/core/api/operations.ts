@@ -64,6 +64,7 @@ export const OPERATIONS = {
   "updateMemory": { method: 'PATCH', path: '/memories/{memory_id}' },
   "updateUser": { method: 'PATCH', path: '/admin/users/{email}' },
   "uploadFile": { method: 'POST', path: '/uploads' },
+  "uploadQuotas": { method: 'GET', path: '/admin/uploads/quotas' },
   "verifyAnswer": { method: 'POST', path: '/memories/answers' },
   "verifyMemory": { method: 'POST', path: '/memories/{memory_id}/verify' },
 } as const satisfies { [K in keyof operations]: { method: string; path: keyof paths } };

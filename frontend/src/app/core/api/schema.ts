@@ -114,6 +114,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/uploads/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Upload Quotas
+         * @description The upload quotas (docs/security.md) and each person's use of them in the last 24 hours.
+         */
+        get: operations["uploadQuotas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/users": {
         parameters: {
             query?: never;
@@ -1875,6 +1895,26 @@ export interface components {
             /** Sources */
             sources: components["schemas"]["PermissionSourceOut"][];
         };
+        /** QuotaUseOut */
+        QuotaUseOut: {
+            /**
+             * Bytes
+             * @description bytes sent in the last 24 hours
+             */
+            bytes: number;
+            /**
+             * Converting
+             * @description conversions running now
+             */
+            converting: number;
+            /**
+             * Files
+             * @description files sent in the last 24 hours (refused ones included)
+             */
+            files: number;
+            /** Person */
+            person: string;
+        };
         /** RecalledOut */
         RecalledOut: {
             memory: components["schemas"]["MemoryOut"];
@@ -2164,6 +2204,19 @@ export interface components {
             uploaded_at: string;
             /** Uploader */
             uploader: string;
+        };
+        /** UploadQuotasOut */
+        UploadQuotasOut: {
+            /** Admins Bounded */
+            admins_bounded: boolean;
+            /** Bytes Per Day */
+            bytes_per_day: number;
+            /** Concurrent */
+            concurrent: number;
+            /** Files Per Day */
+            files_per_day: number;
+            /** People */
+            people: components["schemas"]["QuotaUseOut"][];
         };
         /** UserIn */
         UserIn: {
@@ -2631,6 +2684,35 @@ export interface operations {
             };
             /** @description Invalid request: the detail says which field and why. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    uploadQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadQuotasOut"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
