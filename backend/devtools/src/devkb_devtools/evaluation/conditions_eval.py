@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import calendar
-import gzip
 import hashlib
 import itertools
 import json
@@ -32,40 +31,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from devkb_devtools.evaluation.count_eval import FLUID, JIRA_URL, stated_count
+from devkb_devtools.evaluation.count_eval import FLUID, _issues, build_store, stated_count
 
 # the demo workspace's Jira (the same REST shape, plain JSONL): a second corpus, `--demo`
 DEMO_JIRA = Path(__file__).resolve().parents[1] / "demo" / "data" / "jira" / "issues.jsonl"
-
-
-def _issues(source: Path) -> Iterator[dict[str, Any]]:
-    """Raw issues of a Fluid-shaped directory (jira/issues.jsonl.gz) or of a plain JSONL file."""
-    if source.is_file():
-        with open(source, encoding="utf-8") as f:
-            yield from (json.loads(line) for line in f if line.strip())
-        return
-    with gzip.open(source / "jira" / "issues.jsonl.gz", "rt", encoding="utf-8") as g:
-        yield from (json.loads(line) for line in g if line.strip())
-
-
-def build_store(source: Path, data_dir: Path) -> Any:
-    """Every raw issue through the product's Jira converter and pipeline into an embedded store
-    (the test kit's hashing embedder: a count reads fields, not vectors)."""
-    from devkb.sources.jira.convert import issue_to_document
-    from devkb_devtools.testkit import build_indexer
-    from devkb_devtools.testkit.hashing_embedder import HashingEmbedder
-
-    indexer = build_indexer(data_dir, HashingEmbedder(), [])
-    batch: list[Any] = []
-    for issue in _issues(source):
-        batch.append(issue_to_document(issue, JIRA_URL))
-        if len(batch) == 256:
-            indexer.pipeline.run(batch, "jira")
-            batch = []
-    if batch:
-        indexer.pipeline.run(batch, "jira")
-    return indexer
-
 
 SLOTS = ("person", "period", "scope", "type", "state", "priority", "version")
 TYPE_PLURAL = {"Bug": "bugs", "Task": "tasks", "Improvement": "improvements", "New Feature": "new features"}

@@ -86,6 +86,12 @@ class Outcome:
 
 
 def _issues(fluid: Path) -> Iterator[dict[str, Any]]:
+    """Raw issues of a Fluid-shaped directory (jira/issues.jsonl.gz) or of a plain JSONL file
+    (the demo workspace's jira/issues.jsonl)."""
+    if fluid.is_file():
+        with open(fluid, encoding="utf-8") as plain:
+            yield from (json.loads(line) for line in plain if line.strip())
+        return
     with gzip.open(fluid / "jira" / "issues.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
             if line.strip():
