@@ -89,7 +89,7 @@ def test_who_does_it_in_an_uploaded_runbook_names_the_person(demo_app) -> None:
 
 
 def test_the_demo_part_of_the_focus_evaluation(ask) -> None:
-    questions = focus_eval.rows(corpora=["demo"])
+    questions = focus_eval.rows(("dev", "heldout"), corpora=["demo"])
     assert len(questions) >= 50
     results = focus_eval.evaluate(lambda q: ask(q).answer, questions)
     rate = sum(r.hit for r in results) / len(results)
