@@ -335,3 +335,43 @@ def test_the_memory_kinds_are_shapes_of_the_frame(question: str, shape: str) -> 
     rows = {r.executor for r in ROUTES}
     assert {"remember", "recall"} <= rows
     assert {"remember", "recall"} <= {k.name for k in EXECUTORS}
+
+
+def test_word_patterns_read_forms_without_a_regular_expression():
+    """The form tables (agent/frame/phrases.py) run by the word matcher: captures as written, keys
+    not taken from issue keys, versions across their dots, lazy and exact-case parts."""
+    from devkb.agent.frame.match import Pattern, tokenize
+
+    def m(pattern: str, text: str) -> dict[str, str] | None:
+        return Pattern(pattern).search(tokenize(text), text)
+
+    assert m("how many", "So how many bugs?") == {}
+    assert m("^ how many", "So how many bugs?") is None
+    assert m("in|of|for <KEY>@k", "issues in PAY-1 and in WEB?") == {"k": "WEB"}
+    assert m("what did|has <Cap>{1,4}@name worked", "What has Michelle D'Souza worked on?") == {
+        "name": "Michelle D'Souza"
+    }
+    assert m("in the? <ver>@v release", "the issues in the 2026.6.0 release") == {"v": "2026.6.0"}
+    assert m("fixed in <ver>@v", "fixed in 2.5% of runs") is None
+    assert m("( open|<KEY> )+@q bugs $", "how many open PAY bugs?") == {"q": "open PAY"}
+    assert m("mention <any>{1,6}?@p ( =in <KEY>@k )? $", "mention Apple Pay in WEB?") == {
+        "p": "Apple Pay",
+        "k": "WEB",
+    }
+    assert m("assigned to =nobody", "assigned to Nobody Here") is None
+
+
+def test_the_frame_carries_the_forms_the_kinds_recognise():
+    def forms(text: str) -> dict[str, dict[str, str]]:
+        return extract(parse_question(text, {"PAY", "WEB", "FLUID"})).forms
+
+    assert forms("What did Priya work on last week?")["person_work"] == {"name": "Priya"}
+    assert forms("which issues mention Apple Pay in WEB?")["mentions"] == {
+        "phrase": "Apple Pay",
+        "project": "WEB",
+    }
+    assert forms("what is the latest release of PAY?")["release_one"] == {"which": "latest", "target": "PAY"}
+    assert forms("who reported the most bugs in WEB?")["rank_people"] == {"reporter": "reported"}
+    assert forms("which open issues haven't been updated in a year?")["stale"] == {"n": "a", "unit": "year"}
+    assert "expert" in forms("who knows about kafka?")
+    assert "how_many" not in forms("how many story points is a typical ticket?")

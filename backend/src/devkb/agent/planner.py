@@ -118,7 +118,7 @@ class Planner:
         if frame.shape in ("remember", "recall") and frame.shape in self.executors:
             return self.executors[frame.shape], frame, frame.shape  # a statement "it" may be in
         parsed = with_titles(parsed, frame)
-        registry = kind_of(parsed, bool(carried), self.kinds)
+        registry = kind_of(parsed, bool(carried), self.kinds, frame)
         if not self.frame_routes(parsed, frame) or registry.asks_back:
             return registry, frame, "registry"
         row = route(frame, registry.honours, frozenset(self.executors))

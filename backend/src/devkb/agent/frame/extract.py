@@ -17,6 +17,7 @@ from datetime import date
 from typing import Protocol, cast
 
 from devkb.agent.frame import phrases as P
+from devkb.agent.frame.match import compile_table, forms_of, tokenize
 from devkb.agent.frame.model import Frame, Period, Person, Role, Scope, Shape
 from devkb.agent.history.when import window_in
 from devkb.agent.question import ParsedQuestion, tokens_of
@@ -222,6 +223,12 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     if shape == "compare":
         documents += _compared_titles(toks, words, parsed, resolver)
     topic = " ".join(w for i, w in enumerate(words) if i not in used and w not in P.STOP and not w.isdigit())
+    said_states = [
+        s
+        for i in range(len(words))
+        for phrase, s in P.STATE_WORDS
+        if tuple(words[i : i + len(phrase)]) == phrase
+    ]
     return Frame(
         text=text,
         shape=shape,
@@ -240,7 +247,12 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
         limit=limit,
         topic=topic,
         statement=_statement(text, words, shape),
+        forms=forms_of(_FORMS, tokenize(text), text),
+        state_words=tuple(dict.fromkeys(said_states)),
     )
+
+
+_FORMS = compile_table(P.FORMS, P.FORM_MACROS)
 
 
 def remembers(words: Sequence[str], text: str) -> bool:

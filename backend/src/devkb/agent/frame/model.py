@@ -90,6 +90,18 @@ class Frame(_Slot):
     limit: int | None = None
     topic: str = Field("", description="the words left once the conditions are read (what it is about)")
     statement: bool = Field(False, description="a statement, not a question (no question mark or opener)")
+    # the question forms its words take (the form tables of agent/frame/phrases.py, read by
+    # agent/frame/match.py): form → its captures as written ("person_work" → {"name": "Priya"})
+    forms: dict[str, dict[str, str]] = Field(default_factory=dict)
+    state_words: tuple[str, ...] = Field((), description="status words as said, in order (Open, In Progress)")
+
+    def form(self, name: str) -> dict[str, str] | None:
+        """The captures of the form ``name`` when the question takes it, else None."""
+        return self.forms.get(name)
+
+    def takes(self, *names: str) -> bool:
+        """Whether the question takes one of the forms ``names``."""
+        return any(n in self.forms for n in names)
 
     def slots(self) -> frozenset[str]:
         """The condition slots this frame fills (``SLOTS``)."""

@@ -256,3 +256,220 @@ COMPARE_JOINERS: frozenset[str] = frozenset(("with", "and", "to", "vs", "versus"
 TITLE_NOISE: frozenset[str] = frozenset(
     ("the", "a", "an", "page", "pages", "doc", "docs", "document", "wiki", "confluence", "file")
 )
+
+# -- question forms the kinds recognise (agent/kinds/*): word patterns (agent/frame/match.py), each
+# form → its patterns, the first that matches gives the form and its captures. A kind recognises
+# itself from the forms and slots of the frame, never from the question's text.
+_TYPES_PL = "bugs|tasks|improvements|new_features|sub_tasks|subtasks|stories|epics"
+_ONE = "issue|issues|bug|bugs|ticket|tickets|task|tasks|story|stories|pull_request|pull_requests|pr|prs|page|pages"
+FORM_MACROS: dict[str, str] = {
+    # a status or a code before the counted noun ("open PAY bugs"), the counted noun itself
+    "Q": "( open|closed|resolved|reopened|in_progress|<w> )",
+    "NOUN": f"( issues|tickets|{_TYPES_PL}|commits|pull_requests|prs|pages|files )",
+    # the counted noun, telling which kind of document it is ("the most commits": commits)
+    "RNOUN": f"( commits@commit | pull_requests|prs@pull | pages@page | files@file | issues|tickets|{_TYPES_PL} )",
+    "ONE": f"( {_ONE} )",
+    "SCOPED": f"( {_ONE} ) ( in|of|for|on the? <part> project? )?",
+    "CLOSERS": "( we|they|you|i | the? <any>? team )",
+    "CLOSE_VERB": "close|fix|resolve|finish|complete|ship",
+    "CLOSED_WORD": "closed|fixed|resolved|finished|completed|done|shipped",
+    "WERE": "( were|was|got|have_been|has_been )",
+    "AMOUNT": "<num>|a|an|one|two|three|four|five|six|nine|twelve",
+    "IN_VERSION": (
+        "( ship|shipped|ships|fixed|resolved|closed|done|released|landed|included|delivered|went|goes|"
+        "going|planned|scheduled|targeted|slated|open|left|remaining|outstanding|pending|unresolved "
+        "in|into|for | new in | in|for|of|from|into the? release|version | fix version )"
+    ),
+    "NAME": "<Cap>{1,4}@name",
+    "TARGET": "( of|in|for|from the? ( <word> <word>? )@target project? )?",
+    "VN": "the? ( <word>@target )? release|version? <ver>@version ( release|version )?",
+    "VERB": "( fix|close|resolve|finish|complete|ship|merge|review | get fixed|closed|resolved|merged )",
+    "WNOUN": "issue|issues|bug|bugs|ticket|tickets|task|tasks|story|stories|feature|features|pull_request|"
+    "pull_requests|pr|prs|fix|fixes|review|reviews",
+}
+FORMS: dict[str, tuple[str, ...]] = {
+    # -- counts and lists (kinds/count.py) --
+    "how_many": ("( how_many | the? number|count of ) {Q}* {NOUN}",),
+    "listed": (
+        "what|which {Q}* {NOUN} are|were|is still? open|closed|merged|resolved|reopened|in_progress",
+        "list|show me? all? the? {Q}* {NOUN}",
+        "what|which are all? the {Q}+ {NOUN}",
+        "what|which {Q}+ {NOUN} ( are_there | do we|you|i have )",
+        "what|which {Q}* {NOUN} ( did {CLOSERS} {CLOSE_VERB} | were|got|have_been {CLOSED_WORD} )",
+    ),
+    "closing": ("did {CLOSERS} {CLOSE_VERB}", "{WERE} {CLOSED_WORD}"),
+    "in_key": ("in|of|for <KEY>@key",),
+    "recent": ("recent|latest|newest|most_recent|last <num>?@n {Q}* {NOUN}",),
+    "recent_one": (
+        "most_recent|latest|newest|last ( open|closed|merged|<w> )* "
+        "commit|pull_request|pr|issue|bug|ticket|page|file ( in|of|for|on <part> )? $",
+    ),
+    "recently_updated": (
+        "what|which {Q}* {NOUN} {WERE} updated|edited|changed|modified|touched most? recently|lately|last",
+        "most? recently updated|edited|changed|modified|touched {Q}* {NOUN}",
+    ),
+    "newest_created": (
+        "most_recent|most_recently|latest|newest|last ( <num>|open|closed|<w> )* {ONE} "
+        "( to_be | that was|were | we|they|someone )? created|opened|filed|reported|raised|logged|submitted",
+        "{SCOPED} {WERE} created|opened|filed|reported|raised|logged most? recently",
+        "most? recently created|opened|filed|reported|raised {ONE}",
+    ),
+    "newest_resolved": (
+        "{SCOPED} {WERE} most? recently|just|lately|last closed|resolved|fixed|finished|completed|done",
+        "{SCOPED} {WERE} closed|resolved|fixed|finished|completed most? recently|lately|last",
+        "most? recently closed|resolved|fixed|finished|completed {ONE}",
+        "last|latest|newest|most_recent <num>? {ONE} that? ( we|they|you|the_team )? "
+        "closed|resolved|fixed|finished|completed",
+    ),
+    "oldest": (
+        "oldest|earliest ( <num>|open|unresolved|closed|<w> )* {ONE}",
+        "first <num>? {ONE} ever? created|opened|filed|reported|raised|logged",
+    ),
+    "one_newest": (
+        "most_recent|most_recently|latest|newest|last|oldest|earliest ( open|unresolved|closed|<w> )* "
+        "issue|bug|ticket|task|story|pull_request|pr|page",
+        "most? recently created|opened|filed|reported|raised|closed|resolved|fixed "
+        "issue|bug|ticket|task|story|pull_request|pr|page",
+        "^ what|which <w>? issue|bug|ticket|task|story|pull_request|pr|page ( in|of|for <part> )? was|got",
+    ),
+    "stale": (
+        "not|t|never been? updated|touched|changed|modified|edited|moved in|for|since|over "
+        "( the? last|past | more_than | over )? ( {AMOUNT} )?@n years|year|months|month|weeks|week|days|day@unit",
+        "stale|untouched|abandoned|dormant@stale open? {ONE}",
+        "{ONE} <any>{0,3}? is|are|look|looks|seem|seems|have_gone|went stale|untouched|abandoned|dormant@stale",
+    ),
+    "list_asked": (
+        "^ which|what|list|show|how_many|are_there|find|give|any|stale|untouched|abandoned|dormant",
+    ),
+    "assigned": (
+        "assigned to <Cap>{1,4}@name",
+        "<Cap>{1,3}@name s ( open|closed|resolved|in_progress )? issues|bugs|tickets|tasks",
+    ),
+    "priority": (
+        "highest|high|medium|normal|low|lowest|top@p priority",
+        "priority highest|high|medium|low|lowest|blocker|critical|major|minor|trivial@p",
+        "blocker|critical@p bugs|issues|tickets|tasks",
+        "blockers@p",
+    ),
+    "unassigned": (
+        "unassigned",
+        "not yet? assigned ( to anyone|anybody )?",
+        "have|has|with no assignee",
+        "without a|an? assignee",
+        "nobody|noone|no_one|no_body is? assigned",
+        "assigned to =nobody|noone|no_one|no_body",
+    ),
+    "awaiting_review": (
+        "waiting|wait|waits|pending for|on? a|an? review|approval",
+        "awaiting review|approval",
+        "need|needs a|an? review|approval",
+        "up|ready for review",
+        "not yet? been? reviewed|approved",
+        "unreviewed|unapproved",
+        "without a|an? review|approval",
+    ),
+    "left": ("left|remaining|outstanding|pending|unresolved|still_to_do|to_go",),
+    "fix_version": (
+        "{IN_VERSION} ( the? !release|version <word> )? release|version? <ver>@v "
+        "!percent|days|day|hours|hour|minutes|minute|weeks|week|ms|seconds|second",
+        "in|for|of|into the? <word>? <ver>@v release",
+    ),
+    "created": ("reported|created|opened|filed|raised|logged",),
+    "merged": ("merged",),
+    # -- releases (kinds/releases.py): the whole question --
+    "release_one": (
+        "^ so|and? what|which ( s|is|was|will_be )? the|our? ( <word>@target s )? "
+        "( latest|newest|most_recent|last|current|highest|next|upcoming|previous )@which ( !fix <word>@target )? "
+        "fix? release|version ( that? we|they|you released|shipped|put_out|cut|made )? {TARGET} $",
+        "^ what|which ( <word>@target )? release|version "
+        "( comes_next | is_coming_next | is_next | is_coming | is_planned_next )@soon {TARGET} $",
+        "^ when was|is|will_be the|our? ( latest|last|most_recent|next|upcoming )@which release|version {TARGET} $",
+        "^ when did we|they|you last release|ship {TARGET} $",
+    ),
+    "release_when": (
+        "^ ( when was|is|will|did|does | is|has|was ) the? ( <word>@target )? release|version? <ver>@version release? "
+        "be|been|get|got? released|shipped|ship|out|come_out|came_out|cut|published|due|going_out yet? $",
+        "^ ( what s|is the )? status|state|progress of|on|for {VN} $",
+        "^ how is|are ( things with|for )? {VN} going|coming_along|doing|progressing $",
+        "^ where ( are_we | do_we_stand ) with|on {VN} $",
+    ),
+    "release_who": ("^ who ( s|is|are )? working|assigned on|to {VN} $",),
+    "release_blocking": (
+        "^ ( what | which issue|issues ) ( s|is|are )? ( still? blocking | holding_up | holding_back | in_the_way_of "
+        "| standing_in_the_way_of | left before|for | delaying ) {VN} "
+        "( from? shipping|being_released|release|can_ship|ships )? $",
+    ),
+    "release_all": (
+        "^ what|which fix? releases|versions ( are_there | do_we_have | exist | have_we had|shipped ) {TARGET} $",
+        "^ list|show me? all? the? fix? releases|versions {TARGET} $",
+        "^ what|which fix? releases|versions does|did|has ( <word> <word>? )@target have|had|shipped $",
+    ),
+    # -- durations (kinds/durations.py) --
+    "duration": (
+        "how long does|do|did|will|would it? usually|typically? take ( us | the_team | them | you | people )? to? {VERB}",
+        "how long does|do|did|will|would a|an|the|our? <w>? {WNOUN} usually|typically? "
+        "take|stay_open|remain_open|wait|sit|last",
+        "average|mean|median|typical|usual ( resolution|turnaround|cycle|lead|review|merge )? "
+        "time|duration|number_of_days",
+        "resolution|turnaround|cycle|lead time|times",
+        "time to fix|close|resolve|merge",
+    ),
+    "work": ("( {WNOUN} | {VERB} | fixed|closed|resolved|merged|resolution|turnaround|cycle|lead )",),
+    "pulls": ("pull_request|pull_requests|pr|prs|merge|merged",),
+    # -- rankings (kinds/ranking.py): the role a "who … the most" ranks people in --
+    "rank_people": (
+        "who ( reported|filed|created|opened|raised|logged|submitted@reporter "
+        "| fixed|closed|resolved|finished|completed|shipped@fixer "
+        "| wrote|authored|committed|made|pushed|edited@author "
+        "| ( is|are|was|were|has_been assigned | has|have|had|owns|holds|works_on )@assignee ) the? most {Q}* {RNOUN}",
+    ),
+    "rank_comments": (
+        "which|what {Q}* {RNOUN} have|has|had|got the? most comments",
+        "most commented|discussed on? issue|issues|bug|bugs|ticket|tickets|task|tasks",
+        "{Q}* {RNOUN} with the most comments",
+    ),
+    # -- a person's work (kinds/person_work.py): the name as written, capitalised --
+    "person_work": (
+        "what did|does|do|has|have|is|was|were {NAME} been? "
+        "( work|worked|working|works on | done|doing|finish|finished|ship|shipped|fix|fixed )",
+        "show|list me? {NAME} s? work|issues|tickets|commits|pull_requests|prs",
+    ),
+    "closed_by": (
+        "what|which ( issues|bugs|tickets|tasks|stories )? did|has|have {NAME} close|closes|closed|resolve|resolves|resolved",
+        "issues|bugs|tickets|tasks that? ( were|got )? closed|resolved by {NAME}",
+    ),
+    "created_by": (
+        "what|which ( issues|bugs|tickets|tasks|stories|commits|pull_requests|prs|pages )@noun did|has|have {NAME} "
+        "open|opened|create|created|creates|write|wrote|written|author|authored|made|make|submit|submitted|push|pushed|"
+        "report|reported|file|filed|files|raise|raised|raises|log|logged",
+    ),
+    "now": ("is|are <any>{1,4}? ( working on | doing )",),
+    # -- mentions of words (kinds/mentions.py): the phrase, up to six words, and a project after it --
+    "mentions": (
+        "mention|mentions|mentioned|mentioning|reference|references|referenced|referencing|cite|cites|cited|citing "
+        "of|to? ( a|an|the|any )? <any>{1,6}?@phrase ( =in|from|of the? <KEY>@project project? )? $",
+    ),
+    # -- who to ask (kinds/who_to_ask.py) --
+    "expert": (
+        "who knows|know|owns",
+        "who should|can|do i ask",
+        "who to ask",
+        "who should|can i talk to",
+        "who to talk to",
+        "who should i contact",
+        "who can help",
+        "who is|s the expert",
+        "expert|experts on",
+        "who is|s working on",
+        "who works|worked on",
+        "who has worked on",
+    ),
+}
+# the status words a count reads as statuses ("open", "in progress"), as they name them
+STATE_WORDS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("open",), "Open"),
+    (("closed",), "Closed"),
+    (("resolved",), "Resolved"),
+    (("reopened",), "Reopened"),
+    (("in", "progress"), "In Progress"),
+)

@@ -9,6 +9,7 @@ add a question kind"). The order is the precedence: specific kinds first, ``Sear
 
 from __future__ import annotations
 
+from devkb.agent.frame import Frame, extract
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.blocked import Blocked
 from devkb.agent.kinds.carry_over import CarryOver
@@ -62,10 +63,17 @@ EXECUTORS: tuple[QuestionKind, ...] = (
 )
 
 
-def kind_of(parsed: ParsedQuestion, carried: bool, kinds: tuple[QuestionKind, ...] = KINDS) -> QuestionKind:
-    """The first kind in ``kinds`` that answers ``parsed``."""
+def kind_of(
+    parsed: ParsedQuestion,
+    carried: bool,
+    kinds: tuple[QuestionKind, ...] = KINDS,
+    frame: Frame | None = None,
+) -> QuestionKind:
+    """The first kind in ``kinds`` that recognises the question (``frame``: its frame, the
+    planner's with names resolved; without one, the frame of ``parsed`` with none resolved)."""
+    frame = frame if frame is not None else extract(parsed)
     for kind in kinds:
-        if kind.matches(parsed, carried):
+        if kind.recognises(frame, parsed, carried):
             return kind
     raise LookupError("no question kind matched; the registry must end with Search")
 

@@ -128,6 +128,12 @@ class Context:
     def took(self, step: Step) -> None:
         self.outcome.steps.append(step)
 
+    @property
+    def frame(self) -> Frame:
+        """The question understood (the planner puts it on the outcome before a kind runs)."""
+        assert self.outcome.frame is not None, "a kind runs on an outcome with its frame"
+        return self.outcome.frame
+
 
 class QuestionKind:
     """One kind of question. Subclasses set ``name`` and implement ``matches``, ``plan`` and
@@ -147,8 +153,14 @@ class QuestionKind:
     # says when no source holds it; its confidence is then capped (confidence.capped)
     answers_focus: ClassVar[bool] = False
 
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
+        """Whether this kind answers the question: from its ``frame`` (shape, slots and forms) and
+        the parse's identifiers and relation (``carried``: the previous turn left documents). By
+        default ``matches`` (kinds that recognise themselves from the parse alone)."""
+        return self.matches(parsed, carried)
+
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
-        """Whether this kind answers ``parsed`` (``carried``: the previous turn left documents)."""
+        """Whether this kind answers ``parsed`` — for kinds that need no frame (``recognises``)."""
         raise NotImplementedError
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:

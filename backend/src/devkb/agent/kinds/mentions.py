@@ -8,12 +8,13 @@ anchor."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import citation
+from devkb.agent.frame.match import tokenize
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, document_kind
 from devkb.agent.tools import RAGSearch
 from devkb.store.models import Document, SourceType
@@ -21,14 +22,6 @@ from devkb.store.models import Document, SourceType
 CANDIDATES = 200  # chunks read from the full-text index
 AT_LEAST = "at least"  # the outcome's mark for a list the candidates may have cut short
 MOST_WORDS = 6  # a longer "phrase" is a sentence, not a name to look for
-_ASKED = re.compile(
-    r"\b(?:mention(?:s|ed|ing)?|referenc(?:e|es|ed|ing)|cit(?:e|es|ed|ing))\s+(?:of\s+|to\s+)?"
-    r"(?P<phrase>.+?)[\s?.!]*$",
-    re.IGNORECASE,
-)
-_ARTICLES = frozenset({"the", "a", "an", "any"})
-_SCOPE = re.compile(r"\s+(?:in|from|of)\s+(?:the\s+)?([A-Z][A-Z0-9]{1,9})(?:\s+project)?$")
-_WORD = re.compile(r"[\w'’]+")
 # the wanted type → the sources it lives in and the kinds of document it is
 _TYPES: dict[str | None, tuple[tuple[SourceType, ...], tuple[str, ...]]] = {
     "issue": ((SourceType.JIRA, SourceType.GITHUB), ("issue", "gh-issue")),
@@ -39,31 +32,28 @@ _TYPES: dict[str | None, tuple[tuple[SourceType, ...], tuple[str, ...]]] = {
 }
 
 
-def asked_phrase(text: str) -> tuple[str, str | None] | None:
-    """ "which issues mention Apple Pay in WEB?" → ("Apple Pay", "WEB"); None when the words after
-    "mention" are no short phrase."""
-    m = _ASKED.search(text.strip())
-    if not m:
+def asked_phrase(frame: Frame) -> tuple[str, str | None] | None:
+    """ "which issues mention Apple Pay in WEB?" → ("Apple Pay", "WEB"): the frame's form
+    "mentions" (up to ``MOST_WORDS`` words after "mention", an article dropped, a project after
+    them apart); None when the words after "mention" are no short phrase."""
+    form = frame.form("mentions")
+    if form is None or not form.get("phrase"):
         return None
-    phrase = m.group("phrase").strip(" \"'“”‘’")
-    first, _, rest = phrase.partition(" ")
-    if rest and first.lower() in _ARTICLES:
-        phrase = rest
-    project = None
-    scoped = _SCOPE.search(phrase)
-    if scoped:
-        project, phrase = scoped.group(1), phrase[: scoped.start()]
-    phrase = phrase.strip(" \"'“”‘’")
-    words = _WORD.findall(phrase)
-    if not words or len(words) > MOST_WORDS:
-        return None
-    return phrase, project
+    return form["phrase"], form.get("project")
 
 
-def phrase_pattern(phrase: str) -> re.Pattern[str]:
-    """The phrase's words in order, anything but a letter or digit between them, case aside."""
-    words = _WORD.findall(phrase)
-    return re.compile(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE)
+def phrase_span(phrase: str, text: str) -> tuple[int, int] | None:
+    """Where ``text`` holds the phrase's words in order, anything but a letter or digit between
+    them, case aside: its (start, end), or None."""
+    words = [t.low for t in tokenize(phrase)]
+    if not words or not text or words[0] not in text.lower():
+        return None
+    toks = tokenize(text)
+    n = len(words)
+    for i in range(len(toks) - n + 1):
+        if all(toks[i + k].low == words[k] for k in range(n)):
+            return toks[i].start, toks[i + n - 1].end
+    return None
 
 
 def mentioning(ctx: Context, phrase: str, project: str | None) -> list[EvidenceDoc]:
@@ -75,7 +65,6 @@ def mentioning(ctx: Context, phrase: str, project: str | None) -> list[EvidenceD
     wanted = ctx.parsed.wanted if ctx.parsed.wanted in _TYPES else None
     sources, kinds = _TYPES.get(wanted, ((), ()))
     types = [t for t in sources if ctx.scope.allows_type(t)] if sources else ctx.scope.allowed_types
-    pattern = phrase_pattern(phrase)
     store = ctx.toolbox.graph_query.store
     hits = store.keyword_search(phrase, top_k=CANDIDATES, types=types) if types != [] else []
     found: dict[str, tuple[Document, str]] = {}
@@ -88,7 +77,7 @@ def mentioning(ctx: Context, phrase: str, project: str | None) -> list[EvidenceD
             continue
         if project and doc.metadata.get("project") != project:
             continue
-        passage = _holding(pattern, doc.title) or _holding(pattern, _own_text(hit.chunk.content))
+        passage = _holding(phrase, doc.title) or _holding(phrase, _own_text(hit.chunk.content))
         if passage:
             found[doc.id] = (doc, passage)
             last = rank
@@ -110,13 +99,14 @@ def _own_text(text: str) -> str:
     return text
 
 
-def _holding(pattern: re.Pattern[str], text: str) -> str:
+def _holding(phrase: str, text: str) -> str:
     """The sentence of ``text`` that holds the phrase ("" when none does)."""
-    m = pattern.search(text or "")
-    if not m:
+    span = phrase_span(phrase, text or "")
+    if span is None:
         return ""
-    start = max(text.rfind(". ", 0, m.start()) + 2, text.rfind("\n", 0, m.start()) + 1, 0)
-    ends = [i for i in (text.find(". ", m.end()), text.find("\n", m.end())) if i != -1]
+    m_start, m_end = span
+    start = max(text.rfind(". ", 0, m_start) + 2, text.rfind("\n", 0, m_start) + 1, 0)
+    ends = [i for i in (text.find(". ", m_end), text.find("\n", m_end)) if i != -1]
     end = min(ends) + 1 if ends else len(text)
     return " ".join(text[start:end].split())[:300]
 

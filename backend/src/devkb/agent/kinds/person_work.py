@@ -15,7 +15,6 @@ issues whose status that person moved to Closed, Resolved or Done, from the issu
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -23,6 +22,7 @@ from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation
+from devkb.agent.frame.model import Frame
 from devkb.agent.identifiers import issue_type
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
@@ -34,30 +34,12 @@ from devkb.store.models import Document, SourceType
 
 STEP = Step(GraphQuery.name, "a person's work: issues assigned to them, what they wrote")
 MOST = 2_000  # documents read per field
-_NAME = r"([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})"
-# the name capitalised, the rest in any case ("What has Avtar worked on?")
-ASKED = re.compile(
-    rf"\b(?i:what\s+(?:did|does|do|has|have|is|was|were))\s+{_NAME}\s+(?i:(?:been\s+)?"
-    r"(?:work(?:ed|ing|s)?\s+on|done|doing|finish(?:ed)?|ship(?:ped)?|fix(?:ed)?))\b"
-    rf"|\b(?i:(?:show|list)(?:\s+me)?)\s+{_NAME}[’']s?\s+"
-    r"(?i:work|issues|tickets|commits|pull\s+requests|prs)\b",
-)
-# "which issues did Priya close?", "what has Marcus resolved?", "bugs closed by Hannah": who moved
-# an issue's status to a done one, from its history (not its assignee)
-CLOSED_BY = re.compile(
-    rf"\b(?i:(?:what|which)(?:\s+(?:issues|bugs|tickets|tasks|stories))?\s+(?:did|has|have))\s+{_NAME}\s+"
-    r"(?i:close[sd]?|resolve[sd]?)\b"
-    rf"|\b(?i:(?:issues|bugs|tickets|tasks)\s+(?:that\s+)?(?:were\s+|got\s+)?(?:closed|resolved)\s+by)\s+{_NAME}",
-)
+# the question's forms (agent/frame/phrases.py): "person_work" ("what did Priya work on?", "show
+# me Sofia's work"), "closed_by" ("which issues did Priya close?", "bugs closed by Hannah": who
+# moved an issue's status to a done one, from its history, not its assignee), "created_by" ("which
+# PRs did Marcus open?", "which bugs did Grace report?": one type, the person as its author or
+# reporter), "now" ("what is Marcus working on?": what is still going on)
 DONE_STATUSES = ("closed", "resolved", "done")
-# "which PRs did Marcus open?", "what commits has Priya made?", "which bugs did Grace report?": one
-# type, the person as its author (commits, pull requests, pages) or reporter (issues)
-CREATED_BY = re.compile(
-    r"\b(?i:(?:what|which)\s+(?P<noun>issues|bugs|tickets|tasks|stories|commits|pull\s+requests|prs|pages)\s+"
-    rf"(?:did|has|have))\s+{_NAME}\s+"
-    r"(?i:open(?:ed)?|create[ds]?|write|wrote|written|author(?:ed)?|ma[dk]e|submit(?:ted)?|push(?:ed)?|"
-    r"report(?:ed)?|file[ds]?|raise[ds]?|log(?:ged)?)\b"
-)
 _CREATED_KIND = {"commits": "commit", "pull requests": "pull", "prs": "pull", "pages": "page"}
 
 
@@ -67,17 +49,12 @@ def created_kind(noun: str) -> str:
 
 
 _PEOPLE_FIELDS = ("assignee", "reporter", "author")
-# "what is Marcus working on?", "what is Hannah doing?": what is still going on
-NOW = re.compile(r"\b(?:is|are)\s+\S+(?:\s+\S+){0,2}?\s+(?:working\s+on|doing)\b", re.IGNORECASE)
 
 
-def asked_name(text: str) -> str | None:
+def asked_name(frame: Frame) -> str | None:
     """ "What did Priya work on?", "which issues did Priya close?" → "Priya"."""
-    m = ASKED.search(text) or CLOSED_BY.search(text)
-    if m:
-        return next(g for g in m.groups() if g).strip(" .?!")
-    created = CREATED_BY.search(text)
-    return created.group(2).strip(" .?!") if created else None
+    form = frame.form("person_work") or frame.form("closed_by") or frame.form("created_by")
+    return form.get("name") if form else None
 
 
 class PersonWork(QuestionKind):
@@ -88,10 +65,10 @@ class PersonWork(QuestionKind):
     needs_no_model = True  # the list is exact: a model would list the few it is shown
     filters = False
 
-    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
         if parsed.issue_keys or parsed.follow_up:
             return False
-        name = asked_name(parsed.text)
+        name = asked_name(frame)
         return name is not None and not set(name.split()) & set(parsed.projects)
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
@@ -99,7 +76,8 @@ class PersonWork(QuestionKind):
 
     def run(self, ctx: Context) -> None:
         out = ctx.outcome
-        asked = asked_name(ctx.parsed.text) or ""
+        frame = ctx.frame
+        asked = asked_name(frame) or ""
         store = ctx.toolbox.graph_query.store
         names = people_named(ctx, asked)
         out.anchor_words = asked
@@ -109,11 +87,12 @@ class PersonWork(QuestionKind):
         if len(names) == 1:
             full = names[0]
             logins = sorted(handles(full))
-            mode = _mode(ctx.parsed.text)
+            mode = _mode(frame)
+            created = frame.form("created_by")
             if mode == "closed":
                 out.listed = closed_by(ctx, full)
-            elif mode == "created" and (created := CREATED_BY.search(ctx.parsed.text)):
-                out.listed = created_by(ctx, full, logins, created.group("noun"))
+            elif mode == "created" and created is not None:
+                out.listed = created_by(ctx, full, logins, created["noun"])
             else:
                 found: dict[str, Document] = {}
                 for field, values in (("assignee", [full]), ("author", [full, *logins])):
@@ -121,7 +100,7 @@ class PersonWork(QuestionKind):
                         if ctx.scope.allows(d):
                             found.setdefault(d.id, d)
                 docs = sorted(found.values(), key=lambda d: d.updated_at, reverse=True)
-                if NOW.search(ctx.parsed.text):  # still going on: unresolved issues, open pull requests
+                if frame.takes("now"):  # still going on: unresolved issues, open pull requests
                     docs = [d for d in docs if _going_on(d)]
                 out.listed = [
                     EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(docs)
@@ -151,12 +130,13 @@ class PersonWork(QuestionKind):
                 return f"More than one person is called {out.anchor_words}: {', '.join(fits)}. Which one do you mean?"
             return f"I found nobody called {out.anchor_words} in the documents{whose}."
         person, listed = out.composed_kind, out.listed or []
-        now = bool(NOW.search(out.parsed.text))
-        mode = _mode(out.parsed.text)
+        assert out.frame is not None
+        now = out.frame.takes("now")
+        mode = _mode(out.frame)
         if mode == "closed":
             return _compose_closed(person, listed, docs, whose)
         if mode == "created":
-            return _compose_created(person, out.parsed.text, listed, docs, whose)
+            return _compose_created(person, out.frame, listed, docs, whose)
         if not listed and now:
             return (
                 f"{person} has no unresolved issue assigned and no open pull request in the documents{whose}."
@@ -177,12 +157,12 @@ class PersonWork(QuestionKind):
         return f"{person} {verb} {summary}; the newest first: " + "; ".join(items) + more + "."
 
 
-def _mode(text: str) -> str:
+def _mode(frame: Frame) -> str:
     """Which list the question asks for: "closed" (who closed what), "created" (what a person
     opened or reported), else "work" (a person's work)."""
-    if CLOSED_BY.search(text):
+    if frame.takes("closed_by"):
         return "closed"
-    if not ASKED.search(text) and CREATED_BY.search(text):
+    if not frame.takes("person_work") and frame.takes("created_by"):
         return "created"
     return "work"
 
@@ -242,13 +222,13 @@ def created_by(ctx: Context, person: str, logins: Sequence[str], noun: str) -> l
 
 
 def _compose_created(
-    person: str, text: str, listed: Sequence[EvidenceDoc], docs: Sequence[EvidenceDoc], whose: str
+    person: str, frame: Frame, listed: Sequence[EvidenceDoc], docs: Sequence[EvidenceDoc], whose: str
 ) -> str:
-    m = CREATED_BY.search(text)
-    kind = created_kind(m.group("noun")) if m else "issue"
+    said = (frame.form("created_by") or {}).get("noun", "")
+    kind = created_kind(said) if said else "issue"
     noun = {"pull": "pull request"}.get(kind, kind)
-    if kind == "issue" and m and m.group("noun").lower() not in ("issues", "tickets"):
-        noun = issue_type(m.group("noun").lower()).lower()  # "bugs" → bug
+    if kind == "issue" and said and said.lower() not in ("issues", "tickets"):
+        noun = issue_type(said.lower()).lower()  # "bugs" → bug
     verb = {"issue": "reported", "pull": "opened"}.get(kind, "wrote")
     n = len(listed)
     if not listed:

@@ -7,7 +7,6 @@ and link type; without one, the connected documents and the sentences that match
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -17,11 +16,12 @@ from devkb.agent.answer import Confidence, Status
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation, identifier, mentions_without
 from devkb.agent.focus import question_focus
+from devkb.agent.frame.match import tokenize
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, anchors_saying, document_kind
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up, reads_all
-from devkb.agent.kinds.mentions import AT_LEAST, asked_phrase, mentioning, phrase_list, phrase_pattern
+from devkb.agent.kinds.mentions import AT_LEAST, asked_phrase, mentioning, phrase_list, phrase_span
 from devkb.agent.kinds.titles import named_by_title, named_in_question
 from devkb.agent.question import ParsedQuestion, Relation, field_words, relation_named
 from devkb.agent.retrieval.fields import summary_of
@@ -69,14 +69,14 @@ class RelationKind(QuestionKind):
             # refers to that document, named after the count ("Pay with an apple" names nothing)
             # ("who opened the issue … to reference fluid-infusion?" asks for a person, not a list)
             mentions = relation.name == "mentions" and parsed.qtype != "who"
-            asked = asked_phrase(parsed.text) if mentions else None
+            asked = asked_phrase(ctx.frame) if mentions else None
             if asked is not None:
                 out.anchor_words, project = asked
                 out.listed = mentioning(ctx, out.anchor_words, project)
                 out.reads_all = reads_all()
                 ctx.scope.add(out.listed[:LIST_SHOWN])
                 ctx.took(PHRASE)
-                if named is not None and phrase_pattern(out.anchor_words).search(named[0].document.title):
+                if named is not None and phrase_span(out.anchor_words, named[0].document.title):
                     _linked_to(ctx, named[0], named[1])
                 return
             if named is not None:  # "what's blocking the checkout redesign?": WEB-1 by its title
@@ -170,9 +170,38 @@ def describe(relation: Relation) -> str:
     return f"{relation.name} ({relation.direction})"
 
 
-_KEY_IN = re.compile(r"[A-Za-z][A-Za-z0-9]*-\d+")
-# "FLUID-1 depends on FLUID-2": the link as stored on an issue-link edge
-_LINK = re.compile(r"\b([A-Za-z][A-Za-z0-9]*-\d+) ([a-z][a-z ]+?) ([A-Za-z][A-Za-z0-9]*-\d+)\b")
+def _keys_in(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names issue keys ("FLUID-1": letters and digits, a letter first, "-", digits)."""
+    toks = tokenize(text)
+    out = []
+    for a, b in zip(toks, toks[1:], strict=False):
+        if a.text[0].isascii() and a.text[0].isalpha() and a.text.isascii() and "_" not in a.text:
+            if b.text.isdigit() and text[a.end : b.start] == "-":
+                out.append((a.start, b.end))
+    return out
+
+
+def _links(text: str) -> list[tuple[str, str, str]]:
+    """ "FLUID-1 depends on FLUID-2" → [("FLUID-1", "depends on", "FLUID-2")]: the links as stored
+    on an issue-link edge (key, a lower-case phrase between single spaces, key)."""
+    keys = _keys_in(text)
+    out, i = [], 0
+    while i + 1 < len(keys):
+        (s1, e1), (s2, e2) = keys[i], keys[i + 1]
+        between = text[e1:s2]
+        inner = between[1:-1]
+        if (
+            len(between) > 2
+            and between[0] == " " == between[-1]
+            and inner[0].islower()
+            and inner[0].isascii()
+            and all(c == " " or (c.isascii() and c.islower()) for c in inner)
+        ):
+            out.append((text[s1:e1], inner.rstrip(), text[s2:e2]))
+            i += 2
+        else:
+            i += 1
+    return out
 
 
 def neighbour_filter(relation: Relation, wanted: str | None, anchors: set[str]) -> Callable[[Neighbor], bool]:
@@ -219,9 +248,9 @@ def neighbour_filter(relation: Relation, wanted: str | None, anchors: set[str]) 
 
 def link_phrase(evidence: str) -> str:
     """ "FLUID-1 depends on FLUID-2" → "depends on"."""
-    keys = list(_KEY_IN.finditer(evidence))
+    keys = _keys_in(evidence)
     if len(keys) >= 2:
-        return evidence[keys[0].end() : keys[-1].start()].strip().lower()
+        return evidence[keys[0][1] : keys[-1][0]].strip().lower()
     return evidence.strip().lower()
 
 
@@ -287,8 +316,7 @@ def relation_list(
 def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
     """ " (relates to)" — the issue link between ``doc`` and an anchor, seen from the anchor."""
     keys = {identifier(a) for a in anchors}
-    for m in _LINK.finditer(doc.relation):
-        a, phrase, b = m.groups()
+    for a, phrase, b in _links(doc.relation):
         if a in keys:
             return f" ({phrase})"
         if b in keys:

@@ -13,7 +13,6 @@ as "Marcus Chen (mchen)"; a login that fits two names, or none, stays on its own
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
@@ -23,36 +22,13 @@ from devkb.agent.answer import Confidence, Status
 from devkb.agent.confidence import META_WORDS, text_words
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import identifier
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, assess_topic
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import RAGSearch
 from devkb.agent.tools.filter_docs import keywords
 
 STEP = Step(RAGSearch.name, "who to ask: the documents about the topic, then their people")
-PHRASES = (
-    ("who", "knows"),
-    ("who", "know"),
-    ("who", "owns"),
-    ("who", "should", "i", "ask"),
-    ("who", "can", "i", "ask"),
-    ("who", "to", "ask"),
-    ("who", "should", "i", "talk", "to"),
-    ("who", "can", "i", "talk", "to"),
-    ("who", "to", "talk", "to"),
-    ("who", "should", "i", "contact"),
-    ("who", "do", "i", "ask"),
-    ("who", "can", "help"),
-    ("who", "is", "the", "expert"),
-    ("who", "s", "the", "expert"),
-    ("expert", "on"),
-    ("experts", "on"),
-    # "who is working on the ledger?": the people of a topic (a named issue's are its fields)
-    ("who", "is", "working", "on"),
-    ("who", "s", "working", "on"),
-    ("who", "works", "on"),
-    ("who", "worked", "on"),
-    ("who", "has", "worked", "on"),
-)
 ASKING_WORDS = frozenset(
     "who knows know owns own owner ask asking expert experts help talk to contact do should can i working works worked".split()
 )
@@ -73,13 +49,14 @@ DOCUMENT_WORDS = frozenset(
 class WhoToAsk(QuestionKind):
     name = "who-to-ask"
 
-    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
-        # a named issue, commit or pull request is a document whose people are its fields (Lookup
-        # answers "who owns PAY-12"); a quoted title or a file path is part of the topic
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
+        # "who knows about X", "who is the expert on X", "who is working on X" (the frame's form
+        # "expert"); a named issue, commit or pull request is a document whose people are its
+        # fields (Lookup answers "who owns PAY-12"); a quoted title or a file path is part of the topic
         named = parsed.lookups.kinds & NAMED_DOCUMENTS
         if carried and refers_back_only(parsed):
             return False  # "who owns it?" after a turn: the carried document's people (CarryOver)
-        return not named and parsed.has(*PHRASES)
+        return not named and frame.takes("expert")
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [STEP]
@@ -163,13 +140,18 @@ def rank_people(
     return sorted(((p, w, roles[p]) for p, w in weight.items()), key=lambda t: (-t[1], t[0]))
 
 
-_LOGIN = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_LOGIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def _login_shaped(login: str) -> bool:
+    """A letter or digit, then letters, digits, ".", "_" or "-" (a GitHub login, a user name)."""
+    return bool(login) and login[0].isalnum() and set(login) <= _LOGIN_CHARS
 
 
 def name_words(name: str) -> list[str]:
     """ "Tomás O'Brien" → ["tomas", "o", "brien"]: a name's words, accents and case aside."""
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return re.findall(r"[a-z0-9]+", plain)
+    return "".join(c if c.isalnum() else " " for c in plain).split()
 
 
 def handles(name: str) -> set[str]:
@@ -198,7 +180,7 @@ def logins_of(people: Sequence[str]) -> dict[str, str]:
     names = [p for p in people if " " in p.strip()]
     out: dict[str, str] = {}
     for login in people:
-        if not _LOGIN.fullmatch(login.lower()):
+        if not _login_shaped(login.lower()):
             continue
         fits = [n for n in names if login.lower() in handles(n)]
         if len(fits) == 1:
