@@ -18,7 +18,7 @@ import logging
 import threading
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dependency_injector import containers, providers
 from pydantic import SecretStr
@@ -68,6 +68,7 @@ from devkb.store.protocol import GraphStore, VerifiableStore
 from devkb.store.shared_state import SharedState
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def build_sqlite_store(settings: Settings) -> GraphStore:
@@ -232,14 +233,48 @@ def build_loaders(settings: Settings, configs: list[SourceConfig]) -> list[Sourc
     return [build_loader(c) for c in configs if c.enabled]
 
 
+class StoreViews:
+    """What this process keeps of the store between reads — the access catalog of the reader
+    store, the retrieval snapshot — each registered with how to read it again when it is built.
+    ``refresh`` re-reads them all, in the order registered, at the end of every sync that
+    succeeded, before the run returns to its caller: an upload acknowledged "indexed" (API, MCP,
+    CLI), a deletion and a sync's documents are found, or gone, for the next question by every
+    path, not after a view's own refresh period. Another process's writes reach these views by
+    their periods (``RelatedSearch.refresh_seconds``, ``ScopedStore.catalog_seconds``)."""
+
+    def __init__(self) -> None:
+        self._refreshers: list[tuple[str, Callable[[], object]]] = []
+        self._lock = threading.Lock()
+
+    def add(self, name: str, refresh: Callable[[], object]) -> None:
+        with self._lock:
+            self._refreshers.append((name, refresh))
+
+    def refresh(self, _status: object = None) -> None:
+        with self._lock:
+            refreshers = list(self._refreshers)
+        for name, refresh in refreshers:
+            try:
+                refresh()
+            except Exception:  # one view failing leaves the others refreshed
+                log.exception("refreshing %s after a sync failed", name)
+
+
+def viewed(views: StoreViews, name: str, view: T, refresh: Callable[[T], object]) -> T:
+    """``view``, registered with ``views`` to be refreshed after syncs by ``refresh(view)``."""
+    views.add(name, lambda: refresh(view))
+    return view
+
+
 def build_runs(
     settings: Settings,
     sync: SourceSync,
     loaders: list[SourceLoader],
     shared: providers.Provider[SharedState],
+    views: StoreViews,
 ) -> RunManager:
     if settings.chat_memory == "store":  # replicas: one run per source across all of them
-        return RunManager(
+        runs = RunManager(
             sync,
             loaders,
             shared=shared(),
@@ -247,7 +282,10 @@ def build_runs(
             lease_seconds=settings.lease_seconds,
             side_by_side=settings.sync_side_by_side,
         )
-    return RunManager(sync, loaders, side_by_side=settings.sync_side_by_side)
+    else:
+        runs = RunManager(sync, loaders, side_by_side=settings.sync_side_by_side)
+    runs.after_run.append(views.refresh)  # first: other hooks (adaptation) read the fresh views
+    return runs
 
 
 def housekeeping_jobs(
@@ -465,13 +503,21 @@ class Container(containers.DeclarativeContainer):
         settings,
     )
     shared_state = providers.Resource(shared_state_resource, settings, store)  # persistent mode only
-    runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider)
+    store_views = providers.Singleton(StoreViews)  # refreshed after each sync of this process
+    runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider, store_views)
     knowledge_gaps = providers.Singleton(build_knowledge_gaps, settings, shared_state.provider)
     uploads = providers.Singleton(build_upload_ingest, settings, runs)
 
     accounts = providers.Resource(accounts_resource, settings)
     access_policy = providers.Singleton(AccessPolicy, accounts.provider)
-    reader_store = providers.Singleton(ScopedStore, store, access_policy)  # every read made for a person
+    reader_store = providers.Singleton(  # every read made for a person
+        lambda store, policy, views: viewed(
+            views, "the access catalog", ScopedStore(store, policy), ScopedStore.forget_catalog
+        ),
+        store,
+        access_policy,
+        store_views,
+    )
     demo_users = providers.Singleton(demo_users, settings)
     oidc = providers.Singleton(build_oidc, settings)
     permission_sync = providers.Singleton(
@@ -486,19 +532,25 @@ class Container(containers.DeclarativeContainer):
     )
 
     search = providers.Singleton(  # HybridSearch + learnt ranking (agent/retrieval), scoped to the reader
-        lambda s, reader_store, store, emb, policy: RelatedSearch(
-            reader_store,
-            emb,
-            max_documents=s.related_search_max_documents,
-            snapshot_store=store,
-            policy=policy,
-            adapter=AdapterFile(s.data_dir / ADAPTER_DIR, emb.dimension) if s.adaptation else None,
+        lambda s, reader_store, store, emb, policy, views: viewed(
+            views,
+            "the retrieval snapshot",
+            RelatedSearch(
+                reader_store,
+                emb,
+                max_documents=s.related_search_max_documents,
+                snapshot_store=store,
+                policy=policy,
+                adapter=AdapterFile(s.data_dir / ADAPTER_DIR, emb.dimension) if s.adaptation else None,
+            ),
+            RelatedSearch.refresh_if_built,
         ),
         settings,
         reader_store,
         store,
         embedder,
         access_policy,
+        store_views,
     )
     adaptation = providers.Singleton(  # the search adapted to this deployment's graph, after syncs
         lambda s, store, search, emb: GraphAdaptation(

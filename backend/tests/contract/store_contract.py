@@ -215,6 +215,31 @@ class GraphStoreContract:
         assert store.keyword_search("rounding") == []
         assert store.get_document("github:acme/pay:commit:abc") is None
 
+    def test_a_write_is_found_by_the_next_search_and_a_delete_is_gone(self, store):
+        """Read-your-writes (an upload acknowledged "indexed" is searched at once): whatever earlier
+        searches loaded (in-memory text and vector indexes) or an index fills after the commit,
+        documents written one after the other are each found by the next search after
+        ``write_documents`` returns; a rewrite (an upload's next version) by its new words only; a
+        deleted one is gone from the next search."""
+        seed(store)
+        assert store.keyword_search("ledger") and store.vector_search([1, 0, 0, 0], top_k=2)  # loaded
+        vectors = {"quokka": [0, 0.2, 0, 1], "narwhal": [0, 0, 0.2, 1], "axolotl": [0.2, 0, 0, 1]}
+        for i, (word, vector) in enumerate(vectors.items()):
+            d = doc(f"upload:{i}", SourceType.UPLOAD, title=word)
+            store.write_documents([(d, chunks(d, (f"the {word} key is rotated monthly", vector)))])
+            assert [h.document.id for h in store.keyword_search(word)] == [d.id], word
+            assert store.vector_search(vector, top_k=1)[0].document.id == d.id, word
+        d = doc("upload:0", SourceType.UPLOAD, title="quokka", content_hash="h-2")
+        store.write_documents(
+            [(d, chunks(d, ("the quokka key is rotated weekly by the dingo", [0, 1, 0, 0])))]
+        )
+        assert [h.document.id for h in store.keyword_search("dingo")] == ["upload:0"]
+        assert {h.document.id for h in store.keyword_search("monthly")} == {"upload:1", "upload:2"}
+        assert store.vector_search([0, 1, 0, 0], top_k=1)[0].document.id == "upload:0"
+        assert store.delete_documents(["upload:1"]) == 1
+        assert store.keyword_search("narwhal") == []
+        assert "upload:1" not in {h.document.id for h in store.vector_search(vectors["narwhal"], top_k=10)}
+
     def test_find_documents(self, store):
         seed(store)
         assert [d.id for d in store.find_documents({"project": "pay", "status": "open"})] == ["jira:PAY-1"]

@@ -73,12 +73,6 @@ def test_a_question_whose_sources_do_not_say_why_says_so_and_is_not_high(ask) ->
     assert a.status == "partial" and a.confidence.level != "high", a.confidence
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the routing is fixed (FieldByTitle no longer answers 'who rotates …' with PAY-19's assignee) "
-    "and the test passes alone; after the module's other questions the uploaded runbook is not yet "
-    "among the first sources (issue 61, 'indexed before searchable'), so it is not held strictly",
-)
 def test_who_does_it_in_an_uploaded_runbook_names_the_person(demo_app) -> None:
     with TestClient(create_app(demo_app, start_background=False), raise_server_exceptions=False) as client:
         up = client.post("/uploads", files={"file": ("sandbox-key-runbook.md", RUNBOOK)})

@@ -124,6 +124,48 @@ def test_snapshot_refresh_sees_new_documents(agent_corpus, tmp_path, embedder):
         store.close()
 
 
+def test_a_reload_begun_before_a_write_never_replaces_the_one_after_it(agent_corpus, tmp_path, embedder):
+    """A background reload reads the store, a document is written (an upload), the upload's
+    ``refresh_if_built`` returns: the snapshot has the document, also once the older reload ends."""
+    import shutil
+    import threading
+    import time
+
+    shutil.copy(agent_corpus / "graph.sqlite", tmp_path / "graph.sqlite")
+    store = SQLiteGraphStore(tmp_path / "graph.sqlite")
+    try:
+        related = RelatedSearch(store, embedder, refresh_seconds=0, unrestricted=True)
+        related.snapshot()
+        real, read, go = related.loader.load, threading.Event(), threading.Event()
+
+        def slow(previous):  # the first reload reads the store, then waits before it lands
+            if read.is_set():
+                return real(previous)
+            stale = real(previous)
+            read.set()
+            go.wait(10)
+            return stale
+
+        related.loader.load = slow  # type: ignore[method-assign]
+        related.snapshot()  # past refresh_seconds: a background reload starts
+        assert read.wait(10)
+        doc = Document(id="upload:1", type=SourceType.UPLOAD, title="Quokka rotation", content_hash="u1")
+        text = "The quokka key is rotated by Grace Lee."
+        vector = embedder.embed([text])[0].tolist()
+        store.write_documents([(doc, [Chunk(Chunk.make_id(doc.id, 0, text), doc.id, 0, text, vector)])])
+        done = threading.Thread(target=related.refresh_if_built)
+        done.start()
+        time.sleep(0.3)
+        go.set()
+        done.join(10)
+        for thread in threading.enumerate():  # the older reload has landed too
+            if thread.name == "related-search-refresh":
+                thread.join(10)
+        assert "upload:1" in related._snapshot.position  # type: ignore[union-attr]
+    finally:
+        store.close()
+
+
 def test_empty_store_falls_back_to_hybrid_search(tmp_path, embedder):
     store = SQLiteGraphStore(tmp_path / "graph.sqlite")
     store.ensure_schema(embedder.model_name, embedder.dimension)

@@ -61,6 +61,9 @@ class ScopedStore:
         self._allowed: dict[str, tuple[float, frozenset[str]]] = {}
         self._chunk_counts: dict[tuple[str, str], int] = {}
         self._refreshing = False
+        # bumped by ``forget_catalog``; the catalog's is the epoch its re-read began in
+        self._epoch = 0
+        self._catalog_epoch = 0
 
     # -- who reads ----------------------------------------------------------------------------
     def reader(self) -> Reader:
@@ -74,9 +77,11 @@ class ScopedStore:
         now = time.monotonic()
         with self._lock:
             checked, docs = self._catalog
-            if now - checked < self.catalog_seconds or (self._refreshing and docs):
+            current = self._catalog_epoch == self._epoch  # nothing written here since it was read
+            if current and (now - checked < self.catalog_seconds or (self._refreshing and docs)):
                 return docs
             self._refreshing = True
+            epoch = self._epoch
         try:
             ids = sorted(self.inner.document_ids())
             hashes: dict[str, str] = {}
@@ -91,15 +96,18 @@ class ScopedStore:
             with self._lock:
                 self._refreshing = False
         with self._lock:
-            self._catalog = (now, fresh)
+            if epoch >= self._catalog_epoch:  # a re-read that began earlier never replaces a later one
+                self._catalog, self._catalog_epoch = (now, fresh), epoch
             self._allowed.clear()
         return fresh
 
     def forget_catalog(self) -> None:
         """Re-read the catalog on the next restricted read (a document was just written by this
-        process: its reader finds it at once, not after ``catalog_seconds``)."""
+        process: its reader finds it at once, not after ``catalog_seconds`` — also when another
+        thread's re-read, begun before the write, is still running)."""
         with self._lock:
             self._catalog = (-float("inf"), self._catalog[1])
+            self._epoch += 1
             self._allowed.clear()
 
     def allowed_ids(self, reader: Reader | None = None) -> frozenset[str] | None:

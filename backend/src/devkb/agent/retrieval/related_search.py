@@ -126,6 +126,7 @@ class RelatedSearch(HybridSearch):
         self._snapshot: CorpusSnapshot | None = None
         self._checked = 0.0
         self._lock = threading.Lock()
+        self._reload = threading.Lock()  # one reload at a time: a later one always lands last
         self._refreshing = False
         self._size_checked = -float("inf")
         self._within_limit = True
@@ -190,16 +191,22 @@ class RelatedSearch(HybridSearch):
         return self._snapshot
 
     def refresh_if_built(self) -> None:
-        """Reload what changed now, if a snapshot was built (a memory written or forgotten must be
-        found, or never found again, by the next question — not after ``refresh_seconds``)."""
-        if self._snapshot is not None:
+        """Reload what changed now, if a snapshot was built (a memory written or forgotten, an
+        upload or a sync's documents must be found, or never found again, by the next question —
+        not after ``refresh_seconds``). Returns once the new snapshot is in place, also when a
+        background reload that began before the write was running (it is waited for, then the
+        store read again; a first build in progress is waited for the same way)."""
+        with self._lock:  # held by a first build
+            built = self._snapshot is not None
+        if built:
             self._refresh()
 
     def _refresh(self) -> None:
         try:
-            fresh = self.loader.load(self._snapshot)
-            with self._lock:
-                self._snapshot = fresh
+            with self._reload:  # a reload that began before a write cannot replace a later one
+                fresh = self.loader.load(self._snapshot)
+                with self._lock:
+                    self._snapshot = fresh
         except Exception:
             log.exception("refreshing the retrieval snapshot failed")
         finally:
