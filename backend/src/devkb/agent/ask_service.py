@@ -28,6 +28,7 @@ from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
 from devkb.agent.kinds.base import assess_topic, missing_reason
 from devkb.agent.kinds.lookup import filtered_out, missing_keys, reads_all
+from devkb.agent.patterns import CITATION, ISSUE_KEY, PULL, SENTENCE_END, SHA_PREFIX
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmChoice, LlmProvider
 from devkb.agent.question import expand_ellipsis
@@ -39,8 +40,6 @@ from devkb.store.models import SourceType
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[str, dict[str, Any]], None]
-_CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
-_PIECE = re.compile(r"(?<=[.!?\]])\s+")
 
 
 class AskService:
@@ -163,7 +162,7 @@ class AskService:
             text = not_found_text(docs)  # the topic: never a passage dressed up as an answer
         else:
             text = outcome.compose(docs)
-        for piece in _PIECE.split(text):
+        for piece in SENTENCE_END.split(text):
             events.token(piece + " ")
         citations = self._citations(docs, question)
         answer = Answer(
@@ -246,7 +245,7 @@ class AskService:
         answer's [n] rewritten to positions in that list, unknown numbers removed."""
         by_number = scope.by_number()
         cited: list[str] = []
-        for m in _CITE.finditer(text):
+        for m in CITATION.finditer(text):
             for n in m.group(1).split(","):
                 doc_id = by_number.get(int(n))
                 if doc_id is not None and doc_id not in cited:
@@ -260,7 +259,7 @@ class AskService:
             new = [position.get(by_number.get(int(n), ""), 0) for n in m.group(1).split(",")]
             return "".join(f"[{n}]" for n in dict.fromkeys(new) if n)
 
-        return _CITE.sub(swap, text).strip(), docs
+        return CITATION.sub(swap, text).strip(), docs
 
     @staticmethod
     def _citations(docs: Sequence[EvidenceDoc], question: str) -> list[Citation]:
@@ -305,13 +304,11 @@ def _names(question: str, document_id: str) -> bool:
     """Whether ``question`` names the document: its key, number or SHA prefix."""
     tail = document_id.rsplit(":", 1)[-1]
     if document_id.startswith("jira:"):
-        return re.search(rf"(?<![\w-]){re.escape(tail)}(?!\w)", question, re.IGNORECASE) is not None
+        return any(f"{p}-{n}".upper() == tail.upper() for p, n in ISSUE_KEY.findall(question))
     if ":pull:" in document_id or ":gh-issue:" in document_id:
-        return re.search(rf"#\s*{re.escape(tail)}\b", question) is not None
+        return any(tail in (a, b) for a, b in PULL.findall(question))
     if ":commit:" in document_id:
-        return any(
-            len(w) >= 7 and tail.startswith(w.lower()) for w in re.findall(r"[0-9a-fA-F]{7,40}", question)
-        )
+        return any(len(w) >= 7 and tail.startswith(w.lower()) for w in SHA_PREFIX.findall(question))
     return False
 
 

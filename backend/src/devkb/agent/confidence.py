@@ -31,13 +31,13 @@ and the status stays the evidence's.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from devkb.agent.answer import Confidence, Level, Status
 from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.patterns import CITATION
 from devkb.agent.tools.filter_docs import document_keywords, keywords
 
 # Fitted on tests/eval/trust_questions_tuning.jsonl + answer_questions_tuning.jsonl
@@ -203,7 +203,6 @@ def not_found_text(docs: Sequence[EvidenceDoc], most: int = 5) -> str:
 # docs/evaluation.md, "LLM mode") and below ½, so the evidence leads
 TOKEN_WEIGHT = 0.25
 LOW_TOKEN = 0.5  # a token the model gave less than this probability counts as unsure
-_MARKER = re.compile(r"\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
 _EDGE = 1e-4  # probabilities are clipped to [_EDGE, 1 − _EDGE] before taking log-odds
 
 
@@ -227,7 +226,7 @@ def token_signal(tokens: Sequence[tuple[str, float]]) -> TokenSignal | None:
     out: the renumbering rewrites those, and they say nothing about the answer. ``None`` when no
     content token is left."""
     text = "".join(t for t, _ in tokens)
-    markers = [m.span() for m in _MARKER.finditer(text)]
+    markers = [m.span() for m in CITATION.finditer(text)]
     kept: list[float] = []
     at = 0
     for token, logprob in tokens:

@@ -9,33 +9,73 @@ finds both instead of AND-ing them into nothing.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from devkb.agent.patterns import (
+    DATE_BOUND,
+    FILE_NAME,
+    ISSUE_KEY,
+    PATH,
+    PROJECT,
+    PULL,
+    QUOTED,
+    REPOSITORY,
+    SHA,
+    SPACE,
+)
+from devkb.agent.words import scan, table, tokens_of, words_of
 from devkb.store.models import FIND_FIELDS
 
-ISSUE_KEY = re.compile(r"(?<![A-Za-z0-9_/\-])([A-Za-z][A-Za-z0-9]{1,9})-([1-9][0-9]{0,6})(?![A-Za-z0-9_])")
-SHA = re.compile(r"(?<![0-9A-Za-z])([0-9a-f]{40})(?![0-9A-Za-z])")
-PULL = re.compile(
-    r"\b(?:pull\s+requests?|PRs?|pulls?|merge\s+requests?)\s*(?:number\s*)?#?\s*(\d{1,7})\b|(?<![\w&])#(\d{1,7})\b",
-    re.IGNORECASE,
+# the states and types a project lookup filters by, as word patterns → their stored name
+STATUS_WORDS = table(
+    ("open", "open"),
+    ("closed", "closed"),
+    ("resolved", "resolved"),
+    ("reopened", "reopened"),
+    ("in progress", "in progress"),
 )
-PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,6})(?![\w/])")
-FILE_NAME = re.compile(r"(?<![\w/.-])([\w-]{2,}\.(?:md|markdown|json|txt|html|ya?ml|py))\b")
-_REPO = r"([A-Za-z0-9][\w.-]{0,38}/[A-Za-z0-9][\w.-]{0,99})"
-REPOSITORY = re.compile(
-    rf"(?:\brepo(?:sitory)?\s+|github\.com/){_REPO}(?![\w/])|(?<![\w/.-]){_REPO}\s+repo(?:sitory)?\b",
-    re.IGNORECASE,
+ISSUE_TYPE_WORDS_TABLE = table(
+    ("bug|bugs", "bug"),
+    ("task|tasks", "task"),
+    ("improvement|improvements", "improvement"),
+    ("new feature|features", "new feature"),
+    ("sub task|tasks", "sub-task"),
+    ("subtask|subtasks", "sub-task"),
+    ("stories|story", "story"),
+    ("epic|epics", "epic"),
 )
-QUOTED = re.compile(r"[\"“”]([^\"“”]{3,120})[\"“”]")
-SPACE = re.compile(r"\b(?:space\s+([A-Z][A-Z0-9]{1,15})\b|([A-Z][A-Z0-9]{1,15})\s+space\b)")
-PROJECT_WORD = re.compile(r"\b(?:project\s+([A-Z][A-Z0-9]{1,9})\b|([A-Z][A-Z0-9]{1,9})\s+project\b)")
-DATE = re.compile(r"\b(since|after|from|before|until|by|in)\s+(\d{4}(?:-\d{2}(?:-\d{2})?)?)\b", re.IGNORECASE)
-STATUS = re.compile(r"\b(open|closed|resolved|reopened|in progress)\b", re.IGNORECASE)
 ISSUE_TYPE_WORDS = r"bugs?|tasks?|improvements?|new features?|sub-?tasks?|stories|story|epics?"
-ISSUE_TYPE = re.compile(rf"\b({ISSUE_TYPE_WORDS})\b", re.IGNORECASE)
+# words after a key that make it a project's: "achecker bugs", "in floe project"
+_PROJECT_NOUNS = frozenset(
+    ("issue", "issues", "ticket", "tickets", "bug", "bugs", "task", "tasks", "project")
+)
+
+
+def statuses_in(words: Sequence[str]) -> list[str]:
+    """The statuses ``words`` name, in order ("open", "in progress", …)."""
+    return list(dict.fromkeys(m for _, m in scan(STATUS_WORDS, words)))
+
+
+def issue_types_in(words: Sequence[str]) -> list[str]:
+    """The issue types ``words`` name, in order, as :func:`issue_type` reads them."""
+    return list(dict.fromkeys(m for _, m in scan(ISSUE_TYPE_WORDS_TABLE, words)))
+
+
+class _WordFinder:
+    """``.findall(text)`` over words: the alias ``kinds/count.py`` still reads ``STATUS`` and
+    ``ISSUE_TYPE`` through (they were regular expressions)."""
+
+    def __init__(self, read: Callable[[Sequence[str]], list[str]]) -> None:
+        self._read = read
+
+    def findall(self, text: str) -> list[str]:
+        return self._read(words_of(text))
+
+
+STATUS = _WordFinder(statuses_in)
+ISSUE_TYPE = _WordFinder(issue_types_in)
 
 
 @dataclass(frozen=True)
@@ -124,10 +164,11 @@ def read_lookups(question: str, project_keys: Iterable[str] = ()) -> QuestionLoo
         projects = _projects(question, known)
         if projects:
             filters: dict[str, tuple[str, ...]] = {"project": tuple(projects)}
-            statuses = [s.title() for s in dict.fromkeys(m.lower() for m in STATUS.findall(question))]
+            words = words_of(question)
+            statuses = [s.title() for s in statuses_in(words)]
             if statuses:
                 filters["status"] = tuple(statuses)
-            types = [issue_type(t) for t in dict.fromkeys(m.lower() for m in ISSUE_TYPE.findall(question))]
+            types = [issue_type(t) for t in issue_types_in(words)]
             if types:
                 filters["issue_type"] = tuple(dict.fromkeys(types))
             lookups.append(Lookup(filters, updated_from=date_from, updated_to=date_to, label="project"))
@@ -150,18 +191,22 @@ def _issue_keys(question: str, known: set[str]) -> list[str]:
 
 
 def _projects(question: str, known: set[str]) -> list[str]:
-    found = [a or b for a, b in PROJECT_WORD.findall(question)]
+    found = [a or b for a, b in PROJECT.findall(question)]
     if known:
-        found += [w for w in re.findall(r"\b[A-Z][A-Z0-9]{1,9}\b", question) if w in known]
+        tokens = tokens_of(question)
+        found += [t for t in tokens if _key_like(t) and t.isupper() and t in known]
         # a known key in any case where it names a project: "achecker bugs", "in floe project"
         found += [
-            w.upper()
-            for w in re.findall(
-                r"\b([A-Za-z][A-Za-z0-9]{1,9})\s+(?:issues?|tickets?|bugs?|tasks?|project)\b", question
-            )
-            if w.upper() in known
+            t.upper()
+            for t, nxt in zip(tokens, tokens[1:], strict=False)
+            if nxt.lower() in _PROJECT_NOUNS and _key_like(t) and t.upper() in known
         ]
     return list(dict.fromkeys(found))
+
+
+def _key_like(word: str) -> bool:
+    """A project key's shape: a letter, then 1–9 letters or digits."""
+    return 2 <= len(word) <= 10 and word.isascii() and word.isalnum() and word[0].isalpha()
 
 
 def issue_type(word: str) -> str:
@@ -181,7 +226,7 @@ def issue_type(word: str) -> str:
 
 def _dates(question: str) -> tuple[str | None, str | None]:
     start = end = None
-    for word, value in DATE.findall(question):
+    for word, value in DATE_BOUND.findall(question):
         w = word.lower()
         if w in ("since", "after", "from"):
             start = _pad(value, low=True)

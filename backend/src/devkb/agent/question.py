@@ -27,6 +27,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from devkb.agent.identifiers import QuestionLookups, read_lookups
+from devkb.agent.patterns import SINCE_VERSION
+from devkb.agent.words import has_phrase as words_has_phrase
+from devkb.agent.words import tokens_of as tokens_of  # re-exported: frame/extract.py reads it here
+from devkb.agent.words import words_of as words_of  # re-exported: kinds and frame read it here
 
 Direction = str  # "out" | "in" | "both"
 
@@ -72,25 +76,9 @@ class ParsedQuestion:
         return has_phrase(self.words, phrases)
 
 
-def words_of(text: str) -> tuple[str, ...]:
-    return tuple(_WORDS.findall(text.lower()))
-
-
-def tokens_of(text: str) -> tuple[str, ...]:
-    """The question's words as written (case kept), aligned with :func:`words_of`."""
-    return tuple(_WORDS.findall(text))
-
-
 def has_phrase(words: tuple[str, ...], phrases: Iterable[tuple[str, ...]]) -> bool:
     """Whether one of ``phrases`` (each a sequence of words) occurs in ``words``."""
-    for phrase in phrases:
-        n = len(phrase)
-        if any(words[i : i + n] == phrase for i in range(len(words) - n + 1)):
-            return True
-    return False
-
-
-_WORDS = re.compile(r"\w+")
+    return words_has_phrase(words, phrases)
 
 
 def _table(*rows: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
@@ -232,8 +220,6 @@ _REFERENCE = re.compile(
     r"document|doc|file|commit|pr|pull\s+request|change|one)s?\b))",
     re.IGNORECASE,
 )
-
-_SINCE_VERSION = re.compile(r"\bsince\s+(?:version\s+|v)?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
 def parse_question(
@@ -379,7 +365,7 @@ def _time(question: str, today: date) -> tuple[str | None, str | None]:
 
 
 def version_since(question: str) -> str | None:
-    m = _SINCE_VERSION.search(question)
+    m = SINCE_VERSION.search(question)
     return m.group(1) if m else None
 
 

@@ -4,7 +4,6 @@ position in ``evidence``), and a version's citation links to that version."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import date
@@ -13,6 +12,7 @@ from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.history.diffing import diff_sections
 from devkb.agent.history.intent import ALL_FIELDS, HistoryIntent
 from devkb.agent.history.when import Window
+from devkb.agent.words import find_phrase, words_of
 from devkb.store.models import Document, SourceType, Version
 from devkb.store.protocol import GraphStore
 
@@ -170,14 +170,14 @@ def answer_first(intent: HistoryIntent, store: GraphStore) -> HistoryAnswer:
     cites = _Cites()
     lines = []
     gaps = []
-    text = intent.text.lower()
+    said = words_of(intent.text)
     for doc in _issue_docs(store, intent.issue_keys):
         key = doc.metadata.get("key", doc.id)
         transitions = sorted(store.versions(doc.id, ["transition"]), key=lambda t: (t.valid_from, t.seq))
         targets = sorted({t.to_value for t in transitions if t.to_value}, key=len, reverse=True)
-        wanted = next((s for s in targets if re.search(rf"\b{re.escape(s.lower())}\b", text)), None)
+        wanted = next((s for s in targets if find_phrase(said, words_of(s)) >= 0), None)
         if wanted is None:
-            verb = next((v for w, v in _VERB_STATES.items() if re.search(rf"\b{w}\b", text)), None)
+            verb = next((v for w, v in _VERB_STATES.items() if w in said), None)
             if verb == "resolved" or verb == "fixed":
                 wanted = next(
                     (t.to_value for t in transitions if _norm(t.field) == "resolution" and t.to_value), None
@@ -251,13 +251,9 @@ def _pages(store: GraphStore, intent: HistoryIntent, limit: int = 3) -> list[Doc
         for d in exact or docs[:1]:
             found.setdefault(d.id, d)
     if not found:
-        text = intent.text.lower()
+        said = words_of(intent.text)
         pages = store.find_documents(types=[SourceType.CONFLUENCE], limit=100_000)
-        named = [
-            d
-            for d in pages
-            if len(d.title) > 3 and re.search(rf"(?<!\w){re.escape(d.title.lower())}(?!\w)", text)
-        ]
+        named = [d for d in pages if len(d.title) > 3 and find_phrase(said, words_of(d.title)) >= 0]
         named.sort(key=lambda d: len(d.title), reverse=True)
         for d in named:
             if not any(d.title.lower() in f.title.lower() for f in found.values()):

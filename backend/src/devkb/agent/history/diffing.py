@@ -4,11 +4,9 @@ added, removed or changed, and a few changed lines to show what changed."""
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 
 TOP = "introduction"  # the text before the first heading
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -37,14 +35,21 @@ class SectionDiff:
         return "; ".join(parts) + f" (+{self.lines_added} −{self.lines_removed} lines)"
 
 
+def _heading(line: str) -> str:
+    """A Markdown heading's text ("## Retries" → "Retries"), or "" for any other line."""
+    text = line.lstrip("#")
+    level = len(line) - len(text)
+    return text.strip() if 1 <= level <= 6 and text[:1].isspace() else ""
+
+
 def sections(text: str) -> dict[str, str]:
     """Heading → its text (the part before the first heading is "(introduction)")."""
     out: dict[str, list[str]] = {TOP: []}
     current = TOP
     for line in text.splitlines():
-        m = _HEADING.match(line)
-        if m:
-            current = m.group(1)
+        heading = _heading(line)
+        if heading:
+            current = heading
             while current in out:
                 current += " "
             out[current] = []

@@ -15,13 +15,11 @@ Other documents get ``summary`` (the title) and ``description`` (the rest).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from devkb.agent.patterns import H2_HEADING, KEY_PREFIX
 from devkb.store.models import Chunk, Document, SourceType
 
-_KEY_PREFIX = re.compile(r"^[A-Z][A-Z0-9]+-\d+:\s*")
-_HEADING = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 FIELDS = ("summary", "facts", "description", "comments", "links")
 
 
@@ -36,7 +34,7 @@ def document_text(doc: Document, chunks: Sequence[Chunk]) -> str:
 
 
 def summary_of(doc: Document) -> str:
-    return _KEY_PREFIX.sub("", doc.title) if doc.type == SourceType.JIRA else doc.title
+    return KEY_PREFIX.sub("", doc.title) if doc.type == SourceType.JIRA else doc.title
 
 
 def document_fields(doc: Document, chunks: Sequence[Chunk]) -> dict[str, str]:
@@ -44,7 +42,7 @@ def document_fields(doc: Document, chunks: Sequence[Chunk]) -> dict[str, str]:
     summary = summary_of(doc)
     if doc.type != SourceType.JIRA:
         return {"summary": summary, "description": text}
-    pieces = _HEADING.split(text)
+    pieces = H2_HEADING.split(text)
     head_lines = pieces[0].strip().split("\n")
     out: dict[str, list[str]] = {"facts": head_lines[1:], "description": [], "comments": [], "links": []}
     for name, body in zip(pieces[1::2], pieces[2::2], strict=False):

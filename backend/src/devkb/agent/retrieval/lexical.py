@@ -10,7 +10,6 @@ weighting needs no re-index.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
@@ -18,7 +17,9 @@ from itertools import chain
 import numpy as np
 from scipy import sparse
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+from devkb.agent.words import NAME, word_pattern
+
+_TOKEN = word_pattern(NAME)  # the one tokeniser (words.py): letters and digits, nothing joined
 # every ASCII character that is not a letter or digit separates words, as in ``_TOKEN``
 _ASCII_SEPARATORS = str.maketrans({chr(i): " " for i in range(128) if not chr(i).isalnum()})
 

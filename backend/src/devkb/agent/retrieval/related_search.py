@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-import re
 import threading
 import time
 from collections import Counter
@@ -39,6 +38,7 @@ import numpy as np
 
 from devkb.access.policy import AccessPolicy
 from devkb.agent.hybrid_search import DocumentHit, HybridSearch
+from devkb.agent.patterns import ISSUE_KEY
 from devkb.agent.retrieval.adaptation import AdapterFile, QueryAdapter
 from devkb.agent.retrieval.features import anchor_features, dense_features, lexical_features, prf_features
 from devkb.agent.retrieval.snapshot import CorpusSnapshot, SnapshotLoader
@@ -54,7 +54,6 @@ _FIRST_STAGE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="related-fir
 WEIGHTS_FILE = Path(__file__).with_name("ranker_weights.json")
 # REFERENCES kinds that are issue links themselves: not evidence of co-citation.
 LINK_KINDS = frozenset({"jira-issuelink"})
-_ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d+$")
 
 
 def load_weights(path: Path = WEIGHTS_FILE) -> dict[str, dict[str, float]]:
@@ -258,7 +257,7 @@ class RelatedSearch(HybridSearch):
             return None
         anchor = anchor.strip()
         found = snapshot.position.get(anchor)
-        if found is None and _ISSUE_KEY.match(anchor.upper()):
+        if found is None and ISSUE_KEY.fullmatch(anchor.upper()):
             found = snapshot.position.get(f"jira:{anchor.upper()}")
         if found is None or not self.readable_mask(snapshot)[found]:
             return None
@@ -385,7 +384,7 @@ class RelatedSearch(HybridSearch):
         if anchor:
             anchor = anchor.strip()
             found = self.store.get_document(anchor)
-            if found is None and _ISSUE_KEY.match(anchor.upper()):
+            if found is None and ISSUE_KEY.fullmatch(anchor.upper()):
                 found = self.store.get_document(f"jira:{anchor.upper()}")
             if found is not None:
                 ids[found.document.id] = None

@@ -8,7 +8,6 @@ of source types the question may not see are dropped here, whatever the caller a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Annotated, Literal
 
@@ -18,6 +17,7 @@ from haystack.tools.tool import Tool
 from devkb.access.scoped_store import ReaderStore
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
+from devkb.agent.patterns import DOCUMENT_ID, KIND_NAME
 from devkb.agent.tools.content import load_content
 from devkb.agent.tools.rendering import render_documents
 from devkb.errors import InvalidQueryError
@@ -27,8 +27,6 @@ NAME = "FetchNeighbors"
 MAX_SEEDS = 10
 MAX_LIMIT = 40
 NEIGHBOR_CHARS = 1500
-_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]{0,63}$")
-_DOC_ID = re.compile(r"^[a-z]+:[^\s]{1,500}$")
 
 DESCRIPTION = (
     "Expand documents through their references, both directions: commits and pull requests that "
@@ -60,7 +58,7 @@ class FetchNeighbors:
         relation in its direction; ``relation`` names it in the tool call log."""
         if direction not in ("both", "out", "in"):
             raise InvalidQueryError(f"direction must be both, out or in, not {direction!r}")
-        bad = [k for k in kinds or [] if not _KIND.match(str(k))]
+        bad = [k for k in kinds or [] if not KIND_NAME.match(str(k))]
         if bad:
             raise InvalidQueryError(f"not an edge kind: {bad[0]!r}")
         k = max(1, min(int(limit or self.limit), MAX_LIMIT))
@@ -101,7 +99,7 @@ class FetchNeighbors:
     def _seeds(self, scope: Scope, document_ids: Sequence[str] | None) -> list[EvidenceDoc]:
         if not document_ids:
             return scope.selection[: self.default_seeds]
-        ids = [i for i in dict.fromkeys(str(x) for x in document_ids) if _DOC_ID.match(i)][:MAX_SEEDS]
+        ids = [i for i in dict.fromkeys(str(x) for x in document_ids) if DOCUMENT_ID.match(i)][:MAX_SEEDS]
         seeds = []
         for doc in self.store.get_documents(ids):
             if not scope.allows(doc):

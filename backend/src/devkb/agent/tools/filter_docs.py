@@ -9,7 +9,6 @@ are lower-cased and lightly stemmed (commits → commit, linked → link).
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Collection
 from typing import Annotated, Any
 
@@ -19,11 +18,11 @@ from haystack.tools.tool import Tool
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.tools.rendering import render_documents
-from devkb.agent.words import STOPWORDS
+from devkb.agent.words import KEYWORD, STOPWORDS, word_pattern
 
 NAME = "FilterDocs"
 MAX_KEEP = 20
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
+_WORD = word_pattern(KEYWORD)  # the one tokeniser (words.py), "FLUID-5327" one word
 EXTRA_STOPWORDS = frozenset(
     [
         "did",

@@ -11,7 +11,6 @@ rebuilt from its chunks.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc, Scope
 from devkb.agent.history.compose import value_at
 from devkb.agent.identifiers import Lookup, read_lookups
+from devkb.agent.patterns import DOCUMENT_ID, ISO_INSTANT
 from devkb.agent.tools.content import load_content
 from devkb.agent.tools.filters import DocumentFilters, describe
 from devkb.agent.tools.rendering import render_documents
@@ -32,8 +32,6 @@ from devkb.store.models import Document
 NAME = "GraphQuery"
 MAX_LIMIT = 25
 CONTENT_CHARS = 4000
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?)?$")
-_DOC_ID = re.compile(r"^[a-z]+:[^\s]{1,500}$")
 
 DESCRIPTION = (
     "Exact lookup of documents by identifiers and fields: Jira issue keys (FLUID-123), project, "
@@ -90,7 +88,7 @@ class GraphQuery:
         day (docs/history.md) instead of today's."""
         k = max(1, min(int(limit or self.limit), MAX_LIMIT))
         for name, value in (("changed_from", changed_from), ("changed_to", changed_to), ("as_of", as_of)):
-            if value is not None and not _DATE.match(str(value)):
+            if value is not None and not ISO_INSTANT.match(str(value)):
                 raise InvalidQueryError(f"{name} must be a date like 2014-05-20, not {value!r}")
         at = f"{as_of[:10]}T23:59:59+00:00" if as_of else None
         filters = DocumentFilters.parse(fields)
@@ -102,7 +100,7 @@ class GraphQuery:
                     past[name] = tuple(v.strip().lower() for v in str(value).split(",") if v.strip())
             filters = filters.model_copy(update=dict.fromkeys(past))
         lookups = self.lookups_for(question, filters, lookups)
-        ids = [i for i in dict.fromkeys(document_ids or []) if _DOC_ID.match(i)][:MAX_LIMIT]
+        ids = [i for i in dict.fromkeys(document_ids or []) if DOCUMENT_ID.match(i)][:MAX_LIMIT]
         found: dict[str, Document] = {}
         if ids:
             for d in self.store.get_documents(ids):
