@@ -20,14 +20,13 @@
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from devkb.agent.identifiers import QuestionLookups, read_lookups
-from devkb.agent.patterns import SINCE_VERSION
+from devkb.agent.patterns import ISSUE_KEY, SINCE_VERSION
+from devkb.agent.words import Pattern, finditer, first, search, spans, table
 from devkb.agent.words import has_phrase as words_has_phrase
 from devkb.agent.words import tokens_of as tokens_of  # re-exported: frame/extract.py reads it here
 from devkb.agent.words import words_of as words_of  # re-exported: kinds and frame read it here
@@ -81,59 +80,62 @@ def has_phrase(words: tuple[str, ...], phrases: Iterable[tuple[str, ...]]) -> bo
     return words_has_phrase(words, phrases)
 
 
-def _table(*rows: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
-    """Patterns as data: (pattern, what it means) rows, compiled here, case-insensitive."""
-    return tuple((re.compile(pattern, re.IGNORECASE), meaning) for pattern, meaning in rows)
-
-
-_WANTED = _table(
-    (r"\b(?:pull[\s-]*requests?|PRs?|merge requests?)\b", "pull"),
-    (r"\b(?:commits?|committed|changesets?|git log|code\s+changes?)\b", "commit"),
-    (r"\b(?:pages?|wiki|handbook|confluence)\b", "page"),
-    (r"\b(?:files?|docs? file|markdown)\b", "file"),
-    (r"\b(?:who|whom|whose|person|people)\b", "person"),
-    (r"\b(?:issues?|tickets?|bugs?|tasks?|jiras?)\b", "issue"),
+# -- the tables: word patterns (agent/words.py's syntax) → what they mean; read in this order ----
+WANTED = table(
+    ("pull request|requests", "pull"),
+    ("pullrequest|pullrequests|pr|prs", "pull"),
+    ("merge request|requests", "pull"),
+    ("commit|commits|committed|changeset|changesets", "commit"),
+    ("git log", "commit"),
+    ("code change|changes", "commit"),
+    ("page|pages|wiki|handbook|confluence", "page"),
+    ("file|files|markdown", "file"),
+    ("doc|docs file", "file"),
+    ("who|whom|whose|person|people", "person"),
+    ("issue|issues|ticket|tickets|bug|bugs|task|tasks|jira|jiras", "issue"),
 )
 
-# relation patterns → (name, direction seen from the anchor). Order matters: first match wins.
+# relation rows → (name, direction seen from the anchor); the first row that matches decides.
+# {A} is the anchor: the identifiers the question names, or "it", "this", "the issue", …
 _DEPEND_OUT = ("depends on", "is blocked by")
 _DEPEND_IN = ("is depended on by", "blocks")
-# templates: {A} is replaced by the anchor's names before compiling (see _relation)
-_RELATIONS: tuple[tuple[str, str, Direction], ...] = (
+_OUT = ("depends", "out")
+_IN = ("depends", "in")
+_WORKED = ("worked_on", "both")
+_RELATED = ("related", "both")
+RELATIONS = table(
     # "what does X depend on", "X depends on which", "what is X waiting on", "what's blocking X",
     # "what needs to land before X", "X is blocked by"
-    (
-        r"\b(?:does|do|did)\s+{A}\s+(?:depend|rely)\b|{A}\s+(?:depends|relies)\s+on\b|"
-        r"\bdependencies\s+of\s+{A}|{A}(?:'s)?\s+dependencies|{A}\s+(?:is\s+)?waiting\s+(?:on|for)\b|"
-        r"\bblock(?:ing|s)?\s+{A}|{A}\s+(?:is\s+)?blocked\s+by\b|\bbefore\s+{A}|"
-        r"\bwhat\s+(?:is|was)\s+{A}\s+waiting",
-        "depends",
-        "out",
-    ),
+    ("does|do|did {A} depend|rely", _OUT),
+    ("{A} depends|relies on", _OUT),
+    ("dependencies of {A}", _OUT),
+    ("{A} s? dependencies", _OUT),
+    ("{A} is? waiting on|for", _OUT),
+    ("block|blocking|blocks {A}", _OUT),
+    ("{A} is? blocked by", _OUT),
+    ("before {A}", _OUT),
+    ("what is|was {A} waiting", _OUT),
     # "what depends on X", "what is X blocking", "what is waiting on X", "X blocks what"
-    (
-        r"\b(?:depends?|depending|depended|relies|rely)\s+(?:up)?on\s+{A}|{A}\s+(?:is\s+)?blocking\b|"
-        r"{A}\s+blocks\b|\bwaiting\s+(?:on|for)\s+{A}|\bblocked\s+by\s+{A}|\bdependents\s+of\s+{A}",
-        "depends",
-        "in",
-    ),
-    (r"\bduplicat\w*", "duplicates", "both"),
-    (r"\bsub-?tasks?\b|\bchild(?:ren)?\b|\bparent\b", "subtask", "both"),
-    (r"\bsupersed\w*", "supersedes", "both"),
-    (
-        r"\bworked\s+on|\bwork(?:ing)?\s+(?:on|for)\b|\bimplement\w*|\btouch\w*|"
-        # "which PRs fixed the double payment bug?": the changes that did it, not its status
-        r"\b(?:which|what)\s+(?:commits?|pull\s+requests?|PRs?|changes?)\s+(?:fixed|resolved|closed|addressed)\b",
-        "worked_on",
-        "both",
-    ),
-    (r"\bmention\w*|\breferenc\w*|\bcit(?:es|ed|ing)\b", "mentions", "both"),
-    (
-        r"\brelat(?:ed|es|e|ion|ionship)s?\b|\blink(?:ed|s)?\b|\bconnected\b|\bassociated\b|\bwhat\s+else\b|"
-        r"\bdepend\w*|\bblock\w*",
-        "related",
-        "both",
-    ),
+    ("depend|depends|depending|depended|relies|rely on|upon {A}", _IN),
+    ("{A} is? blocking", _IN),
+    ("{A} blocks", _IN),
+    ("waiting on|for {A}", _IN),
+    ("blocked by {A}", _IN),
+    ("dependents of {A}", _IN),
+    ("duplicat*", ("duplicates", "both")),
+    ("sub task|tasks", ("subtask", "both")),
+    ("subtask|subtasks|child|children|parent", ("subtask", "both")),
+    ("supersed*", ("supersedes", "both")),
+    ("worked on", _WORKED),
+    ("work|working on|for", _WORKED),
+    ("implement*|touch*", _WORKED),
+    # "which PRs fixed the double payment bug?": the changes that did it, not its status
+    ("which|what commit|commits|change|changes|pr|prs fixed|resolved|closed|addressed", _WORKED),
+    ("which|what pull request|requests fixed|resolved|closed|addressed", _WORKED),
+    ("mention*|referenc*|cites|cited|citing", ("mentions", "both")),
+    ("related|relateds|relate|relates|relation|relations|relationship|relationships", _RELATED),
+    ("link|linked|links|connected|associated|depend*|block*", _RELATED),
+    ("what else", _RELATED),
 )
 _PHRASES = {
     ("depends", "out"): _DEPEND_OUT,
@@ -141,94 +143,151 @@ _PHRASES = {
     ("duplicates", "both"): ("duplicates", "is duplicated by"),
     ("supersedes", "both"): ("supersedes", "is superseded by"),
 }
+# what a question without an identifier points at
+_POINTERS = (
+    ("it",),
+    ("this",),
+    ("that",),
+    ("them",),
+    ("these",),
+    ("those",),
+    ("the", "issue"),
+    ("the", "ticket"),
+)
 
-_FIELDS = _table(
-    (
-        r"\bstatus\b|\bstate\b|\bstill\s+open\b|\bopen\b|\bclosed\b|\bdone\b|\bwhere\s+(?:are\s+we|does|do\s+we|is)\b|"
-        r"\bstand\b|\bprogress\b|\bresolved\b|\bfinished\b|\bfixed\b(?!\s+in\b)|\blatest\s+(?:on|for|with)\b|\bupdates?\s+(?:on|for)\b|"
-        r"\bnews\s+(?:on|about)\b",
-        "status",
-    ),
-    (r"\bresol(?:ution|ved)\b", "resolution"),
-    (
-        r"\bas+ign\w*|\bwho(?:'s|\s+is|\s+was)?\s+(?:on|working|handling|looking|responsible)\b|\bowns?\b|\bowner\b|"
-        r"\bwho\s+has\b|\bwho\s+took\b",
-        "assignee",
-    ),
-    (
-        r"\breport\w*|\bwho\s+(?:filed|opened|created|raised|logged|wrote|submitted)\b|\bfiled\s+by\b|\bopened\s+by\b|"
-        r"\bcreated\s+by\b",
-        "reporter",
-    ),
-    (r"\bpriority\b|\burgent\b|\bseverity\b", "priority"),
-    (
-        r"\bfix\s*versions?\b|\brelease\b|\bfixed\s+in\b|\bshipped\b|\bship(?:s|ping)?\s+in\b|"
-        r"\b(?:which|what)\s+version\b",
-        "fix_version",
-    ),
-    (r"\bcomponents?\b", "component"),
+FIELDS = table(
+    ("still open", "status"),
+    ("status|state|open|closed|done|stand|progress|resolved|finished", "status"),
+    ("where are we", "status"),
+    ("where does|is", "status"),
+    ("where do we", "status"),
+    ("fixed !in", "status"),
+    ("latest on|for|with", "status"),
+    ("update|updates on|for", "status"),
+    ("news on|about", "status"),
+    ("resolution|resolved", "resolution"),
+    ("assign*|asign*", "assignee"),
+    ("who s|is|was? on|working|handling|looking|responsible", "assignee"),
+    ("own|owns|owner", "assignee"),
+    ("who has|took", "assignee"),
+    ("report*", "reporter"),
+    ("who filed|opened|created|raised|logged|wrote|submitted", "reporter"),
+    ("filed|opened|created by", "reporter"),
+    ("priority|urgent|severity", "priority"),
+    ("fix version|versions", "fix_version"),
+    ("fixversion|fixversions|release|shipped", "fix_version"),
+    ("fixed in", "fix_version"),
+    ("ship|ships|shipping in", "fix_version"),
+    ("which|what version", "fix_version"),
+    ("component|components", "component"),
     # "how long did it take to resolve PAY-12?", "how long was PAY-3 open?": created → resolved
-    (
-        r"\bhow\s+long\s+(?:did\s+it\s+take|did\s+(?:\S+\s+){1,2}take|has\s+(?:\S+\s+){1,2}been\s+open|"
-        r"was\s+(?:\S+\s+){1,2}open)\b|"
-        r"\bhow\s+many\s+days\s+did\b",
-        "took",
-    ),
-    (r"\b(?:issue\s+)?type\b|\bkind\s+of\s+issue\b", "issue_type"),
-    (r"\bwhen\b|\bcreated\b|\bdate\b", "created"),
-    (r"\bauthor|\bwho\s+(?:wrote|made|committed)\b", "author"),
+    ("how long did _ _? _? take", "took"),
+    ("how long has _ _? _? been open", "took"),
+    ("how long was _ _? _? open", "took"),
+    ("how many days did", "took"),
+    ("issue? type", "issue_type"),
+    ("kind of issue", "issue_type"),
+    ("when|created|date", "created"),
+    ("author*", "author"),
+    ("who wrote|made|committed", "author"),
 )
 
-
-def field_words(question: str) -> frozenset[str]:
-    """The words that ask for a field ("who is assigned", "where do we stand", "status"): what
-    is left names the document the field is asked of."""
-    return frozenset(
-        w for pattern, _ in _FIELDS for m in pattern.finditer(question) for w in words_of(m.group(0))
-    )
-
-
-_QTYPE = _table(
-    (r"\bwhy\b|\bcause[sd]?\b|\broot\s+cause\b|\breason\b|\bhow\s+come\b", "why"),
-    (r"\bwhat\s+changed\b|\bchanges?\b|\bchangelog\b|\bwhat's\s+new\b", "changed"),
-    (r"\bwhen\b|\bwhat\s+date\b|\bhow\s+long\b", "when"),
-    (r"\bwho\b|\bwhose\b|\bwhom\b", "who"),
-    (
-        r"\babout\b|\bwhat\s+is\b|\bwhat's\b|\bdescribe\b|\bexplain\b|\bsummar",
-        "about",
-    ),
+QTYPES = table(
+    ("why|cause|causes|caused|reason", "why"),
+    ("root cause", "why"),
+    ("how come", "why"),
+    ("what changed", "changed"),
+    ("change|changes|changelog", "changed"),
+    ("what s new", "changed"),
+    ("when", "when"),
+    ("what date", "when"),
+    ("how long", "when"),
+    ("who|whose|whom", "who"),
+    ("about|describe|explain|summar*", "about"),
+    ("what is", "about"),
+    ("what s", "about"),
 )
 
-_ANAPHOR = re.compile(
-    r"\b(it|its|it's|this|that|these|those|they|them|their|same|above|previous|former|latter|"
-    r"one|ones|him|her|he|she)\b",
-    re.IGNORECASE,
+# words that point back at something said before
+ANAPHORS = frozenset(
+    "it its this that these those they them their same above previous former latter one ones him her he "
+    "she".split()
 )
-_REFERS_BACK = re.compile(
-    r"^\s*(?:and|also|plus|what\s+about|how\s+about|and\s+what\s+about)\b|^\s*\.\.\.|…", re.IGNORECASE
-)
+REFERS_BACK = table(("^ and|also|plus", True), ("^ what|how about", True))
 # "it" as a dummy subject does not refer back: "is it possible", "it seems"
-_DUMMY_IT = re.compile(
-    r"\b(?:is|was)\s+it\s+(?:possible|true|ok|okay)\b|\bit\s+(?:seems|looks\s+like)\b", re.IGNORECASE
+DUMMY_IT = table(("is|was it possible|true|ok|okay", True), ("it seems", True), ("it looks like", True))
+# a reference as a document is named: "it", "them", "this one", "that issue", "that?" — not "that"
+# opening a clause ("the issue that blocks releases")
+_REFERENCE_WORDS = frozenset(("it", "its", "they", "them", "their", "these", "those"))
+_POINTING = frozenset(("this", "that"))
+_DOCUMENT_NOUNS = frozenset(
+    w + s
+    for w in (
+        "issue",
+        "ticket",
+        "bug",
+        "task",
+        "page",
+        "document",
+        "doc",
+        "file",
+        "commit",
+        "pr",
+        "change",
+        "one",
+    )
+    for s in ("", "s")
 )
 
-# a reference to something said before, as a document is named: "it", "them", "this one", "that
-# issue", "that?" — not "that" opening a clause ("the issue that blocks releases")
-_REFERENCE = re.compile(
-    r"\b(?:it|its|they|them|their|these|those)\b|"
-    r"\b(?:this|that)(?:\s+ones?\b|(?=\s*(?:[?!.,;:]|$))|(?=\s+(?:issue|ticket|bug|task|page|"
-    r"document|doc|file|commit|pr|pull\s+request|change|one)s?\b))",
-    re.IGNORECASE,
-)
+
+@dataclass(frozen=True)
+class _Words:
+    """A question's words with where each is in the text; ``kept`` marks the words not blanked."""
+
+    text: str
+    words: tuple[str, ...]
+    tokens: tuple[str, ...]
+    spans: tuple[tuple[int, int], ...]
+
+    @staticmethod
+    def of(text: str) -> _Words:
+        return _Words(text, words_of(text), tokens_of(text), spans(text))
+
+    def without(self, keep: Sequence[int]) -> _Words:
+        return _Words(
+            self.text,
+            tuple(self.words[i] for i in keep),
+            tuple(self.tokens[i] for i in keep),
+            tuple(self.spans[i] for i in keep),
+        )
+
+    def blank(
+        self, rows: Iterable[tuple[Pattern, object]], anchors: Sequence[tuple[str, ...]] = ()
+    ) -> _Words:
+        """These words with every match of ``rows`` taken out (one row after the other)."""
+        out = self
+        for pattern, _ in rows:
+            gone = {i for f in finditer(pattern, out.words, anchors) for i in range(f.start, f.end)}
+            if gone:
+                out = out.without([i for i in range(len(out.words)) if i not in gone])
+        return out
+
+    def punctuated_after(self, i: int) -> bool:
+        """Whether word ``i`` ends the text or a sentence piece ("that?", "this." — the words
+        blanked after it left out)."""
+        upto = self.spans[i + 1][0] if i + 1 < len(self.spans) else len(self.text)
+        rest = "".join(c for c in self.text[self.spans[i][1] : upto] if not (c.isalnum() or c == "_")).strip()
+        return rest[0] in "?!.,;:" if rest else i + 1 == len(self.spans)
 
 
 def parse_question(
     question: str, project_keys: Iterable[str] = (), today: date | None = None, has_context: bool = False
 ) -> ParsedQuestion:
     lookups = read_lookups(question, project_keys)
-    anchor = _anchor_pattern(lookups)
-    relation = _relation(question, anchor)
-    wanted = _wanted(question)
+    said = _Words.of(question)
+    anchors = _anchors(lookups)
+    relation = _relation(said.words, anchors)
+    wanted = _wanted(said)
     anchor_kinds = set(lookups.kinds) - {"project", "space", "repository"}  # scopes, not documents
     follow_up = has_context and is_follow_up(question, lookups.anchored)
     if follow_up and not lookups.anchored:
@@ -240,10 +299,10 @@ def parse_question(
     asks_person = wanted == "person"
     if relation is not None and relation.name == "worked_on" and wanted in (None, "issue", "person"):
         wanted = None
-    fields = tuple(dict.fromkeys(name for p, name in _FIELDS if p.search(question)))
+    fields = tuple(dict.fromkeys(name for p, name in FIELDS if search(p, said.words)))
     if relation is not None and relation.name != "worked_on":
         fields = tuple(f for f in fields if f not in ("status", "resolution"))
-    qtype = next((t for p, t in _QTYPE if p.search(question)), "fact")
+    qtype = next((t for p, t in QTYPES if search(p, said.words)), "fact")
     if relation is not None:
         qtype = "who" if asks_person else "list"
     elif fields and qtype in ("about", "fact"):
@@ -252,7 +311,7 @@ def parse_question(
     if time_from is None and time_to is None:
         time_from = lookups.lookups[0].updated_from if lookups.lookups else None
         time_to = lookups.lookups[0].updated_to if lookups.lookups else None
-    reference = None if lookups.anchored else _reference(question)
+    reference = None if lookups.anchored else _reference(said)
     return ParsedQuestion(
         question,
         lookups,
@@ -263,89 +322,121 @@ def parse_question(
         fields,
         qtype,
         follow_up,
-        words_of(question),
+        said.words,
         reference,
-        _own_words(question, anchor) if reference else question,
+        _own_words(said, anchors) if reference else question,
     )
 
 
-def _reference(question: str) -> str | None:
-    """The first word of ``question`` that refers to something said before ("it", "this one"),
+def field_words(question: str) -> frozenset[str]:
+    """The words that ask for a field ("who is assigned", "where do we stand", "status"): what
+    is left names the document the field is asked of."""
+    ws = words_of(question)
+    said = (w for pattern, _ in FIELDS for f in finditer(pattern, ws) for w in ws[f.start : f.end])
+    # "authoring", "authors" ask for the author field, but only their "author" says so
+    return frozenset("author" if w.startswith("author") else w for w in said)
+
+
+def _reference(said: _Words) -> str | None:
+    """The first word of the question that refers to something said before ("it", "this one"),
     "it" as a dummy subject ("is it possible") left out."""
-    m = _REFERENCE.search(_DUMMY_IT.sub(" ", question))
-    return " ".join(m.group(0).lower().split()) if m else None
+    return next((" ".join(said.words[a:b]) for a, b in _references(said.blank(DUMMY_IT))), None)
 
 
-def _own_words(question: str, anchor: str) -> str:
-    """``question`` with its references and the words saying what it asks blanked out: the
+def _references(said: _Words) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    ws = said.words
+    for i, w in enumerate(ws):
+        nxt = ws[i + 1] if i + 1 < len(ws) else ""
+        if w in _REFERENCE_WORDS:
+            out.append((i, i + 1))
+        elif w in _POINTING:
+            if nxt in ("one", "ones"):
+                out.append((i, i + 2))
+            elif (
+                nxt in _DOCUMENT_NOUNS or said.punctuated_after(i) or ws[i + 1 : i + 3] == ("pull", "request")
+            ):
+                out.append((i, i + 1))
+    return out
+
+
+def _own_words(said: _Words, anchors: Sequence[tuple[str, ...]]) -> str:
+    """The question with its references and the words saying what it asks blanked out: the
     relation, the fields, the question type, the wanted document type and an opening "and"/"what
     about" (the same tables the parse reads them with)."""
-    text = _DUMMY_IT.sub(" ", question)
-    asking = [*_relation_patterns(anchor)]
-    asking += [*(p for p, _ in _FIELDS), *(p for p, _ in _QTYPE), *(p for p, _ in _WANTED), _REFERS_BACK]
-    for pattern in asking:
-        text = pattern.sub(" ", text)
-    return _REFERENCE.sub(" ", text)
+    rest = said.blank(DUMMY_IT).blank(RELATIONS, anchors).blank(FIELDS).blank(QTYPES).blank(WANTED)
+    rest = rest.blank(REFERS_BACK)
+    gone = {i for a, b in _references(rest) for i in range(a, b)}
+    return " ".join(t for i, t in enumerate(rest.tokens) if i not in gone)
 
 
-_NAMES_ANCHOR = re.compile(r"\s*(?:#?\s*\d|[0-9a-f]{7,40}\b|[\w.-]+/[\w./-]+)", re.IGNORECASE)
-
-
-def _wanted(question: str) -> str | None:
+def _wanted(said: _Words) -> str | None:
     """The document type asked for: the first type word that is not part of an identifier
     ("pull request #1", "commit 94ecebf…" name the anchor, not what is wanted)."""
     found: list[tuple[int, str]] = []
-    for pattern, kind in _WANTED:
-        for m in pattern.finditer(question):
-            if not _NAMES_ANCHOR.match(question, m.end()):
-                found.append((m.start(), kind))
+    for pattern, kind in WANTED:
+        for f in finditer(pattern, said.words):
+            if not _names_anchor(said.text[said.spans[f.end - 1][1] :]):
+                found.append((f.start, kind))
     return min(found)[1] if found else None
+
+
+def _names_anchor(rest: str) -> bool:
+    """Whether ``rest`` (the text after a type word) opens with an identifier: a number ("#12",
+    "12"), a SHA of 7 to 40 characters, a path."""
+    rest = rest.lstrip()
+    if rest[:1] == "#":
+        return rest[1:].lstrip()[:1].isdigit()
+    if rest[:1].isdigit():
+        return True
+    hex_run = len(rest) - len(rest.lstrip("0123456789abcdefABCDEF"))
+    if 7 <= hex_run <= 40 and not _word_char(rest[hex_run : hex_run + 1]):
+        return True
+    i = 0
+    while i < len(rest) and (_word_char(rest[i]) or rest[i] in ".-"):
+        i += 1
+    return 0 < i < len(rest) - 1 and rest[i] == "/" and (_word_char(rest[i + 1]) or rest[i + 1] in "./-")
+
+
+def _word_char(c: str) -> bool:
+    return bool(c) and (c.isalnum() or c == "_")
+
+
+def refers_back(question: str) -> bool:
+    """ "and …", "also …", "what about …", an ellipsis: the question continues the one before."""
+    stripped = question.lstrip()
+    return stripped.startswith("...") or "…" in question or first(REFERS_BACK, words_of(question)) is not None
 
 
 def is_follow_up(question: str, anchored: bool = False) -> bool:
     """Refers back to the conversation: "and …", "what about …", an ellipsis, or a pronoun with no
     identifier of its own. A short question is not a follow-up by itself."""
-    if _REFERS_BACK.search(question):
+    if refers_back(question):
         return True
     if anchored:
         return False
-    text = _DUMMY_IT.sub(" ", question)
-    return bool(_ANAPHOR.search(text))
+    return any(w in ANAPHORS for w in _Words.of(question).blank(DUMMY_IT).words)
 
 
-def _anchor_pattern(lookups: QuestionLookups) -> str:
+def _anchors(lookups: QuestionLookups) -> tuple[tuple[str, ...], ...]:
+    """The word sequences that name the question's anchor: its identifiers (longest first), or
+    the words that point at one ("it", "this", "the issue")."""
     keys = [v for lk in lookups.lookups for vs in lk.filters.values() for v in vs]
-    names = sorted({re.escape(k) for k in keys if len(k) > 1}, key=len, reverse=True)
-    if not names:
-        return r"(?:it|this|that|them|these|those|the\s+issue|the\s+ticket)"
-    return "(?:" + "|".join(names) + ")"
-
-
-# _RELATIONS compiled: the patterns without an anchor once, those with one per anchor (the
-# identifiers a question names), remembered for the most recent anchors. Compiling them on every
-# question overflowed `re`'s own cache of 512 patterns on a stream of new identifiers, and then
-# every pattern was compiled again (~1 ms per question).
-_FIXED_RELATIONS = {p: re.compile(p, re.IGNORECASE) for p, _, _ in _RELATIONS if "{A}" not in p}
-
-
-@functools.lru_cache(maxsize=256)
-def _relation_patterns(anchor: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(
-        _FIXED_RELATIONS.get(p) or re.compile(p.replace("{A}", anchor), re.IGNORECASE)
-        for p, _, _ in _RELATIONS
-    )
+    names = sorted({k for k in keys if len(k) > 1}, key=len, reverse=True)
+    found = tuple(dict.fromkeys(w for w in (words_of(k) for k in names) if w))
+    return found or _POINTERS
 
 
 def relation_named(question: str, words: Sequence[str]) -> Relation | None:
     """The relation ``question`` asks about when ``words`` (in order, as the question has them)
     name its anchor — a document named by its title rather than an identifier."""
-    spelled = r"[\s\-]+".join(re.escape(w) for w in words)
-    return _relation(question, rf"(?:the\s+)?{spelled}")
+    named = words_of(" ".join(words))
+    return _relation(words_of(question), (("the", *named), named))
 
 
-def _relation(question: str, anchor: str) -> Relation | None:
-    for compiled, (_, name, direction) in zip(_relation_patterns(anchor), _RELATIONS, strict=True):
-        if compiled.search(question):
+def _relation(words: Sequence[str], anchors: Sequence[tuple[str, ...]]) -> Relation | None:
+    for pattern, (name, direction) in RELATIONS:
+        if search(pattern, words, anchors):
             return Relation(name, direction, _PHRASES.get((name, direction), ()))
     return None
 
@@ -374,7 +465,7 @@ def expand_ellipsis(now: str | ParsedQuestion, previous: str, project_keys: Iter
     depend on?": the previous question with its identifier replaced, when the new one (``now``,
     already parsed) brings an identifier and nothing else to ask. Otherwise the question unchanged."""
     question = now.text if isinstance(now, ParsedQuestion) else now
-    if not previous or not _REFERS_BACK.search(question):
+    if not previous or not refers_back(question):
         return question
     if not isinstance(now, ParsedQuestion):
         now = parse_question(question, project_keys)
@@ -385,4 +476,4 @@ def expand_ellipsis(now: str | ParsedQuestion, previous: str, project_keys: Iter
         return question
     old = before.issue_keys[0]
     new = " and ".join(now.issue_keys)
-    return re.sub(rf"(?<![\w-]){re.escape(old)}(?!\w)", new, previous, flags=re.IGNORECASE)
+    return ISSUE_KEY.sub(lambda m: new if m.group(0).upper() == old else m.group(0), previous)

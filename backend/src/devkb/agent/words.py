@@ -297,8 +297,13 @@ def finditer(
 ) -> Iterator[Found]:
     """Every match of ``pattern`` in the words ``ws``, leftmost first, not overlapping."""
     p = _pattern(pattern)
+    head = p.elements[0]
+    plain = not (head.optional or head.any or head.gap or head.anchor or head.not_next or head.not_before)
     i = 0
     while i < len(ws) or (i == 0 and not ws):
+        if plain and not p.at_start and i < len(ws) and not head.accepts(ws[i]):
+            i += 1  # a quick refusal: the pattern's first word is not here
+            continue
         got: dict[str, str] = {}
         end = _match(p.elements, 0, ws, i, anchors, got)
         if end >= 0:
