@@ -25,7 +25,7 @@ from devkb.agent.patterns import (
     SHA,
     SPACE,
 )
-from devkb.agent.words import scan, table, tokens_of, words_of
+from devkb.agent.words import scan, spans, table, tokens_of, words_of
 from devkb.store.models import FIND_FIELDS
 
 # the states and types a project lookup filters by, as word patterns → their stored name
@@ -196,10 +196,14 @@ def _projects(question: str, known: set[str]) -> list[str]:
         tokens = tokens_of(question)
         found += [t for t in tokens if _key_like(t) and t.isupper() and t in known]
         # a known key in any case where it names a project: "achecker bugs", "in floe project"
+        at = spans(question)
         found += [
             t.upper()
-            for t, nxt in zip(tokens, tokens[1:], strict=False)
-            if nxt.lower() in _PROJECT_NOUNS and _key_like(t) and t.upper() in known
+            for i, (t, nxt) in enumerate(zip(tokens, tokens[1:], strict=False))
+            if nxt.lower() in _PROJECT_NOUNS
+            and _key_like(t)
+            and t.upper() in known
+            and question[at[i][1] : at[i + 1][0]].isspace()  # "floe project", not "fluid-project/…"
         ]
     return list(dict.fromkeys(found))
 

@@ -25,8 +25,8 @@ row stays one line):
   of words;
 - ``{A}`` one of the anchor's word sequences, given at match time (the identifiers a question
   names);
-- ``!w|v`` (zero width) the next word is none of these; ``~w|v`` (zero width) the word before is
-  none of these;
+- ``!w|v`` (zero width) the next word is none of these (``!a+b``: the next words are not ``a``
+  then ``b``); ``~w|v`` (zero width) the word before is none of these;
 - ``^`` first, the pattern must start at the first word; ``name=`` before an element captures the
   word it matched.
 
@@ -171,8 +171,8 @@ class _Element:
     gap: bool = False  # "..."
     anchor: bool = False  # "{A}"
     optional: bool = False  # "?"
-    not_next: frozenset[str] = frozenset()  # "!a|b"
-    not_before: frozenset[str] = frozenset()  # "~a|b"
+    not_next: tuple[_Element, ...] | None = None  # "!a|b", "!a+b": the next words are not these
+    not_before: _Element | None = None  # "~a|b": the word before is none of these
     name: str = ""  # "name="
 
     def accepts(self, word: str) -> bool:
@@ -209,7 +209,9 @@ def compile_pattern(text: str, classes: Mapping[str, Predicate] | None = None) -
     specs = text.split()
     at_start = bool(specs) and specs[0] == "^"
     elements = tuple(_element(s, known, text) for s in specs[1 if at_start else 0 :])
-    if not elements or all(e.optional or e.gap or e.not_next or e.not_before for e in elements):
+    if not elements or all(
+        e.optional or e.gap or e.not_next is not None or e.not_before is not None for e in elements
+    ):
         raise ValueError(f"a word pattern must need at least one word: {text!r}")
     return Pattern(text, elements, at_start)
 
@@ -227,9 +229,9 @@ def _element(spec: str, classes: Mapping[str, Predicate], pattern: str) -> _Elem
     if spec == "{A}":
         return _Element(anchor=True, optional=optional)
     if spec[0] == "!":
-        return _Element(not_next=frozenset(spec[1:].split("|")))
+        return _Element(not_next=tuple(_element(part, classes, pattern) for part in spec[1:].split("+")))
     if spec[0] == "~":
-        return _Element(not_before=frozenset(spec[1:].split("|")))
+        return _Element(not_before=_element(spec[1:], classes, pattern))
     plain: set[str] = set()
     prefixes: list[str] = []
     tests: list[Predicate] = []
@@ -266,10 +268,14 @@ def _match(
     if k == len(els):
         return i
     el = els[k]
-    if el.not_next:
-        return -1 if i < len(ws) and ws[i] in el.not_next else _match(els, k + 1, ws, i, anchors, got)
-    if el.not_before:
-        return -1 if i > 0 and ws[i - 1] in el.not_before else _match(els, k + 1, ws, i, anchors, got)
+    if el.not_next is not None:
+        if _match(el.not_next, 0, ws, i, anchors, {}) >= 0:
+            return -1
+        return _match(els, k + 1, ws, i, anchors, got)
+    if el.not_before is not None:
+        if i > 0 and el.not_before.accepts(ws[i - 1]):
+            return -1
+        return _match(els, k + 1, ws, i, anchors, got)
     if el.gap:
         for j in range(i, len(ws) + 1):
             end = _match(els, k + 1, ws, j, anchors, got)
@@ -298,7 +304,14 @@ def finditer(
     """Every match of ``pattern`` in the words ``ws``, leftmost first, not overlapping."""
     p = _pattern(pattern)
     head = p.elements[0]
-    plain = not (head.optional or head.any or head.gap or head.anchor or head.not_next or head.not_before)
+    plain = not (
+        head.optional
+        or head.any
+        or head.gap
+        or head.anchor
+        or head.not_next is not None
+        or head.not_before is not None
+    )
     i = 0
     while i < len(ws) or (i == 0 and not ws):
         if plain and not p.at_start and i < len(ws) and not head.accepts(ws[i]):

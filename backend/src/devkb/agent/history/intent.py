@@ -10,20 +10,23 @@ the store. Five kinds, checked in this order:
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
-from devkb.agent.history.when import Window, days_in, instant_in, window_in
+from devkb.agent.history.when import CLASSES, Window, days_in, instant_in, time_words, window_in
 from devkb.agent.question import ParsedQuestion
+from devkb.agent.words import KEYWORD, first, search, table, words, words_of
 from devkb.store.models import SourceType
 
 TIMELINE_WORDS = frozenset({"evolve", "evolves", "evolved", "evolving", "evolution", "timeline"})
 TIMELINE_PHRASES = (("history", "of"), ("changed", "over", "time"))
-FIRST_WHEN = re.compile(
-    r"\bwhen\b.*\b(?:move[sd]?|go|went|get|got|reach(?:ed)?|transition(?:ed)?|become|became|"
-    r"turn(?:ed)?|closed|resolved|reopened|started|done|fixed)\b",
-    re.IGNORECASE,
+FIRST_WHEN = table(
+    (
+        "when ... move|moves|moved|go|went|get|got|reach|reached|transition|transitioned|become|became|turn|"
+        "turned|closed|resolved|reopened|started|done|fixed",
+        "first",
+    ),
 )
 FIRST_WHO_VERBS = (
     "moved", "closed", "resolved", "reopened", "transitioned", "started", "put", "set", "changed", "switched",
@@ -33,14 +36,28 @@ FIRST_WHO_VERBS = (
 FIRST_WHO_ASKERS = (("who",), ("who", "first"), ("which", "person"), ("what", "person"), ("which", "user"),
                     ("what", "user"), ("which", "engineer"), ("who", "was", "it", "that"))  # fmt: skip
 FIRST_WHO = tuple((*a, v) for v in FIRST_WHO_VERBS for a in FIRST_WHO_ASKERS)
-PAGE_AT = re.compile(
-    r"\b(?:say|said|says|look(?:ed)?\s+like|read|contain(?:ed)?|written|wording|differ(?:s|ed|ence)?|diff|"
-    r"compare[sd]?|versions?\s+\d+|v\d+\s+of)\b",  # "v3 of the page"; "the payments API v2" names a product
-    re.IGNORECASE,
+PAGE_AT = table(
+    (
+        "say|said|says|read|contain|contained|written|wording|differ|differs|differed|difference|diff",
+        "page_at",
+    ),
+    ("compare|compares|compared", "page_at"),
+    ("look|looked like", "page_at"),
+    ("version|versions <num>", "page_at"),
+    ("<v> of", "page_at"),  # "v3 of the page"; "the payments API v2" names a product
+    classes={"v": lambda w: w[:1] == "v" and w[1:].isdigit()},
 )
 # "version 3", "v3 of the page"; "the retry policy v1 and v2 issues" name products, not page versions
 # a page's version: "version 3", "v3 of the page" — not a fix version, not a release ("version 1.3")
-VERSION = re.compile(r"\b(?<!fix )(?:version\s*#?\s*|v(?=\d{1,4}\s+of\b))(\d{1,4})\b(?!\.\d)", re.IGNORECASE)
+VERSION = table(
+    ("~fix version n=<num4>", "version"),
+    ("v=<v4> of", "version"),
+    classes={
+        **CLASSES,
+        "num4": lambda w: w.isdigit() and len(w) <= 4,
+        "v4": lambda w: w[:1] == "v" and w[1:].isdigit() and len(w) <= 5,
+    },
+)
 # the Jira fields a state question asks about, by the words that name them
 FIELD_WORDS = (
     (frozenset({"status", "state", "stand", "stood"}), (), "status"),
@@ -56,16 +73,15 @@ STATE_PHRASES = (("what", "was"),)
 # a digest is asked for by how the question starts: "what changed / what's new / show the
 # changes" even without a window; words that also describe content ("what happened in the
 # incident", "what was changed to prevent it") only with a window and in the question's first clause
-DIGEST_STRONG = re.compile(
-    r"^\s*(?:what(?:'s|\s+has|\s+have|\s+is)?\s+(?:changed|new)\b|"
-    r"(?:show|list|give)(?:\s+me)?(?:\s+the)?(?:\s+(?:recent|latest))?\s+(?:changes|activity)\b|"
-    r"(?:recent\s+)?changes\s+(?:in|to)\b|digest\b)",
-    re.IGNORECASE,
+DIGEST_STRONG = table(
+    ("^ what s|has|have|is? changed|new", "digest"),
+    ("^ show|list|give me? the? recent|latest? changes|activity", "digest"),
+    ("^ recent? changes in|to", "digest"),
+    ("^ digest", "digest"),
 )
-DIGEST_WEAK = re.compile(
-    r"^\s*(?:what|which)\b.*\b(?:happened|updated|edited|committed|moved|changed|changes)\b", re.IGNORECASE
-)
-_CLAUSE_END = re.compile(r",|;|\band\s+(?:what|who|when|why|how|which)\b", re.IGNORECASE)
+DIGEST_WEAK = table(("^ what|which ... happened|updated|edited|committed|moved|changed|changes", "digest"))
+# the first clause ends at a comma, a semicolon or "and" opening another question
+_NEXT_QUESTION = table(("and what|who|when|why|how|which", "clause"))
 ALL_FIELDS = ("status", "assignee", "resolution", "fix version")
 _TOPIC_STOP = frozenset(
     "how has have had did does do the our we a an of evolve evolved evolution timeline history approach "
@@ -92,8 +108,8 @@ class HistoryIntent:
 
     @property
     def topic(self) -> str:
-        words = re.sub(r"[^\w\s-]", " ", self.text).split()
-        return " ".join(w for w in words if w.lower() not in _TOPIC_STOP)
+        said = words(self.text, KEYWORD, lower=False)
+        return " ".join(w for w in said if w.lower() not in _TOPIC_STOP)
 
 
 def _filters(parsed: ParsedQuestion, name: str) -> tuple[str, ...]:
@@ -117,10 +133,10 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
         "paths": _filters(parsed, "path"),
         "text": text,
     }
-    version = VERSION.search(text)
+    version = first(VERSION, time_words(text))
     if set(parsed.words) & TIMELINE_WORDS or parsed.has(*TIMELINE_PHRASES):
         return HistoryIntent("timeline", **common)  # type: ignore[arg-type]
-    if keys and (parsed.has(*FIRST_WHO) or (FIRST_WHEN.search(text) and not days_in(text, today))):
+    if keys and (parsed.has(*FIRST_WHO) or (first(FIRST_WHEN, parsed.words) and not days_in(text, today))):
         return HistoryIntent("first", **common)  # type: ignore[arg-type]
     instant = instant_in(text, today=today)
     window = window_in(text, today)
@@ -129,13 +145,14 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
         # "what did the page say in March": as it stood at the end of that month
         instant = window.end, window.last_day
         label = f"at the end of {window.label.removeprefix('in ')}"
-    first_clause = _CLAUSE_END.split(text, maxsplit=1)[0]
-    digest = bool(DIGEST_STRONG.search(text) or (window is not None and DIGEST_WEAK.search(first_clause)))
-    if not keys and PAGE_AT.search(text) and (version or instant) and not digest:
+    digest = bool(
+        first(DIGEST_STRONG, parsed.words) or (window is not None and first(DIGEST_WEAK, _first_clause(text)))
+    )
+    if not keys and first(PAGE_AT, parsed.words) and (version or instant) and not digest:
         at, day = instant if instant else ("", None)
         return HistoryIntent(
             "page_at",
-            version=int(version.group(1)) if version else None,
+            version=_version_number(version[0].captured) if version else None,
             at=at,
             at_day=day,
             at_label=label,
@@ -151,3 +168,15 @@ def recognise(parsed: ParsedQuestion, today: date) -> HistoryIntent | None:
     if digest:
         return HistoryIntent("digest", window=window, **common)  # type: ignore[arg-type]
     return None
+
+
+def _first_clause(text: str) -> tuple[str, ...]:
+    """The words of ``text`` up to its first comma, semicolon or "and what / who / …"."""
+    head = text.split(",", 1)[0].split(";", 1)[0]
+    said = words_of(head)
+    cut = search(_NEXT_QUESTION[0][0], said)
+    return said[: cut.start] if cut else said
+
+
+def _version_number(captured: Mapping[str, str]) -> int:
+    return int(captured["n"] if "n" in captured else captured["v"][1:])

@@ -1,57 +1,129 @@
 """Time words and dates in a question → instants and windows (ISO-8601 UTC strings, the form
 versions are stored in). "Today" is the server's local date; explicit dates are read in the
 usual written forms (``2026-05-07``, ``7 May 2026``, ``May 7, 2026``, ``05/07/2026``, ``May 2026``)
-with python-dateutil, in the server's zone."""
+in the server's zone.
+
+The grammar is table data: word patterns (:mod:`devkb.agent.words`) over the question's words as
+the tokeniser reads dates and versions (``-``, ``.`` and ``/`` held inside a word, so
+"2026-05-07", "05/07/2026", "2011-W05" and "4.7" are one word each), with word classes for what is
+a month, a day, a year, a quarter, an ISO week. One matcher runs them; the code below only turns
+what they captured into dates."""
 
 from __future__ import annotations
 
 import calendar
-import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from dateutil import parser as date_parser
+from devkb.agent.words import NUMERIC, Found, first, scan, spans, table, words
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-# a day: ISO, day-month-year, month-day-year, numeric with slashes
-DAY = re.compile(
-    rf"\b(\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}|"
-    rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{4}})\b",
-    re.IGNORECASE,
-)
-MONTH = re.compile(rf"\b({_MONTH}\s+\d{{4}}|\d{{4}}-\d{{2}})(?!-\d)\b", re.IGNORECASE)
-# a month or a day written without its year ("in March", "last March", "on March 3", "as of 3 March"):
-# the latest one not after today. Only after a word that introduces a time, so "may" stays a verb.
-_BEFORE_TIME = (
-    r"(?:in|during|of|last|since|before|until|till|by|from|after|on|as\s+of|to|and|through|between)"
-)
-MONTH_ALONE = re.compile(rf"\b{_BEFORE_TIME}\s+({_MONTH})(?!\w)(?!\s*,?\s*\d)", re.IGNORECASE)
-DAY_ALONE = re.compile(
-    rf"\b{_BEFORE_TIME}\s+({_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH})(?!\w)"
-    r"(?!\s*,?\s*\d)",
-    re.IGNORECASE,
-)
-# "in 2023" (not a version: "in 2026.6", nor a day: "in 2023-05")
-YEAR = re.compile(r"\b(?:in|during|of|for)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![.\-/]\d)", re.IGNORECASE)
-# "Q1 2011", "the first quarter of 2011", "in 2011 Q3"; ISO weeks: "2011-W05", "week 5 of 2011"
-QUARTER = re.compile(
-    r"\b(?:q([1-4])\s+(?:of\s+)?((?:19|20)\d{2})|((?:19|20)\d{2})\s*-?\s*q([1-4])|"
-    r"(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?((?:19|20)\d{2})|"
-    r"(?:iso\s+)?week\s+(\d{1,2})\s+(?:of\s+)?((?:19|20)\d{2})|((?:19|20)\d{2})-?w(\d{2}))\b",
-    re.IGNORECASE,
-)
+MONTHS: dict[str, int] = {}
+for _n, _name in enumerate(calendar.month_name[1:], start=1):
+    MONTHS[_name.lower()] = MONTHS[_name.lower()[:3]] = _n
+MONTHS["sept"] = 9
 _ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
-RELATIVE = re.compile(r"\b(last|this|past|previous)\s+(week|month|quarter|year)\b", re.IGNORECASE)
-PAST_DAYS = re.compile(r"\b(?:last|past)\s+(\d{1,3})\s+days\b", re.IGNORECASE)
+_SUFFIXES = ("st", "nd", "rd", "th")
+
+
+def _digits(word: str, low: int, high: int) -> bool:
+    return word.isascii() and word.isdigit() and low <= len(word) <= high
+
+
+def _day_number(word: str) -> bool:
+    """ "7", "07", "7th", "21st"."""
+    return _digits(word[:-2] if word.endswith(_SUFFIXES) else word, 1, 2)
+
+
+def _year(word: str) -> bool:
+    return _digits(word, 4, 4) and word[:2] in ("19", "20")
+
+
+def _parts(word: str, sep: str, sizes: tuple[tuple[int, int], ...]) -> bool:
+    parts = word.split(sep)
+    return len(parts) == len(sizes) and all(
+        _digits(p, lo, hi) for p, (lo, hi) in zip(parts, sizes, strict=True)
+    )
+
+
+def _year_then(word: str, letter: str, low: int, high: int) -> bool:
+    """ "2011-w05", "2011w05", "2011-q3", "2011q3"."""
+    rest = word[4:].removeprefix("-")
+    return _year(word[:4]) and rest[:1] == letter and _digits(rest[1:], low, high)
+
+
+CLASSES = {
+    "month": MONTHS.__contains__,
+    "day": _day_number,
+    "yyyy": lambda w: _digits(w, 4, 4),
+    "year": _year,
+    "num3": lambda w: _digits(w, 1, 3),
+    "num2": lambda w: _digits(w, 1, 2),
+    "digit": lambda w: w[:1].isdigit(),
+    "isoday": lambda w: _parts(w, "-", ((4, 4), (1, 2), (1, 2))),
+    "slashday": lambda w: _parts(w, "/", ((1, 2), (1, 2), (4, 4))),
+    "isomonth": lambda w: _parts(w, "-", ((4, 4), (2, 2))),
+    "isoweek": lambda w: _year_then(w, "w", 2, 2),
+    "isoquarter": lambda w: _year_then(w, "q", 1, 1) and w[-1] in "1234",
+    "quarter": lambda w: len(w) == 2 and w[0] == "q" and w[1] in "1234",
+    "ordinal": _ORDINAL.__contains__,
+}
+# the words that introduce a time: a month or a day without its year only counts after one ("in
+# March", "last March", "on March 3", "as of 3 March"), so "may" stays a verb
+_INTRO = "in|during|of|last|since|before|until|till|by|from|after|on|to|and|through|between"
+
+# a day: ISO, day-month-year, month-day-year, numeric with slashes
+DAYS = table(
+    ("d=<isoday>", "iso"),
+    ("d=<slashday>", "slash"),
+    ("d=<day> m=<month> ,? y=<yyyy>", "written"),
+    ("m=<month> d=<day> ,? y=<yyyy>", "written"),
+    classes=CLASSES,
+)
+# a day without its year: the latest such day not after today
+DAYS_ALONE = table(
+    (f"{_INTRO} m=<month> d=<day> !,?+<digit>", "alone"),
+    (f"{_INTRO} d=<day> m=<month> !,?+<digit>", "alone"),
+    classes=CLASSES,
+)
 # "what changed yesterday?", "closed today", "since yesterday" — not "differ from today" or "as of
 # today" (the present, not a day's window)
-TODAY_OR_YESTERDAY = re.compile(
-    r"(?<!\bfrom )(?<!\bthan )(?<!\bof )(?<!\bto )(?<!\buntil )(?<!\bwith )\b(today|yesterday)\b",
-    re.IGNORECASE,
+TODAY = table(("~from|than|of|to|until|with w=today|yesterday", "day"), classes=CLASSES)
+PAST_DAYS = table(("last|past n=<num3> days", "days"), classes=CLASSES)
+# "Q1 2011", "the first quarter of 2011", "in 2011 Q3"; ISO weeks: "2011-W05", "week 5 of 2011"
+QUARTERS = table(
+    ("q=<quarter> of? y=<year>", "quarter"),
+    ("y=<year> q=<quarter>", "quarter"),
+    ("yq=<isoquarter>", "quarter"),
+    ("o=<ordinal> quarter of? y=<year>", "quarter"),
+    ("iso? week w=<num2> of? y=<year>", "week"),
+    ("yw=<isoweek>", "week"),
+    classes=CLASSES,
 )
+RELATIVE = table(("which=last|this|past|previous unit=week|month|quarter|year", "relative"), classes=CLASSES)
+MONTHS_WITH_YEAR = table(("m=<month> y=<yyyy>", "written"), ("ym=<isomonth>", "iso"), classes=CLASSES)
+# a month without its year ("in March", "last March"): the latest such month begun by today
+MONTH_ALONE = table(
+    ("w=as of m=<month> !,?+<digit>", "alone"),
+    (f"w={_INTRO} m=<month> !,?+<digit>", "alone"),
+    classes=CLASSES,
+)
+# "in 2023" (not a version: "in 2026.6", nor a day: "in 2023-05")
+YEARS = table(
+    ("in|during|of|for the year y=<year>", "year"), ("in|during|of|for y=<year>", "year"), classes=CLASSES
+)
+
+
+def time_words(text: str) -> tuple[str, ...]:
+    """``text``'s words as the time grammar reads them, a comma between two words kept as the
+    word "," ("May 7, 2026"; "in March, 5 issues" is no day)."""
+    out: list[str] = []
+    end = 0
+    for (start, stop), word in zip(spans(text, NUMERIC), words(text, NUMERIC), strict=True):
+        if out and "," in text[end:start]:
+            out.append(",")
+        out.append(word)
+        end = stop
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -81,31 +153,42 @@ def _start(day: date, zone: tzinfo) -> datetime:
     return datetime.combine(day, time(), zone)
 
 
-def parse_day(text: str) -> date | None:
+def _date(found: Found, year: int | None = None) -> date | None:
+    """The day a :data:`DAYS` / :data:`DAYS_ALONE` match names (None when there is no such day)."""
+    got = found.captured
+    d = got["d"]
     try:
-        parsed: datetime = date_parser.parse(
-            re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text), default=datetime(2000, 1, 1)
-        )
-    except (ValueError, OverflowError):
+        if "m" not in got:
+            if "/" in d:  # month first, as written in the US; a first number above 12 is the day
+                a, b, y = (int(x) for x in d.split("/"))
+                month, day = (a, b) if a <= 12 else (b, a)
+                return date(y, month, day)
+            y, month, day = (int(x) for x in d.split("-"))
+            return date(y, month, day)
+        number = int(d[:-2] if d.endswith(_SUFFIXES) else d)
+        return date(year if year is not None else int(got["y"]), MONTHS[got["m"]], number)
+    except ValueError:
         return None
-    return parsed.date()
 
 
 def days_in(text: str, today: date | None = None) -> list[tuple[int, date]]:
-    """Every explicit day written in ``text``, with its position; a day without its year ("on
-    March 3") is the latest such day not after ``today``."""
-    out = []
-    for m in DAY.finditer(text):
-        day = parse_day(m.group(1))
+    """Every explicit day written in ``text``, with its position (a word's index); a day without
+    its year ("on March 3") is the latest such day not after ``today``."""
+    ws = time_words(text)
+    out: list[tuple[int, date]] = []
+    covered: set[int] = set()
+    for found, _ in scan(DAYS, ws):
+        day = _date(found)
         if day is not None:
-            out.append((m.start(), day))
+            out.append((found.start, day))
+            covered.update(range(found.start, found.end))
     today = today or today_local()
-    for m in DAY_ALONE.finditer(text):
-        if any(pos <= m.start(1) < pos + len(m.group(0)) for pos, _ in out):
+    for found, _ in scan(DAYS_ALONE, ws):
+        if found.start + 1 in covered:
             continue
-        day = parse_day(f"{m.group(1)} {today.year}")
+        day = _date(found, today.year)
         if day is not None:
-            out.append((m.start(1), day if day <= today else _a_year_earlier(day)))
+            out.append((found.start + 1, day if day <= today else _a_year_earlier(day)))
     return sorted(out)
 
 
@@ -120,14 +203,12 @@ def _a_year_earlier(day: date) -> date:
 def month_alone(text: str, today: date) -> tuple[int, int, str] | None:
     """ "in March" / "last March" → (year, month, the word before it): the latest such month
     that has begun by ``today``."""
-    m = MONTH_ALONE.search(text)
-    if not m:
+    hit = first(MONTH_ALONE, time_words(text))
+    if hit is None:
         return None
-    parsed = parse_day(f"1 {m.group(1)} {today.year}")
-    if parsed is None:
-        return None
-    year = today.year if parsed.month <= today.month else today.year - 1
-    return year, parsed.month, m.group(0).split()[0].lower()
+    month = MONTHS[hit[0].captured["m"]]
+    year = today.year if month <= today.month else today.year - 1
+    return year, month, hit[0].captured["w"]
 
 
 def _month_window(year: int, month: int, zone: tzinfo) -> Window:
@@ -142,59 +223,57 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
     a year, or last/this/past week, month, quarter, year (resolved against ``today``)."""
     zone = zone or local_zone()
     days = days_in(text, today)
-    lower = text.lower()
+    ws = time_words(text)
     if len(days) >= 2:
         (_, a), (_, b) = days[0], days[1]
         a, b = min(a, b), max(a, b)
         return Window(iso(_start(a, zone)), iso(_start(b, zone) + timedelta(days=1)), f"between {a} and {b}")
     if len(days) == 1:
         pos, day = days[0]
-        before = lower[max(0, pos - 12) : pos]
-        if re.search(r"\b(since|after|from)\s+$", before):
+        before = ws[pos - 1] if pos > 0 else ""
+        if before in ("since", "after", "from"):
             return Window(
                 iso(_start(day, zone)), iso(_start(today, zone) + timedelta(days=1)), f"since {day}"
             )
-        if re.search(r"\b(before|until|by)\s+$", before):
+        if before in ("before", "until", "by"):
             return Window("", iso(_start(day, zone)), f"before {day}")
         return Window(iso(_start(day, zone)), iso(_start(day, zone) + timedelta(days=1)), f"on {day}")
-    m = TODAY_OR_YESTERDAY.search(text)
-    if m:
-        day = today - timedelta(days=1) if m.group(1).lower() == "yesterday" else today
-        if re.search(r"\bsince\s+$", lower[max(0, m.start() - 7) : m.start()]):
+    hit = first(TODAY, ws)
+    if hit is not None:
+        said = hit[0].captured["w"]
+        day = today - timedelta(days=1) if said == "yesterday" else today
+        if hit[0].start > 0 and ws[hit[0].start - 1] == "since":
             return Window(
                 iso(_start(day, zone)),
                 iso(_start(today, zone) + timedelta(days=1)),
-                f"since {m.group(1).lower()}",
+                f"since {said}",
             )
-        return Window(iso(_start(day, zone)), iso(_start(day, zone) + timedelta(days=1)), m.group(1).lower())
-    m = PAST_DAYS.search(text)
-    if m:
-        n = int(m.group(1))
+        return Window(iso(_start(day, zone)), iso(_start(day, zone) + timedelta(days=1)), said)
+    hit = first(PAST_DAYS, ws)
+    if hit is not None:
+        n = int(hit[0].captured["n"])
         end = _start(today, zone) + timedelta(days=1)
         return Window(iso(end - timedelta(days=n)), iso(end), f"in the last {n} days")
-    m = QUARTER.search(text)
-    if m:
-        return _quarter_or_week(m, zone)
-    m = RELATIVE.search(text)
-    if m:
-        return _relative(m.group(1).lower(), m.group(2).lower(), today, zone)
-    m = MONTH.search(text)
-    if m:
-        raw = m.group(1)
-        if raw[:4].isdigit() and raw[4:5] == "-":
-            return _month_window(int(raw[:4]), int(raw[5:]), zone)
-        parsed = parse_day(raw)
-        if parsed is not None:
-            window = _month_window(parsed.year, parsed.month, zone)
-            said = (lower[max(0, m.start() - 7) : m.start()].split() or [""])[-1]
-            if said in ("since", "after"):  # "documents from May 2024" are of May
-                start = window.end if said == "after" else window.start
-                return Window(
-                    start, iso(_start(today, zone) + timedelta(days=1)), f"{said} {window.label[3:]}"
-                )
-            if said in ("before", "until", "till", "by"):
-                return Window("", window.start, f"before {window.label[3:]}")
-            return window
+    hit = first(QUARTERS, ws)
+    if hit is not None:
+        return _quarter_or_week(hit[0], hit[1], zone)
+    hit = first(RELATIVE, ws)
+    if hit is not None:
+        return _relative(hit[0].captured["which"], hit[0].captured["unit"], today, zone)
+    hit = first(MONTHS_WITH_YEAR, ws)
+    if hit is not None:
+        got = hit[0].captured
+        if "ym" in got:
+            window = _month_window(int(got["ym"][:4]), int(got["ym"][5:]), zone)
+        else:
+            window = _month_window(int(got["y"]), MONTHS[got["m"]], zone)
+        said = ws[hit[0].start - 1] if hit[0].start > 0 else ""
+        if said in ("since", "after"):  # "documents from May 2024" are of May
+            start = window.end if said == "after" else window.start
+            return Window(start, iso(_start(today, zone) + timedelta(days=1)), f"{said} {window.label[3:]}")
+        if said in ("before", "until", "till", "by"):
+            return Window("", window.start, f"before {window.label[3:]}")
+        return window
     alone = month_alone(text, today)
     if alone is not None:
         year, month, word = alone
@@ -205,29 +284,31 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
         if word in ("before", "until", "till", "by"):
             return Window("", window.start, f"before {window.label[3:]}")
         return window
-    m = YEAR.search(text)
-    if m:
-        year = int(m.group(1))
+    hit = first(YEARS, ws)
+    if hit is not None:
+        year = int(hit[0].captured["y"])
         return Window(
             iso(_start(date(year, 1, 1), zone)), iso(_start(date(year + 1, 1, 1), zone)), f"in {year}"
         )
     return None
 
 
-def _quarter_or_week(m: re.Match[str], zone: tzinfo) -> Window:
-    g = m.groups()
-    if g[6] or g[9]:  # an ISO week: Monday to Monday
-        week, year = (int(g[6]), int(g[7])) if g[6] else (int(g[9]), int(g[8]))
+def _quarter_or_week(found: Found, what: str, zone: tzinfo) -> Window:
+    got = found.captured
+    if what == "week":  # an ISO week: Monday to Monday
+        week, year = (
+            (int(got["w"]), int(got["y"])) if "w" in got else (int(got["yw"][-2:]), int(got["yw"][:4]))
+        )
         weeks = date(year, 12, 28).isocalendar()[1]
         monday = date.fromisocalendar(year, min(max(week, 1), weeks), 1)
         label = f"in week {monday.isocalendar()[1]} of {monday.isocalendar()[0]}"
         return Window(iso(_start(monday, zone)), iso(_start(monday + timedelta(days=7), zone)), label)
-    if g[0]:
-        q, year = int(g[0]), int(g[1])
-    elif g[3]:
-        q, year = int(g[3]), int(g[2])
+    if "yq" in got:
+        q, year = int(got["yq"][-1]), int(got["yq"][:4])
+    elif "o" in got:
+        q, year = _ORDINAL[got["o"]], int(got["y"])
     else:
-        q, year = _ORDINAL[g[4].lower()], int(g[5])
+        q, year = int(got["q"][1]), int(got["y"])
     start = date(year, 3 * q - 2, 1)
     end = date(year + 1, 1, 1) if q == 4 else date(year, 3 * q + 1, 1)
     return Window(iso(_start(start, zone)), iso(_start(end, zone)), f"in Q{q} {year}")
