@@ -34,6 +34,7 @@ from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider, frame_asker
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.retrieval.adaptation import ADAPTER_DIR, AdapterFile, GraphAdaptation
+from devkb.agent.same_question import SameQuestion
 from devkb.agent.tools import Toolbox
 from devkb.config.secrets import masker_for
 from devkb.config.settings import Settings
@@ -596,7 +597,12 @@ class Container(containers.DeclarativeContainer):
     background_start = providers.Callable(lambda bg: bg.start, background)
     background_stop = providers.Callable(lambda bg: bg.stop, background)
     verified_answers = providers.Singleton(
-        lambda memories, s: VerifiedAnswers(memories, days=s.verified_answer_days), memories, settings
+        lambda memories, s, keys: VerifiedAnswers(
+            memories, days=s.verified_answer_days, meaning=SameQuestion(keys)
+        ),
+        memories,
+        settings,
+        project_keys,
     )
     conversation_recall = providers.Singleton(
         lambda s, shared: ConversationRecall(shared if s.chat_memory == "store" else None),

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 import Stemmer
 
 from devkb.agent.frame import Frame, extract
+from devkb.agent.frame import phrases as P
 from devkb.agent.question import parse_question, tokens_of
 
 _stem = Stemmer.Stemmer("english").stemWord
@@ -43,7 +44,7 @@ _stem = Stemmer.Stemmer("english").stemWord
 STOP = frozenset(
     """a an the of for to in on at by with from and or is are was were be been being do does did done
     we our us i my me you your it its this that these those what which who whom whose when where why how
-    can could should would will shall may might must there here has have had get got any some all about
+    can could should would will shall may might must there here has have had any some all about
     into up out as so than then too very just please tell know show find give want s currently usually
     now right one ones much many long often frequently big large fast quickly""".split()
 )
@@ -54,7 +55,7 @@ LIGHT = frozenset(
     for w in """system tool service step steps procedure process way ways thing kind type date day time
     location place region period amount number count team teams person people engineer use used using
     need needed needs require required requires go going keep kept have current upcoming known
-    usual exact exactly run runs running""".split()
+    usual exact exactly run runs running get gets got""".split()
 )
 # words and abbreviations people use for one another (stems → one stem), and phrases → one stem
 SAME = {
@@ -71,12 +72,30 @@ SAME = {
     "maximum": "limit",
     "max": "limit",
     "cap": "limit",
+    "amount": "limit",
+    "new": "chang",
     "frozen": "freez",
     "on-cal": "call",
     "oncal": "call",
     "releas": "version",
+    "pr": "pull",
+    "prs": "pull",
+    "instal": "set",
+    "configur": "set",
+    "owner": "own",
+    "maintain": "own",
+    "responsible": "own",
+    "deliv": "ship",
+    "obtain": "get",
+    "request": "get",
+    "decis": "decid",
     "upcom": "next",
 }
+def _fold(word: str) -> str:
+    s = _stem(word)
+    return SAME.get(s, SAME.get(word, s))
+
+
 PHRASES: dict[tuple[str, ...], str] = {
     ("continuous", "integration"): "ci",
     ("continuous", "delivery"): "cd",
@@ -89,6 +108,17 @@ PHRASES: dict[tuple[str, ...], str] = {
     ("signs", "off"): "approv",
     ("go", "ahead"): "approv",
     ("on", "call"): "call",
+    ("pull", "request"): "pull",
+    ("pull", "requests"): "pull",
+    ("work", "around"): "workaround",
+    ("get", "around"): "workaround",
+    ("roll", "back"): "rollback",
+    ("rolls", "back"): "rollback",
+    ("rolling", "back"): "rollback",
+    ("look", "after"): "own",
+    ("looks", "after"): "own",
+    ("set", "up"): "set",
+    ("in", "charge", "of"): "own",
     ("how", "many", "days"): "long",
     ("how", "many", "weeks"): "long",
     ("how", "many", "months"): "long",
@@ -127,7 +157,11 @@ ASKS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("which", "region"), "place"),
     (("which", "cloud"), "place"),
     (("location",), "place"),
+    (("which", "page"), "place"),
+    (("which", "document"), "place"),
+    (("which", "folder"), "place"),
     (("why",), "reason"),
+    (("reason",), "reason"),
     (("how", "do"), "way"),
     (("how", "can"), "way"),
     (("how", "to"), "way"),
@@ -135,7 +169,11 @@ ASKS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("what", "are", "the", "steps"), "way"),
     (("procedure",), "way"),
     (("and", "how"), "way"),
+    (("what",), "thing"),
+    (("which",), "thing"),
 )
+# kinds that fit one another ("what is the refund limit" and "how much can an agent refund")
+FIT = {frozenset({"thing", "amount"}), frozenset({"thing", "way"})}
 # kinds a question that says none of them is not asking for ("how long does CI take?" is not
 # "which CI system do we use?"); the others fit a question that says none ("what is the start date"
 # is a time, "what is the refund limit" an amount)
@@ -148,6 +186,16 @@ MIN_SIMILARITY_COVERED = 0.62
 MIN_SIMILARITY = 0.76
 EXTRA_WORDS = 2
 _YEAR_OR_QUARTER = frozenset({f"q{i}" for i in range(1, 5)})
+_STATE_STEMS = frozenset(_fold(w) for phrase, _ in P.STATUSES for w in phrase if w not in STOP)
+_SLOT_WORDS = frozenset(
+    w for table in (P.STATUSES, P.ISSUE_TYPES) for phrase, _ in table for w in phrase
+) | frozenset(w for phrase in P.UNRESOLVED for w in phrase)
+PERIOD_WORDS = _YEAR_OR_QUARTER | frozenset(
+    _stem(w)
+    for w in """last this next previous past since until before after during between today yesterday
+    tomorrow day days week weeks month months quarter quarters year years first second third fourth
+    january february march april may june july august september october november december""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -161,24 +209,30 @@ class Reading:
     asks: frozenset[str]  # the kinds of answer asked for
     words: tuple[str, ...]  # content stems in order, folded (light words kept: alignment)
     every: frozenset[str]  # every folded stem of the question, stop words too (for names)
+    said: tuple[str, ...] = ()  # its words, lower case, as said
 
     @property
     def content(self) -> frozenset[str]:
         return frozenset(w for w in self.words if w not in LIGHT)
 
 
-def read(text: str, today: date | None = None) -> Reading:
-    """``text`` read for comparison (no store: names stay as said)."""
-    frame = extract(parse_question(text), today=today)
+def read(text: str, today: date | None = None, project_keys: Sequence[str] = ()) -> Reading:
+    """``text`` read for comparison (``project_keys``: the store's; names stay as said)."""
+    frame = extract(parse_question(text, project_keys, today=today), today=today)
     toks = tokens_of(text)
     lower = [t.lower() for t in toks]
-    words, every = _words(lower)
+    # the words of states and issue types the frame read are compared as its slots
+    slot_words = (set(lower) - set(frame.topic.split()) - STOP) & _SLOT_WORDS
+    words, every = _words([w for w in lower if w not in slot_words])
+    every |= set(lower)
+    if frame.period is not None:  # its words are compared as its window ("Q3 2026", "third quarter")
+        words = [w for w in words if w not in PERIOD_WORDS and not (w.isdigit() and len(w) == 4)]
     names: set[str] = set()
     for i, t in enumerate(toks):
         first = i == 0 and not (
             (i + 1 < len(toks) and toks[i + 1][:1].isupper()) or (i + 1 < len(toks) and lower[i + 1] == "s")
         )
-        acronym = len(t) > 1 and t.isupper()  # "SLA", "CI": compared as words, not as names
+        acronym = len(t) > 1 and (t.isupper() or t[:-1].isupper())  # "SLA", "PRs": words, not names
         if t[:1].isupper() and not (first or acronym or any(c.isdigit() for c in t) or lower[i] in STOP):
             names.add(_fold(lower[i]))
     for p in frame.people:
@@ -188,7 +242,9 @@ def read(text: str, today: date | None = None) -> Reading:
     if frame.period is not None:  # the period's own words are compared as its window
         marks = {m for m in marks if not (m.isdigit() and len(m) == 4) and m not in _YEAR_OR_QUARTER}
     asks = _asks(tuple(lower))
-    return Reading(text, frame, frozenset(names), frozenset(marks), asks, tuple(words), frozenset(every))
+    return Reading(
+        text, frame, frozenset(names), frozenset(marks), asks, tuple(words), frozenset(every), tuple(lower)
+    )
 
 
 def slots_differ(a: Reading, b: Reading) -> str | None:
@@ -201,9 +257,12 @@ def slots_differ(a: Reading, b: Reading) -> str | None:
         return "period"
     if fa.scope.model_dump() != fb.scope.model_dump():
         return "scope"
-    if set(fa.issue_types) != set(fb.issue_types):
+    if not fa.documents and (  # PAY-123 is its own type: "the PAY-123 bug" is PAY-123
+        set(fa.issue_types) != set(fb.issue_types)
+        or (fa.kinds and fb.kinds and set(fa.kinds) != set(fb.kinds))
+    ):
         return "type"
-    if (set(fa.statuses), fa.category) != (set(fb.statuses), fb.category):
+    if _state(a) != _state(b):
         return "state"
     if set(fa.versions) != set(fb.versions) or a.marks != b.marks:
         return "marks"
@@ -214,14 +273,17 @@ def slots_differ(a: Reading, b: Reading) -> str | None:
 
 def swapped(a: Reading, b: Reading) -> bool:
     """Whether ``b`` is ``a`` with a content word replaced in place by one ``a`` does not have
-    (and that is not the same word for people: the folding table)."""
+    (and that is not the same word for people: the folding table); a light word replaced by a
+    light one is not a swap."""
     sm = difflib.SequenceMatcher(None, a.words, b.words, autojunk=False)
     for op, i1, i2, j1, j2 in sm.get_opcodes():
         if op != "replace":
             continue
-        gone = [w for w in a.words[i1:i2] if w not in LIGHT and w not in b.words]
-        came = [w for w in b.words[j1:j2] if w not in LIGHT and w not in a.words]
-        if gone and came:
+        gone = [w for w in a.words[i1:i2] if w not in b.words]
+        came = [w for w in b.words[j1:j2] if w not in a.words]
+        # a light word for a light one is a paraphrase ("CI tool" for "CI system"); a light word
+        # for a word of its own is not ("billing dashboard" for "billing service"), nor the reverse
+        if gone and came and any(w not in LIGHT for w in gone + came):
             return True
     return False
 
@@ -231,7 +293,7 @@ def decide(a: Reading, b: Reading, similarity: float) -> tuple[bool, str]:
     differ = slots_differ(a, b)
     if differ:
         return False, f"slot:{differ}"
-    if (a.asks and b.asks and not (a.asks & b.asks)) or (a.asks ^ b.asks) & STRONG:
+    if not _fits(a.asks, b.asks):
         return False, "asks"
     if swapped(a, b):
         return False, "swapped"
@@ -245,23 +307,28 @@ def decide(a: Reading, b: Reading, similarity: float) -> tuple[bool, str]:
 
 class SameQuestion:
     """The comparison ``VerifiedAnswers`` asks (``memory/verified.py``, ``Meaning``): ``near``
-    (words only: is an embedding worth computing?) and ``same`` (with the embeddings' cosine).
-    Readings of verified questions are kept (a few hundred at most)."""
+    (words and slots only: is an embedding worth computing?) and ``same`` (with the embeddings'
+    cosine). Readings are kept per day and set of project keys (relative periods move with the day)."""
 
-    def __init__(self, today: date | None = None) -> None:
+    def __init__(
+        self, project_keys: Callable[[], Iterable[str]] = tuple, today: Callable[[], date] = date.today
+    ) -> None:
+        self.project_keys = project_keys
         self.today = today
         self._lock = threading.Lock()
-        self._read: dict[str, Reading] = {}
+        self._read: dict[tuple[str, date, frozenset[str]], Reading] = {}
 
     def reading(self, text: str) -> Reading:
+        keys = frozenset(self.project_keys())
+        key = (text, self.today(), keys)
         with self._lock:
-            found = self._read.get(text)
+            found = self._read.get(key)
         if found is None:
-            found = read(text, self.today or date.today())
+            found = read(text, key[1], sorted(keys))
             with self._lock:
                 if len(self._read) > 4096:
                     self._read.clear()
-                self._read[text] = found
+                self._read[key] = found
         return found
 
     def near(self, verified: str, question: str) -> bool:
@@ -270,11 +337,6 @@ class SameQuestion:
 
     def same(self, verified: str, question: str, similarity: float) -> bool:
         return decide(self.reading(verified), self.reading(question), similarity)[0]
-
-
-def _fold(word: str) -> str:
-    s = _stem(word)
-    return SAME.get(s, SAME.get(word, s))
 
 
 def _folded(raw: Sequence[str]) -> list[str]:
@@ -314,6 +376,32 @@ def _words(lower: Sequence[str]) -> tuple[list[str], set[str]]:
                 out.append(f)
             i += 1
     return out, every
+
+
+def _state(r: Reading) -> frozenset[str]:
+    """The state words a question says, folded ("open" is how people say unresolved; "reopened",
+    "got reopened" and "reopen" are one). Read from the words rather than the frame's statuses,
+    which tell a state ("open bugs") from an event ("was reopened") — both are conditions here."""
+    said: set[str] = set()
+    i = 0
+    while i < len(r.said):
+        phrase = next((p for p in P.UNRESOLVED if r.said[i : i + len(p)] == p), None)
+        if phrase is not None:  # "not closed", "still open", "outstanding"
+            said.add("unresolv")
+            i += len(phrase)
+            continue
+        f = _fold(r.said[i])
+        if f in _STATE_STEMS:
+            said.add("unresolv" if f == "open" else f)
+        i += 1
+    return frozenset(said)
+
+
+def _fits(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two questions asking for kinds ``a`` and ``b`` may ask the same."""
+    if (a ^ b) & STRONG:
+        return False
+    return not a or not b or bool(a & b) or any(frozenset({x, y}) in FIT for x in a for y in b)
 
 
 def _asks(words: tuple[str, ...]) -> frozenset[str]:

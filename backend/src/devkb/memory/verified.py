@@ -1,10 +1,10 @@
 """Verified answers: a reviewer (an admin) verifies an answer — question, answer, citations — with
-an expiry; a new question that means the same gets it first, "verified by … on …". A question
-"means the same" when its embedding is close to the verified question's *and* its content words
-are close enough (``lexical_overlap``): thresholds chosen on ``tests/data/memory/paraphrases.json``
-(dev part), measured on its held-out part (docs/memory.md). When a cited document changed since the
-verification (its content hash) or the expiry passed, the answer is flagged and not served first
-until verified again.
+an expiry; a new question that means the same gets it first, "verified by … on …". Whether it
+"means the same" is a :class:`Meaning`'s decision: the product's is the agent's comparison of the
+two questions' frames, words and embeddings (``agent/same_question.py``, given by the container);
+without it, :class:`SameWords` (every content word of the verified question, at most two of its
+own, and a close embedding). When a cited document changed since the verification (its content
+hash) or the expiry passed, the answer is flagged and not served first until verified again.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol
 
 import numpy as np
 import Stemmer
@@ -69,10 +70,9 @@ def lexical_overlap(verified_question: str, question: str) -> float:
     return (both / len(a)) * (both / len(b))
 
 
-# Chosen on the dev part of tests/data/memory/paraphrases.json (docs/memory.md, "Verified answers"):
-# the embedding of the question close to the verified one's, and every content word of the verified
-# question in the new one (a word it lacks — "start" for "end", "P1" for "P2", "production" for
-# "staging" — is another question), with at most EXTRA_WORDS words of its own.
+# SameWords: every content word of the verified question in the new one (a word it lacks —
+# "start" for "end", "P1" for "P2" — is another question), at most EXTRA_WORDS of its own, and the
+# embeddings close (the rule before issue 59's frame comparison: 0.57 of held-out paraphrases)
 MIN_SIMILARITY = 0.82
 EXTRA_WORDS = 2
 REFRESH_SECONDS = 5.0
@@ -81,6 +81,26 @@ REFRESH_SECONDS = 5.0
 def lexically_same(verified_question: str, question: str) -> bool:
     a, b = content_stems(verified_question), content_stems(question)
     return bool(a) and a <= b and len(b - a) <= EXTRA_WORDS
+
+
+class Meaning(Protocol):
+    """Whether a new question means a verified one."""
+
+    def near(self, verified: str, question: str) -> bool:
+        """Without a model: may it mean the same (is an embedding worth computing)?"""
+
+    def same(self, verified: str, question: str, similarity: float) -> bool:
+        """With the cosine of the two questions' embeddings: does it mean the same?"""
+
+
+class SameWords:
+    """:class:`Meaning` by words and the embedding alone (no frame)."""
+
+    def near(self, verified: str, question: str) -> bool:
+        return lexically_same(verified, question)
+
+    def same(self, verified: str, question: str, similarity: float) -> bool:
+        return similarity >= MIN_SIMILARITY
 
 
 @dataclass(frozen=True)
@@ -105,9 +125,14 @@ class VerifiedAnswers:
     """Verify answers, find the one a question means, flag the stale and the expired."""
 
     def __init__(
-        self, service: MemoryService, days: float = 90.0, clock: Callable[[], str] = now_iso
+        self,
+        service: MemoryService,
+        days: float = 90.0,
+        clock: Callable[[], str] = now_iso,
+        meaning: Meaning | None = None,
     ) -> None:
         self.service = service
+        self.meaning: Meaning = meaning or SameWords()
         self.days = days
         self.clock = clock
         self._lock = threading.Lock()
@@ -189,8 +214,8 @@ class VerifiedAnswers:
 
     def match(self, question: str) -> Match | None:
         """The verified answer ``question`` means, if any, with its flags; cheap when none is
-        close in words (no embedding is computed)."""
-        candidates = self.answers(lambda m: lexically_same(m.question, question))
+        near it (no embedding is computed)."""
+        candidates = self.answers(lambda m: self.meaning.near(m.question, question))
         if not candidates:
             return None
         q = self._vector(question)
@@ -203,7 +228,7 @@ class VerifiedAnswers:
                 with self._lock:
                     self._vectors[m.id] = v
             sim = float(v @ q)
-            if sim >= MIN_SIMILARITY and (best is None or sim > best.similarity):
+            if self.meaning.same(m.question, question, sim) and (best is None or sim > best.similarity):
                 best = Match(m, sim, Flags(False, False))
         if best is None:
             return None
