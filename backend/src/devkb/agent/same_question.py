@@ -91,8 +91,11 @@ SAME = {
     "decis": "decid",
     "upcom": "next",
 }
+
+
 def _fold(word: str) -> str:
-    s = _stem(word)
+    """``word``'s stem, or the stem the folding table gives it."""
+    s: str = _stem(word)
     return SAME.get(s, SAME.get(word, s))
 
 
@@ -168,12 +171,14 @@ ASKS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("how", "should"), "way"),
     (("what", "are", "the", "steps"), "way"),
     (("procedure",), "way"),
+    (("process",), "way"),
+    (("workaround",), "way"),
     (("and", "how"), "way"),
     (("what",), "thing"),
     (("which",), "thing"),
 )
 # kinds that fit one another ("what is the refund limit" and "how much can an agent refund")
-FIT = {frozenset({"thing", "amount"}), frozenset({"thing", "way"})}
+FIT = {frozenset({"thing", "amount"})}
 # kinds a question that says none of them is not asking for ("how long does CI take?" is not
 # "which CI system do we use?"); the others fit a question that says none ("what is the start date"
 # is a time, "what is the refund limit" an amount)
@@ -184,6 +189,7 @@ STRONG = frozenset({"duration", "frequency", "count", "size", "reason"})
 MIN_SIMILARITY_SAME_WORDS = 0.40
 MIN_SIMILARITY_COVERED = 0.62
 MIN_SIMILARITY = 0.76
+MIN_SIMILARITY_BOTH = 0.85
 EXTRA_WORDS = 2
 _YEAR_OR_QUARTER = frozenset({f"q{i}" for i in range(1, 5)})
 _STATE_STEMS = frozenset(_fold(w) for phrase, _ in P.STATUSES for w in phrase if w not in STOP)
@@ -302,6 +308,8 @@ def decide(a: Reading, b: Reading, similarity: float) -> tuple[bool, str]:
         return similarity >= MIN_SIMILARITY_SAME_WORDS, "same words"
     if not missing and len(extra) <= EXTRA_WORDS:
         return similarity >= MIN_SIMILARITY_COVERED, "covered"
+    if missing and extra:  # words of its own on both sides: the embedding must be surer
+        return similarity >= MIN_SIMILARITY_BOTH, "similar, words of their own"
     return similarity >= MIN_SIMILARITY, "similar"
 
 

