@@ -1,7 +1,9 @@
 """Uploads as people expect them (issue 61, item 4), on the real app and container with accounts
 (bob and carol members): an upload acknowledged "indexed" is found by the very next question, by
 every path (``/ask``, graph search, the document, MCP ``search``), also after questions that built
-the retrieval snapshot and for several uploads in a row."""
+the retrieval snapshot and for several uploads in a row; the same file name uploaded again by the
+same person is version 2 of the same document with its diff; another person's file of the same
+name is a document of their own, private to them."""
 
 from __future__ import annotations
 
@@ -152,3 +154,64 @@ def test_an_mcp_ingest_is_found_by_the_next_mcp_search(tmp_path: Path) -> None:
         for client in clients.values():
             client.__exit__(None, None, None)
         shutdown(c)
+
+
+RUNBOOK_V1 = b"# Sandbox key runbook\n\nThe sandbox key is rotated every 30 days by Grace Lee.\n"
+RUNBOOK_V2 = b"# Sandbox key runbook\n\nThe sandbox key is rotated every 14 days by Ivo Petrov.\n"
+
+
+def test_the_same_name_again_is_version_2_with_a_diff_and_another_persons_stays_apart(app) -> None:  # type: ignore[no-untyped-def]
+    c, clients = app
+    bob, carol = clients[BOB], clients[CAROL]
+    first = _upload(bob, "sandbox-key.md", RUNBOOK_V1)
+    assert (first["version"], first["versions"]) == (1, 1)
+    second = _upload(bob, "sandbox-key.md", RUNBOOK_V2)
+    assert second["document_id"] == first["document_id"] and second["id"] == first["id"]
+    assert (second["version"], second["versions"]) == (2, 2)
+    again = _upload(bob, "sandbox-key.md", RUNBOOK_V2)  # the same bytes: no new version
+    assert (again["version"], again["versions"]) == (2, 2)
+
+    listed = bob.get("/uploads").json()
+    assert [(u["id"], u["version"], u["versions"], u["bytes"]) for u in listed] == [
+        (first["id"], 2, 2, len(RUNBOOK_V2))
+    ]
+    doc = first["document_id"]
+    history = bob.get(f"/documents/{doc}/history").json()["versions"]
+    assert [(v["kind"], v["seq"], v["author"]) for v in history] == [("page", 1, BOB), ("page", 2, BOB)]
+    assert history[0]["valid_until"] == history[1]["valid_from"]
+    older = bob.get(f"/documents/{doc}/versions/1").json()
+    assert older["current_seq"] == 2 and "30 days by Grace Lee" in older["body"]
+    assert "-The sandbox key is rotated every 30 days by Grace Lee." in older["diff_to_current"]
+    assert "+The sandbox key is rotated every 14 days by Ivo Petrov." in older["diff_to_current"]
+    # the document's text is the latest version's; "Open in Upload" serves it, older ones on request
+    assert "Ivo Petrov" in " ".join(ch["content"] for ch in bob.get(f"/documents/{doc}").json()["chunks"])
+    assert bob.get(f"/uploads/{first['id']}").content == RUNBOOK_V2
+    assert bob.get(f"/uploads/{first['id']}", params={"version": 1}).content == RUNBOOK_V1
+    assert bob.get(f"/uploads/{first['id']}", params={"version": 3}).status_code == 404
+    answer = bob.post("/ask", json={"question": "How often is the sandbox key rotated?"}).json()
+    assert answer["sources"][0]["document_id"] == doc and "14 days" in answer["answer"], answer
+
+    # carol's file of the same name is hers: another document, version 1, private both ways
+    hers = _upload(carol, "sandbox-key.md", RUNBOOK_V1)
+    assert hers["document_id"] != doc and hers["version"] == 1
+    assert [u["document_id"] for u in carol.get("/uploads").json()] == [hers["document_id"]]
+    assert [u["document_id"] for u in bob.get("/uploads").json()] == [doc]
+    for client, other in ((carol, doc), (bob, hers["document_id"])):
+        assert client.get(f"/documents/{other}").status_code == 404
+        assert client.get(f"/documents/{other}/history").status_code == 404
+        assert client.get(f"/documents/{other}/versions/1").status_code == 404
+        assert (
+            client.get(f"/uploads/{other.removeprefix('upload:')}", params={"version": 1}).status_code == 404
+        )
+    changes = carol.get("/changes", params={"start": "2000-01-01", "end": "2999-12-31"}).json()
+    assert {ch["document"]["id"] for ch in changes} == {hers["document_id"]}
+
+    # Delete takes every version of bob's document out; carol's stays
+    assert bob.delete(f"/uploads/{first['id']}").status_code == 204
+    assert bob.get(f"/documents/{doc}").status_code == 404 and bob.get("/uploads").json() == []
+    assert not [p for p in (tmp_path_of(c) / "uploads").glob("*.json") if BOB in p.read_text()]
+    assert carol.get(f"/documents/{hers['document_id']}").status_code == 200
+
+
+def tmp_path_of(c: Container) -> Path:
+    return Path(c.settings().data_dir)

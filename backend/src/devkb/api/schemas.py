@@ -311,13 +311,22 @@ class SourceOut(BaseModel):
 
 
 class UploadOut(BaseModel):
-    id: str
+    id: str = Field(
+        description="The upload's id: for an indexed upload, its document's (every version shares it; "
+        "GET and DELETE /uploads/{id}); for a quarantined one, that file's."
+    )
     document_id: str
     filename: str
     title: str
-    bytes: int
+    bytes: int = Field(description="this version's size")
     uploader: str
-    uploaded_at: str
+    uploaded_at: str = Field(description="when this version was uploaded")
+    version: int = Field(
+        1,
+        description="this upload's version of its document: the same file name uploaded again by the "
+        "same person is the document's next version (identical bytes: the same version)",
+    )
+    versions: int = Field(1, description="how many versions the document has")
     quarantined: str | None = Field(
         None,
         description="Why the stored file cannot be converted: it is not indexed, no sync reads it again; "

@@ -4,7 +4,10 @@ durably, then indexed by a run of the ``uploads`` source before it is acknowledg
 Checks, each with its HTTP status: over ``upload_max_bytes`` → 413; a file type not accepted →
 415; a file that cannot be converted (an encrypted PDF, binary content under a text name, an
 empty file) → 422 with the reason. A run of ``uploads`` already going (another upload) is waited
-for, then run again, so the upload is indexed when the call returns. Each person's files per day,
+for, then run again, so the upload is indexed when the call returns — and found by the next
+question: each sync refreshes what the process keeps of the store before it returns
+(``container.StoreViews``). The same file name by the same person is the next version of their
+document (``UploadStore.save``). Each person's files per day,
 bytes per day and conversions at once are bounded (``upload_quota.py``) → 429 with when to retry.
 """
 
@@ -87,16 +90,20 @@ class UploadIngest:
             raise UploadError(f"{name}: cannot be converted now, try again later ({e})", 503, 30) from e
         probe = UploadRecord("0" * 24, name, uploader, len(data), "", "")
         document = to_document(probe, data, converted=converted)
-        record = self.store.save(name, data, uploader)  # durable before anything else
+        # durable before anything else; the same name by the same person: the document's next version
+        record = self.store.save(name, data, uploader)
         loader = self.runs.loaders.get(self.source)
         if isinstance(loader, UploadsLoader):
             loader.prepared(record.sha256, converted)
         self._index()
-        return Ingested(record, doc_id(record.id), document.title)
+        return Ingested(record, doc_id(record.series), document.title)
 
     def delete(self, record: UploadRecord) -> None:
-        """Remove the upload (and its quarantine) from disk, then its document from the index."""
-        self.store.delete(record.id)
+        """Remove an upload from disk, then its document from the index: a quarantined later
+        version alone, any other upload with every version of its document."""
+        alone = record.id != record.series and record.id in self.store.quarantined()
+        for upload_id in [record.id] if alone else [r.id for r in self.store.series(record.series)]:
+            self.store.delete(upload_id)
         self._index()
 
     def _index(self) -> None:

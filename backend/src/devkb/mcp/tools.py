@@ -449,7 +449,8 @@ class KnowledgeBaseTools:
         description="Add a document to the knowledge base (a design note, a runbook, a file from your "
         "workspace): give its file name (the extension says the format: .md, .txt, .html, .py, …) and "
         "its text, or its bytes in base64 for PDF and DOCX. It is indexed when this returns and "
-        "private to you until an admin shares it. Returns its document id."
+        "private to you until an admin shares it. The same file name again is a new version of your "
+        "document. Returns its document id and version."
     )
     def ingest(
         self,
@@ -485,6 +486,7 @@ class KnowledgeBaseTools:
             "document_id": done.document_id,
             "title": done.title,
             "bytes": done.record.bytes,
+            "version": done.record.version,
             "private": True,
         }
 

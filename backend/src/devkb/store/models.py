@@ -80,7 +80,7 @@ VERSION_KINDS = ("page", "transition", "diff")
 class Version:
     """One dated state or change of a document, linked to it (``docs/history.md``):
 
-    - ``page``: a Confluence page's text at version ``seq`` (``body``), by ``author`` with
+    - ``page``: a Confluence page's (or an upload's) text at version ``seq`` (``body``), by ``author`` with
       ``message``, valid from ``valid_from`` until the next version (``valid_until``, ``""`` while
       current);
     - ``transition``: a Jira changelog item — ``field`` changed ``from_value`` → ``to_value`` by

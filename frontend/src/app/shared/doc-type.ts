@@ -22,6 +22,18 @@ export function docTypeStyle(type: string): DocTypeStyle {
   return STYLES[type.toUpperCase()] ?? { label: type || 'Document', short: '?', color: '#64748b' };
 }
 
+/**
+ * The document's address when a browser can follow it from this app: a web address, or a path of
+ * this server (an upload's `/uploads/…`). A `file:` address of a folder source without a
+ * `browse_url` (browsers refuse to open it from a web page) or anything else gives null: no
+ * "Open in …" link that leads nowhere.
+ */
+export function openableUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  if (url.startsWith('/') && !url.startsWith('//')) return url;
+  return /^https?:\/\//i.test(url) ? url : null;
+}
+
 /** A small coloured badge naming a document type; screen readers hear the full name. */
 @Component({
   selector: 'app-doc-type',

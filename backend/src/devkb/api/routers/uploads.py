@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, File, HTTPException, Request, Response, UploadFile
+from fastapi import APIRouter, File, HTTPException, Query, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from devkb.api.deps import ContainerDep, StoreDep
@@ -61,7 +61,8 @@ def _unbounded(request: Request) -> bool:
 async def upload_file(
     request: Request, container: ContainerDep, file: Annotated[UploadFile, File(description="The file.")]
 ) -> UploadOut:
-    """Upload one file (multipart); it is indexed, private to you, when this returns."""
+    """Upload one file (multipart); it is indexed and searchable, private to you, when this
+    returns. The same file name again is a new version of your document."""
     ingest = _ingest(container)
     name = file.filename or ""
     person, admin = uploader(request), _unbounded(request)
@@ -76,48 +77,61 @@ async def upload_file(
     except UploadError as e:
         headers = {"Retry-After": str(e.retry_after)} if e.retry_after else None
         raise HTTPException(e.status, str(e), headers=headers) from e
-    return UploadOut(
-        id=done.record.id,
-        document_id=done.document_id,
-        filename=done.record.filename,
-        title=done.title,
-        bytes=done.record.bytes,
-        uploader=done.record.uploader,
-        uploaded_at=done.record.uploaded_at,
-    )
+    versions = len(_usable(ingest, done.record.series))
+    return _out(done.record, done.document_id, done.title, versions=max(versions, 1))
+
+
+def _usable(ingest: UploadIngest, series: str) -> list[UploadRecord]:
+    quarantined = ingest.store.quarantined()
+    return [r for r in ingest.store.series(series) if r.id not in quarantined]
 
 
 @router.get("", response_model=list[UploadOut], operation_id="listUploads")
 def list_uploads(request: Request, container: ContainerDep, store: StoreDep) -> list[UploadOut]:
-    """The uploads you may read: your own, and those shared with every member; and the
-    quarantined ones (files that cannot be converted, with the reason) you uploaded — every
-    quarantined one for admins."""
+    """The uploads you may read, one per document (its latest version): your own, and those
+    shared with every member; and the quarantined ones (files that cannot be converted, with the
+    reason) you uploaded — every quarantined one for admins."""
     ingest = _ingest(container)
-    records = {doc_id(r.id): r for r in ingest.store.records()}
+    documents = ingest.store.documents()
     quarantined = ingest.store.quarantined()
-    readable = {
-        d.id: d for d in store.get_documents(sorted(i for i, r in records.items() if r.id not in quarantined))
+    usable = {
+        doc_id(series): [r for r in records if r.id not in quarantined]
+        for series, records in documents.items()
     }
+    readable = {d.id: d for d in store.get_documents(sorted(i for i, rs in usable.items() if rs))}
     person, everything = uploader(request), _unbounded(request)
     out = []
-    for i, r in records.items():
-        reason = quarantined.get(r.id)
-        if reason is not None and (everything or r.uploader == person):
-            out.append(_out(r, i, r.filename, reason))
-        elif i in readable:
-            out.append(_out(r, i, readable[i].title))
+    for series, records in documents.items():
+        for r in records:
+            reason = quarantined.get(r.id)
+            if reason is not None and (everything or r.uploader == person):
+                out.append(_out(r, doc_id(series), r.filename, reason, upload_id=r.id))
+        versions = usable[doc_id(series)]
+        if versions and doc_id(series) in readable:
+            out.append(
+                _out(versions[-1], doc_id(series), readable[doc_id(series)].title, versions=len(versions))
+            )
     return out
 
 
-def _out(r: UploadRecord, document_id: str, title: str, quarantined: str | None = None) -> UploadOut:
+def _out(
+    r: UploadRecord,
+    document_id: str,
+    title: str,
+    quarantined: str | None = None,
+    versions: int = 1,
+    upload_id: str | None = None,
+) -> UploadOut:
     return UploadOut(
-        id=r.id,
+        id=upload_id or r.series,
         document_id=document_id,
         filename=r.filename,
         title=title,
         bytes=r.bytes,
         uploader=r.uploader,
         uploaded_at=r.uploaded_at,
+        version=r.version,
+        versions=versions,
         quarantined=quarantined,
     )
 
@@ -137,14 +151,26 @@ _SHOWN_AS = {".pdf": "application/pdf", ".docx": ""}
         404: {"model": ErrorResponse},
     },
 )
-def get_upload(upload_id: str, container: ContainerDep, store: StoreDep) -> Response:
-    """The uploaded file, where its citations' "Open in Upload" link leads: to anyone who may read
-    its document (the uploader; everyone once shared). Another person's private upload is
-    answered as missing."""
+def get_upload(
+    upload_id: str,
+    container: ContainerDep,
+    store: StoreDep,
+    version: Annotated[
+        int | None, Query(ge=1, le=1_000_000, description="a version of the document (default: the latest)")
+    ] = None,
+) -> Response:
+    """The uploaded file, where its citations' "Open in Upload" link leads (the document's latest
+    version, or ``version``): to anyone who may read its document (the uploader; everyone once
+    shared). Another person's private upload is answered as missing."""
     ingest = _ingest(container)
     record = ingest.store.get(upload_id)
-    if record is None or store.get_document(doc_id(record.id)) is None:
+    if record is None or store.get_document(doc_id(record.series)) is None:
         raise HTTPException(404, f"no upload with id {upload_id!r}")
+    if record.id == record.series:  # the document's id: its latest version, or the one asked for
+        versions = _usable(ingest, record.series) or [record]
+        record = next((r for r in versions if r.version == version), None) if version else versions[-1]
+        if record is None:
+            raise HTTPException(404, f"no version {version} of upload {upload_id!r}")
     data = ingest.store.data(record)
     suffix = PurePosixPath(record.filename).suffix.lower()
     media = _SHOWN_AS.get(suffix, "text/plain; charset=utf-8")
@@ -168,8 +194,8 @@ def get_upload(upload_id: str, container: ContainerDep, store: StoreDep) -> Resp
     responses={404: {"model": ErrorResponse}},
 )
 def delete_upload(upload_id: str, request: Request, container: ContainerDep) -> None:
-    """Delete an upload (yours; admins: any) — a quarantined one too — and its document from the
-    index. Someone else's upload is answered as missing."""
+    """Delete an upload (yours; admins: any) — every version of its document — and the document
+    from the index; a quarantined file alone. Someone else's upload is answered as missing."""
     ingest = _ingest(container)
     record = ingest.store.get(upload_id)
     mine = record is not None and (_unbounded(request) or record.uploader == uploader(request))

@@ -5,6 +5,11 @@
     <root>/<id>.json                   who uploaded it, its name, size and hash — written last
     <root>/<id>.quarantine.json        why it cannot be converted (no sync reads it again)
 
+The same file name uploaded again by the same person is a new **version** of the same document,
+not a second document: its record names the first upload of the name (``document``, the id of
+the document ``upload:<document>``) and its number (``version``); identical bytes add nothing.
+Someone else's upload of the same name is a document of its own (and private to them).
+
 Each file is written to ``.incoming``, flushed and fsynced, then renamed into place (a rename is
 atomic on one filesystem); the ``.json`` record is written the same way after it. An upload
 exists when its record does, so a restart mid-upload leaves either nothing or a complete upload,
@@ -47,6 +52,18 @@ class UploadRecord:
     bytes: int
     sha256: str
     uploaded_at: str
+    document: str = ""  # the first upload of this name by this person ("" on it, and before versions)
+    version: int = 1  # this upload's number among the uploads of its document
+
+    @property
+    def series(self) -> str:
+        """The id of the upload that names this one's document (``upload:<series>``)."""
+        return self.document or self.id
+
+
+def order(record: UploadRecord) -> tuple[int, str, str]:
+    """Versions in the order they were made (two saved at once by two processes: by time)."""
+    return (record.version, record.uploaded_at, record.id)
 
 
 MAX_NAME_CHARS = 255  # what file systems allow in one name
@@ -83,6 +100,7 @@ class UploadStore:
         self._records: dict[str, UploadRecord] = {}  # read once: records never change
         self._quarantine: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._saving = threading.Lock()
 
     def _incoming(self) -> Path:
         path = self.root / ".incoming"
@@ -112,18 +130,49 @@ class UploadStore:
             os.close(dir_fd)
 
     def save(self, filename: str, data: bytes, uploader: str) -> UploadRecord:
-        record = UploadRecord(
-            id=secrets.token_hex(12),
-            filename=safe_name(filename),
-            uploader=uploader.strip().lower(),
-            bytes=len(data),
-            sha256=hashlib.sha256(data).hexdigest(),
-            uploaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        )
-        self.root.mkdir(parents=True, exist_ok=True)
-        self._write_atomic(self.root / f"{record.id}.bin", data)
-        self._write_atomic(self.root / f"{record.id}.json", json.dumps(asdict(record)).encode())
+        """Store an upload; the same name by the same person becomes the next version of their
+        document (identical bytes to its latest version: that version is returned, nothing is
+        stored)."""
+        name, person = safe_name(filename), uploader.strip().lower()
+        sha256 = hashlib.sha256(data).hexdigest()
+        with self._saving:  # one version number per upload of this process
+            earlier = self.versions_of(name, person)
+            if earlier and earlier[-1].sha256 == sha256:
+                return earlier[-1]
+            record = UploadRecord(
+                id=secrets.token_hex(12),
+                filename=name,
+                uploader=person,
+                bytes=len(data),
+                sha256=sha256,
+                uploaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                document=earlier[0].series if earlier else "",
+                version=earlier[-1].version + 1 if earlier else 1,
+            )
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._write_atomic(self.root / f"{record.id}.bin", data)
+            self._write_atomic(self.root / f"{record.id}.json", json.dumps(asdict(record)).encode())
         return record
+
+    def versions_of(self, filename: str, uploader: str) -> list[UploadRecord]:
+        """``uploader``'s uploads named ``filename`` (one document), oldest version first."""
+        person = uploader.strip().lower()
+        mine = [r for r in self.records() if r.uploader == person and r.filename == filename]
+        if not mine:
+            return []
+        series = min(mine, key=order).series  # the first upload of the name names the document
+        return self.series(series)
+
+    def series(self, document: str) -> list[UploadRecord]:
+        """The uploads of one document (``upload:<document>``), oldest version first."""
+        return sorted((r for r in self.records() if r.series == document), key=order)
+
+    def documents(self) -> dict[str, list[UploadRecord]]:
+        """Every document's uploads, oldest version first, by the document's upload id."""
+        out: dict[str, list[UploadRecord]] = {}
+        for r in sorted(self.records(), key=order):
+            out.setdefault(r.series, []).append(r)
+        return out
 
     def records(self) -> list[UploadRecord]:
         """Every complete upload, by id. One directory listing a call: a record is read from

@@ -1064,15 +1064,16 @@ export interface paths {
         };
         /**
          * List Uploads
-         * @description The uploads you may read: your own, and those shared with every member; and the
-         *     quarantined ones (files that cannot be converted, with the reason) you uploaded — every
-         *     quarantined one for admins.
+         * @description The uploads you may read, one per document (its latest version): your own, and those
+         *     shared with every member; and the quarantined ones (files that cannot be converted, with the
+         *     reason) you uploaded — every quarantined one for admins.
          */
         get: operations["listUploads"];
         put?: never;
         /**
          * Upload File
-         * @description Upload one file (multipart); it is indexed, private to you, when this returns.
+         * @description Upload one file (multipart); it is indexed and searchable, private to you, when this
+         *     returns. The same file name again is a new version of your document.
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -1090,17 +1091,17 @@ export interface paths {
         };
         /**
          * Get Upload
-         * @description The uploaded file, where its citations' "Open in Upload" link leads: to anyone who may read
-         *     its document (the uploader; everyone once shared). Another person's private upload is
-         *     answered as missing.
+         * @description The uploaded file, where its citations' "Open in Upload" link leads (the document's latest
+         *     version, or ``version``): to anyone who may read its document (the uploader; everyone once
+         *     shared). Another person's private upload is answered as missing.
          */
         get: operations["getUpload"];
         put?: never;
         post?: never;
         /**
          * Delete Upload
-         * @description Delete an upload (yours; admins: any) — a quarantined one too — and its document from the
-         *     index. Someone else's upload is answered as missing.
+         * @description Delete an upload (yours; admins: any) — every version of its document — and the document
+         *     from the index; a quarantined file alone. Someone else's upload is answered as missing.
          */
         delete: operations["deleteUpload"];
         options?: never;
@@ -2185,13 +2186,19 @@ export interface components {
         };
         /** UploadOut */
         UploadOut: {
-            /** Bytes */
+            /**
+             * Bytes
+             * @description this version's size
+             */
             bytes: number;
             /** Document Id */
             document_id: string;
             /** Filename */
             filename: string;
-            /** Id */
+            /**
+             * Id
+             * @description The upload's id: for an indexed upload, its document's (every version shares it; GET and DELETE /uploads/{id}); for a quarantined one, that file's.
+             */
             id: string;
             /**
              * Quarantined
@@ -2200,10 +2207,25 @@ export interface components {
             quarantined?: string | null;
             /** Title */
             title: string;
-            /** Uploaded At */
+            /**
+             * Uploaded At
+             * @description when this version was uploaded
+             */
             uploaded_at: string;
             /** Uploader */
             uploader: string;
+            /**
+             * Version
+             * @description this upload's version of its document: the same file name uploaded again by the same person is the document's next version (identical bytes: the same version)
+             * @default 1
+             */
+            version: number;
+            /**
+             * Versions
+             * @description how many versions the document has
+             * @default 1
+             */
+            versions: number;
         };
         /** UploadQuotasOut */
         UploadQuotasOut: {
@@ -5561,7 +5583,10 @@ export interface operations {
     };
     getUpload: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a version of the document (default: the latest) */
+                version?: number | null;
+            };
             header?: never;
             path: {
                 upload_id: string;

@@ -2,7 +2,7 @@ import { ChangeDetectionStrategy, Component, computed, input } from '@angular/co
 import { RouterLink } from '@angular/router';
 
 import type { SourceCitation } from '../../core/api/models';
-import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
+import { DocTypeBadge, docTypeStyle, openableUrl } from '../../shared/doc-type';
 import { Icon } from '../../shared/icon';
 
 /** One cited source: number, type, title, snippet, a link to the original and one to the graph. */
@@ -31,8 +31,8 @@ import { Icon } from '../../shared/icon';
         [queryParams]="{ focus: source().document_id }"
         >Show in graph</a
       >
-      @if (source().url) {
-        <a class="btn-link" [href]="source().url" target="_blank" rel="noopener noreferrer"
+      @if (openUrl(); as url) {
+        <a class="btn-link" [href]="url" target="_blank" rel="noopener noreferrer"
           >Open in {{ typeLabel() }} <app-icon name="external" [size]="13" /><span
             class="visually-hidden"
           >
@@ -48,4 +48,5 @@ export class SourceCard {
   readonly source = input.required<SourceCitation>();
   readonly index = input.required<number>();
   protected readonly typeLabel = computed(() => docTypeStyle(this.source().type).label);
+  protected readonly openUrl = computed(() => openableUrl(this.source().url));
 }

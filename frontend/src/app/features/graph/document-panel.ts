@@ -18,7 +18,7 @@ import { ApiClient } from '../../core/api/api-client';
 import { toApiError } from '../../core/api/api-error';
 import type { GraphNode, Neighbor, Version } from '../../core/api/models';
 import { edgeLabel } from '../../shared/edge-kinds';
-import { DocTypeBadge, docTypeStyle } from '../../shared/doc-type';
+import { DocTypeBadge, docTypeStyle, openableUrl } from '../../shared/doc-type';
 import { Icon } from '../../shared/icon';
 import { renderMarkdown } from '../chat/markdown';
 import { shortLabel } from './graph-model';
@@ -145,6 +145,7 @@ export class DocumentPanel {
   }
 
   protected readonly typeLabel = computed(() => docTypeStyle(this.node().type).label);
+  protected readonly openUrl = computed(() => openableUrl(this.node().url));
   protected readonly meta = computed(() =>
     metadataRows(this.detail.value()?.document.metadata ?? this.node().metadata),
   );

@@ -1,8 +1,10 @@
 import { provideHttpClient } from '@angular/common/http';
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { TestBed } from '@angular/core/testing';
+import { provideRouter } from '@angular/router';
 
-import { SourcesPage, fileSize, syncCounts } from './sources-page';
+import type { Upload } from '../../core/api/models';
+import { SourcesPage, fileSize, indexedLine, syncCounts, versionsLabel } from './sources-page';
 
 describe('SourcesPage', () => {
   it('lists sources with status, counts, last error and a progress bar for a running sync', async () => {
@@ -73,6 +75,56 @@ describe('SourcesPage', () => {
     expect(cards[1].querySelector<HTMLButtonElement>('button.primary')?.disabled).toBe(true);
     http.expectOne('/sources/wiki/runs/r9');
     fixture.destroy();
+  });
+});
+
+const upload = (over: Partial<Upload> = {}): Upload => ({
+  id: 'a1',
+  document_id: 'upload:a1',
+  filename: 'runbook.md',
+  title: 'Sandbox key runbook',
+  bytes: 120,
+  uploader: 'operator',
+  uploaded_at: '2026-12-01T10:00:00+00:00',
+  version: 1,
+  versions: 1,
+  quarantined: null,
+  ...over,
+});
+
+describe('Your uploads', () => {
+  it('shows one row per document, with its versions linked to the history in the graph', async () => {
+    TestBed.configureTestingModule({
+      imports: [SourcesPage],
+      providers: [provideHttpClient(), provideHttpClientTesting(), provideRouter([])],
+    });
+    const fixture = TestBed.createComponent(SourcesPage);
+    const http = TestBed.inject(HttpTestingController);
+    http.expectOne('/sources').flush([]);
+    http
+      .expectOne('/uploads')
+      .flush([
+        upload({ version: 3, versions: 3, bytes: 2048 }),
+        upload({ id: 'b2', document_id: 'upload:b2', filename: 'notes.md', title: 'Notes' }),
+      ]);
+    await fixture.whenStable();
+    const rows = (fixture.nativeElement as HTMLElement).querySelectorAll(
+      '[data-testid=your-uploads] li',
+    );
+    expect(rows).toHaveLength(2);
+    const link = rows[0].querySelector<HTMLAnchorElement>('[data-testid=upload-versions]');
+    expect(link?.textContent?.trim()).toBe('3 versions');
+    expect(link?.getAttribute('href')).toBe('/explore?focus=upload:a1');
+    expect(rows[1].querySelector('[data-testid=upload-versions]')).toBeNull();
+    fixture.destroy();
+  });
+
+  it('says whether a file became a new document or the next version of one', () => {
+    expect(indexedLine(upload())).toBe('indexed as “Sandbox key runbook” (private to you)');
+    expect(indexedLine(upload({ version: 2, versions: 2 }))).toBe(
+      'indexed as “Sandbox key runbook”, version 2 of your document (private to you)',
+    );
+    expect(versionsLabel(upload({ version: 2, versions: 2 }))).toBe('2 versions');
   });
 });
 

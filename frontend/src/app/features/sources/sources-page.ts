@@ -33,6 +33,19 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
   return s > 0 ? `in ${value} ${unit}` : `${value} ${unit} ago`;
 }
 
+/** What the drop zone says of a file the server indexed: a new document, or the next version
+ *  of the person's document of that name. */
+export function indexedLine(u: Upload | undefined): string {
+  const title = `indexed as “${u?.title ?? ''}”`;
+  if (u && u.version > 1) return `${title}, version ${u.version} of your document (private to you)`;
+  return `${title} (private to you)`;
+}
+
+/** "3 versions": where "Your uploads" links to the document's history. */
+export function versionsLabel(u: Upload): string {
+  return `${u.versions} versions`;
+}
+
 /** Every source with status, last and next run, counts and last error; "Sync now" with live progress. */
 @Component({
   selector: 'app-sources-page',
@@ -54,10 +67,14 @@ export class SourcesPage {
       .sort((a, b) => b.uploaded_at.localeCompare(a.uploaded_at));
   });
   protected readonly size = fileSize;
+  protected readonly indexedLine = indexedLine;
+  protected readonly versionsLabel = versionsLabel;
   protected readonly uploadedOn = (iso: string) => new Date(iso).toLocaleString();
 
   protected async remove(u: Upload): Promise<void> {
-    if (!confirm(`Delete “${u.filename}”? It leaves the index: answers no longer cite it.`)) return;
+    const all = u.versions > 1 ? ` and its ${u.versions} versions` : '';
+    if (!confirm(`Delete “${u.filename}”${all}? It leaves the index: answers no longer cite it.`))
+      return;
     await this.store.deleteUpload(u.id);
   }
   protected readonly rows = computed(() =>
