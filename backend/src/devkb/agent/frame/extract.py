@@ -20,7 +20,7 @@ from devkb.agent.frame import phrases as P
 from devkb.agent.frame.match import compile_table, forms_of, tokenize
 from devkb.agent.frame.model import Frame, Period, Person, Role, Scope, Shape
 from devkb.agent.history.when import window_in
-from devkb.agent.question import ParsedQuestion, tokens_of
+from devkb.agent.question import ParsedQuestion, field_words, tokens_of
 
 
 class Resolver(Protocol):
@@ -249,6 +249,7 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
         statement=_statement(text, words, shape),
         forms=forms_of(_FORMS, tokenize(text), text),
         state_words=tuple(dict.fromkeys(said_states)),
+        field_words=tuple(sorted(field_words(text))),
     )
 
 

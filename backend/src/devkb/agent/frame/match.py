@@ -194,6 +194,8 @@ class Pattern:
     source: str
     macros: Mapping[str, str] = field(default_factory=dict, compare=False)
     _group: _Group = field(init=False, repr=False, compare=False)
+    # words one of which a question must hold for the pattern to match (None: no such words)
+    _needs: frozenset[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         text = self.source
@@ -202,9 +204,17 @@ class Pattern:
                 text = text.replace("{" + k + "}", v)
         group, _ = _parse(_lex(text), 0, False)
         object.__setattr__(self, "_group", group)
+        object.__setattr__(self, "_needs", _needed(group))
 
-    def search(self, toks: Sequence[Token], text: str) -> dict[str, str] | None:
-        """The captures of the first match in ``toks`` (of ``text``), or None when none."""
+    def search(
+        self, toks: Sequence[Token], text: str, words: frozenset[str] | None = None
+    ) -> dict[str, str] | None:
+        """The captures of the first match in ``toks`` (of ``text``; ``words``: their lower-case
+        words, when the caller has them), or None when none."""
+        if self._needs is not None:
+            words = words if words is not None else frozenset(t.low for t in toks)
+            if self._needs.isdisjoint(words):
+                return None
         for start in range(len(toks) + 1):
             for end, caps in _group(self._group, toks, text, start):
                 del end
@@ -213,6 +223,26 @@ class Pattern:
 
 
 _Caps = dict[str, tuple[int, int]]
+
+
+def _needed(group: _Group) -> frozenset[str] | None:
+    """The first words of each alternative's first required word item: a match needs one of
+    them (None when an alternative has no such item, and anything may match)."""
+    needs: set[str] = set()
+    for seq in group.options:
+        first = next((it for it in seq.items if it.least >= 1 and not isinstance(it.atom, _Not)), None)
+        if first is None:
+            return None
+        if isinstance(first.atom, _Words) and not first.atom.classes and not first.atom.exact:
+            needs |= {o[0] for o in first.atom.options}
+        elif isinstance(first.atom, _Group):
+            inner = _needed(first.atom)
+            if inner is None:
+                return None
+            needs |= inner
+        else:
+            return None
+    return frozenset(needs)
 
 
 def _group(g: _Group, toks: Sequence[Token], text: str, at: int) -> Iterator[tuple[int, _Caps]]:
@@ -264,18 +294,14 @@ def _once(
             yield at, {}
     elif isinstance(atom, _Words):
         said = [t.text if atom.exact else t.low for t in toks[at : at + 8]]
-        for option in atom.options:
-            n = len(option)
-            if tuple(said[:n]) == option:
-                yield at + n, {}
-        for name in atom.classes:
-            end = _class(name, toks, text, at)
-            if end is not None:
-                yield end, {}
-    else:
-        end = _class(atom.name, toks, text, at)
-        if end is not None:
+        ends = [at + len(o) for o in atom.options if tuple(said[: len(o)]) == o]
+        ends += [e for e in (_class(name, toks, text, at) for name in atom.classes) if e is not None]
+        for end in sorted(set(ends), reverse=True):  # each end once: "open" is a word and a <w>
             yield end, {}
+    else:
+        past = _class(atom.name, toks, text, at)
+        if past is not None:
+            yield past, {}
 
 
 def _class(name: str, toks: Sequence[Token], text: str, at: int) -> int | None:
@@ -332,9 +358,10 @@ def forms_of(
 ) -> dict[str, dict[str, str]]:
     """Each form of ``tables`` one of whose patterns matches: its first pattern's captures."""
     out: dict[str, dict[str, str]] = {}
+    words = frozenset(t.low for t in toks)
     for name, patterns in tables.items():
         for p in patterns:
-            caps = p.search(toks, text)
+            caps = p.search(toks, text, words)
             if caps is not None:
                 out[name] = caps
                 break

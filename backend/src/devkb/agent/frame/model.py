@@ -94,6 +94,10 @@ class Frame(_Slot):
     # agent/frame/match.py): form → its captures as written ("person_work" → {"name": "Priya"})
     forms: dict[str, dict[str, str]] = Field(default_factory=dict)
     state_words: tuple[str, ...] = Field((), description="status words as said, in order (Open, In Progress)")
+    field_words: tuple[str, ...] = Field(
+        (),
+        description='the words that ask for a field ("who is assigned", "status"): the rest names a document',
+    )
 
     def form(self, name: str) -> dict[str, str] | None:
         """The captures of the form ``name`` when the question takes it, else None."""

@@ -426,7 +426,7 @@ FORMS: dict[str, tuple[str, ...]] = {
     "rank_comments": (
         "which|what {Q}* {RNOUN} have|has|had|got the? most comments",
         "most commented|discussed on? issue|issues|bug|bugs|ticket|tickets|task|tasks",
-        "{Q}* {RNOUN} with the most comments",
+        "{RNOUN} with the most comments",  # (a status or code before it changes nothing)
     ),
     # -- a person's work (kinds/person_work.py): the name as written, capitalised --
     "person_work": (

@@ -8,7 +8,6 @@ happens to say "average"."""
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Sequence
 from datetime import datetime
@@ -17,8 +16,9 @@ from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import citation
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
-from devkb.agent.kinds.count import _WANTED, asked_fields, counted_documents, describe
+from devkb.agent.kinds.count import WANTED, asked_fields, counted_documents, describe
 from devkb.agent.kinds.lookup import reads_all
 from devkb.agent.kinds.relation import is_resolved
 from devkb.agent.question import ParsedQuestion
@@ -26,28 +26,10 @@ from devkb.agent.tools import GraphQuery
 from devkb.store.models import Document
 
 STEP = Step(GraphQuery.name, "durations: every resolved document with the asked fields, created → resolved")
-_VERB = r"(?:fix|close|resolve|finish|complete|ship|merge|review|get\s+(?:fixed|closed|resolved|merged))"
-_NOUNS = (
-    r"(?:issues?|bugs?|tickets?|tasks?|stor(?:y|ies)|features?|pull\s+requests?|prs?|fix(?:es)?|reviews?)"
-)
-DURATION = re.compile(
-    # "how long does it take to fix a bug?", "how long did it usually take the team to close issues?"
-    r"\bhow\s+long\s+(?:does|do|did|will|would)\s+(?:it\s+)?(?:usually\s+|typically\s+)?take\s+"
-    rf"(?:us\s+|the\s+team\s+|them\s+|you\s+|people\s+)?(?:to\s+)?{_VERB}\b|"
-    # "how long do pull requests stay open?", "how long does a PAY bug take?"
-    r"\bhow\s+long\s+(?:does|do|did|will|would)\s+(?:an?\s+|the\s+|our\s+)?(?:[A-Z][A-Z0-9]{1,9}\s+)?"
-    rf"{_NOUNS}\s+(?:usually\s+|typically\s+)?(?:take|stay\s+open|remain\s+open|wait|sit|last)\b|"
-    # "the average time to close a bug", "median time for a PR to be merged", "mean resolution time"
-    r"\b(?:average|mean|median|typical|usual)\s+(?:(?:resolution|turnaround|cycle|lead|review|merge)\s+)?"
-    r"(?:time|duration|number\s+of\s+days)\b|"
-    r"\b(?:resolution|turnaround|cycle|lead)\s+times?\b|\btime[\s-]to[\s-](?:fix|close|resolve|merge)\b",
-    re.IGNORECASE,
-)
-
-
-WORK = re.compile(
-    rf"\b(?:{_NOUNS}|{_VERB}|fixed|closed|resolved|merged|resolution|turnaround|cycle|lead)\b", re.IGNORECASE
-)
+# the question's forms (agent/frame/phrases.py): "duration" ("how long does it take to fix a bug?",
+# "how long do pull requests stay open?", "the average time to close a bug", "median resolution
+# time"), "work" (about work: "the average time between deployments" is not an issue's), "pulls"
+# (pull requests, merging)
 
 
 def _days(start: object, end: object) -> float | None:
@@ -70,10 +52,8 @@ def took(doc: Document) -> float | None:
     return _days(m.get("created"), m.get("resolved"))
 
 
-def _wanted(parsed: ParsedQuestion) -> str:
-    if parsed.wanted == "pull" or re.search(r"\b(?:pull\s+requests?|prs?|merged?)\b", parsed.text, re.I):
-        return "pull"
-    return "issue"
+def _wanted(parsed: ParsedQuestion, frame: Frame) -> str:
+    return "pull" if parsed.wanted == "pull" or frame.takes("pulls") else "issue"
 
 
 class Durations(QuestionKind):
@@ -82,19 +62,19 @@ class Durations(QuestionKind):
     needs_no_model = True  # figures over every document: a model would average the few it is shown
     filters = False
 
-    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
         if parsed.issue_keys or parsed.follow_up:
             return False
-        if DURATION.search(parsed.text) is None or not set(parsed.lookups.kinds) <= {"project", "repository"}:
+        if not frame.takes("duration") or not set(parsed.lookups.kinds) <= {"project", "repository"}:
             return False
         # about work: "the average time between deployments" is not an issue's
-        return WORK.search(parsed.text) is not None
+        return frame.takes("work")
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [STEP]
 
     def run(self, ctx: Context) -> None:
-        wanted = _wanted(ctx.parsed)
+        wanted = _wanted(ctx.parsed, ctx.frame)
         docs, _, base, filters, _ = counted_documents(ctx, wanted)
         timed = [(d, t) for d in docs if (t := took(d)) is not None]
         timed.sort(key=lambda dt: dt[1])
@@ -131,8 +111,9 @@ class Durations(QuestionKind):
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         numbers = {d.id: i for i, d in enumerate(docs, 1)}
         pull = out.composed_kind == "pull"
-        noun = _WANTED["pull"][2] if pull else _WANTED["issue"][2]
-        fields = asked_fields(out.parsed)
+        noun = WANTED["pull"][2] if pull else WANTED["issue"][2]
+        assert out.frame is not None
+        fields = asked_fields(out.parsed, out.frame)
         fields.pop("resolved", None)
         fields.pop("state", None)
         where = describe(fields)

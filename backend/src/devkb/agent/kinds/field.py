@@ -19,7 +19,7 @@ from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import field_facts, identifier
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, assess_topic
 from devkb.agent.kinds.titles import named_in_question
-from devkb.agent.question import ParsedQuestion, field_words
+from devkb.agent.question import ParsedQuestion
 from devkb.agent.retrieval.fields import summary_of
 from devkb.agent.tools import RAGSearch
 
@@ -56,7 +56,7 @@ class FieldByTitle(QuestionKind):
         parsed = ctx.parsed
         found = ctx.toolbox.rag_search.run(ctx.scope, parsed.text)
         ctx.took(STEP)
-        named = named_in_question(parsed, found, field_words(parsed.text))
+        named = named_in_question(parsed, found, frozenset(ctx.frame.field_words))
         if named is not None and field_facts(parsed, 1, named[0]) is not None:
             ctx.outcome.anchors = [named[0]]
             ctx.outcome.anchor_words = " ".join(named[1])

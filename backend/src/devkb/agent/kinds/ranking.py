@@ -14,7 +14,6 @@ opened the most pull requests?"; fixed: the merged ones)."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -22,8 +21,9 @@ from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import citation
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
-from devkb.agent.kinds.count import _COUNTED, _WANTED, asked_fields, counted_documents, describe
+from devkb.agent.kinds.count import WANTED, asked_fields, counted_documents, describe
 from devkb.agent.kinds.lookup import reads_all
 from devkb.agent.kinds.relation import is_resolved
 from devkb.agent.question import ParsedQuestion
@@ -32,45 +32,28 @@ from devkb.store.models import Document
 
 STEP = Step(GraphQuery.name, "ranking: every document with the asked fields, grouped or ordered")
 SHOWN = 5  # people or documents named after the first
-# the verb → (the role's metadata field, how the answer says it)
-_ROLES = {
-    "reporter": (r"reported|filed|created|opened|raised|logged|submitted", "reported"),
-    "fixer": (r"fixed|closed|resolved|finished|completed|shipped", "resolved"),
-    "author": (r"wrote|authored|committed|made|pushed|edited", "wrote"),
-    "assignee": (r"(?:is|are|was|were|has\s+been)\s+assigned|has|have|had|owns|holds|works\s+on", "has"),
-}
-PEOPLE_MOST = re.compile(
-    r"\bwho\s+(?:"
-    + "|".join(f"(?P<{role}>{verbs})" for role, (verbs, _) in _ROLES.items())
-    + rf")\s+(?:the\s+)?most\s+{_COUNTED}",
-    re.IGNORECASE,
-)
-# "which issues have the most comments?", "the most commented bugs", "issues with the most comments"
-COMMENTS_MOST = re.compile(
-    rf"\b(?:which|what)\s+{_COUNTED}\s+(?:have|has|had|got)\s+(?:the\s+)?most\s+comments\b|"
-    r"\bmost[\s-]+(?:commented|discussed)(?:[\s-]+on)?\s+(?:issues?|bugs?|tickets?|tasks?)\b|"
-    rf"\b{_COUNTED}\s+with\s+the\s+most\s+comments\b",
-    re.IGNORECASE,
-)
+# the role a "who … the most …" question ranks people in (the frame's form "rank_people", whose
+# capture names the role: reported / filed / created … → reporter; fixed / closed / resolved →
+# fixer; wrote / authored / committed → author; has / is assigned / owns → assignee), and how the
+# answer says it; "which issues have the most comments?" is the form "rank_comments"
+_ROLES = {"reporter": "reported", "fixer": "resolved", "author": "wrote", "assignee": "has"}
+_NOUNS = ("commit", "pull", "page", "file")
 
 
-_NOUNS = {"commit": "commit", "pull": "pull", "pr": "pull", "page": "page", "file": "file"}
-
-
-def ranked_type(parsed: ParsedQuestion) -> str:
+def ranked_type(parsed: ParsedQuestion, frame: Frame) -> str:
     """The type a ranking counts: the noun after "most" ("who wrote the most commits?": commits),
     else the parse's wanted type, else issues."""
-    m = PEOPLE_MOST.search(parsed.text) or COMMENTS_MOST.search(parsed.text)
-    noun = re.search(r"\b(commit|pull|pr|page|file)s?\b", m.group(0), re.IGNORECASE) if m else None
+    form = frame.form("rank_people") or frame.form("rank_comments") or {}
+    noun = next((n for n in _NOUNS if n in form), None)
     if noun:
-        return _NOUNS[noun.group(1).lower()]
-    return parsed.wanted if parsed.wanted in _WANTED else "issue"
+        return noun
+    return parsed.wanted if parsed.wanted in WANTED else "issue"
 
 
-def asked_role(text: str) -> str | None:
+def asked_role(frame: Frame) -> str | None:
     """The role a "who … the most …" question ranks people in (``_ROLES``), or None."""
-    m = PEOPLE_MOST.search(text)
-    return next((role for role in _ROLES if m.group(role)), None) if m else None
+    form = frame.form("rank_people")
+    return next((role for role in _ROLES if role in form), None) if form is not None else None
 
 
 class Ranking(QuestionKind):
@@ -79,17 +62,17 @@ class Ranking(QuestionKind):
     needs_no_model = True  # exact figures from the graph: a model would rank the few it is shown
     filters = False
 
-    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
         if parsed.issue_keys or parsed.follow_up:
             return False
-        return asked_role(parsed.text) is not None or COMMENTS_MOST.search(parsed.text) is not None
+        return asked_role(frame) is not None or frame.takes("rank_comments")
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [STEP]
 
     def run(self, ctx: Context) -> None:
-        docs, _wanted, base, filters, _ = counted_documents(ctx, ranked_type(ctx.parsed))
-        role = asked_role(ctx.parsed.text)
+        docs, _wanted, base, filters, _ = counted_documents(ctx, ranked_type(ctx.parsed, ctx.frame))
+        role = asked_role(ctx.frame)
         out = ctx.outcome
         out.reads_all = reads_all()
         out.composed_kind = role or "comments"
@@ -99,7 +82,7 @@ class Ranking(QuestionKind):
                 EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(ranked)
             ]
         else:
-            issues = ranked_type(ctx.parsed) == "issue"
+            issues = ranked_type(ctx.parsed, ctx.frame) == "issue"
             if role == "fixer":  # resolved issues, merged pull requests
                 docs = [
                     d for d in docs if is_resolved(d.metadata) or str(d.metadata.get("state")) == "merged"
@@ -132,8 +115,10 @@ class Ranking(QuestionKind):
         return "answered", trust.exact_confidence(f"{out.ranked_of} ranked in the graph", docs, "graph_list")
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
-        fields = asked_fields(out.parsed)
-        noun = _WANTED[ranked_type(out.parsed)][2]
+        frame = out.frame
+        assert frame is not None
+        fields = asked_fields(out.parsed, frame)
+        noun = WANTED[ranked_type(out.parsed, frame)][2]
         where = describe(fields)
         whose = "" if out.reads_all else " that you can read"
         n = out.ranked_of
@@ -153,8 +138,8 @@ class Ranking(QuestionKind):
             return f"None of the {n} {what}{whose} names a person in that role."
         (first, most), rest = out.ranked[0], out.ranked[1 : SHOWN + 1]
         cites = "".join(citation(d, numbers) for d in docs)
-        kind = ranked_type(out.parsed)
-        verb = _ROLES[role][1] if kind == "issue" else "opened" if kind == "pull" else "wrote"
+        kind = ranked_type(out.parsed, frame)
+        verb = _ROLES[role] if kind == "issue" else "opened" if kind == "pull" else "wrote"
         head = f"{first} {verb} the most {what}{whose}: {most} of {n}{cites}"
         tied = [p for p, c in rest if c == most]
         if tied:

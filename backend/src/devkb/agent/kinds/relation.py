@@ -17,13 +17,14 @@ from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation, identifier, mentions_without
 from devkb.agent.focus import question_focus
 from devkb.agent.frame.match import tokenize
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, anchors_saying, document_kind
 from devkb.agent.kinds.carry_over import STEP as CARRY_STEP
 from devkb.agent.kinds.carry_over import carry_over
 from devkb.agent.kinds.lookup import Lookup, look_up, reads_all
 from devkb.agent.kinds.mentions import AT_LEAST, asked_phrase, mentioning, phrase_list, phrase_span
 from devkb.agent.kinds.titles import named_by_title, named_in_question
-from devkb.agent.question import ParsedQuestion, Relation, field_words, relation_named
+from devkb.agent.question import ParsedQuestion, Relation, relation_named
 from devkb.agent.retrieval.fields import summary_of
 from devkb.agent.tools import FetchNeighbors, RAGSearch
 from devkb.store.models import Neighbor
@@ -63,7 +64,7 @@ class RelationKind(QuestionKind):
         if first is EXPAND:
             found = ctx.toolbox.rag_search.run(ctx.scope, parsed.text)
             ctx.took(EXPAND)
-            named = title_anchor(parsed, found)
+            named = title_anchor(parsed, ctx.frame, found)
             # "which issues mention Apple Pay?" asks for words: every document that holds them in
             # order, counted; when a title holds them ("the checkout redesign": WEB-1), also what
             # refers to that document, named after the count ("Pay with an apple" names nothing)
@@ -325,7 +326,7 @@ def _link_type(doc: EvidenceDoc, anchors: Sequence[EvidenceDoc]) -> str:
 
 
 def title_anchor(
-    parsed: ParsedQuestion, found: Sequence[EvidenceDoc], top: int = 3
+    parsed: ParsedQuestion, frame: Frame, found: Sequence[EvidenceDoc], top: int = 3
 ) -> tuple[EvidenceDoc, Relation, str] | None:
     """A relation question without an identifier that names a document by its title ("what's
     blocking the checkout redesign?" and WEB-1 "Checkout redesign 2026"; :mod:`.titles`), when
@@ -340,7 +341,7 @@ def title_anchor(
     # stays a topic: a loose match names no anchor there)
     if parsed.wanted not in ("commit", "pull"):
         return None
-    named = named_in_question(parsed, found, field_words(parsed.text), top)
+    named = named_in_question(parsed, found, frozenset(frame.field_words), top)
     if named is not None and document_kind(named[0].id, named[0].document.metadata) in ("issue", "gh-issue"):
         relation = relation_named(parsed.text, named[1])
         if relation is not None:

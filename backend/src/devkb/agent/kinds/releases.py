@@ -15,7 +15,6 @@ lowest version above it with issues still open. The numbers behind both are in t
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,9 +23,10 @@ from devkb.agent import confidence as trust
 from devkb.agent.answer import Confidence, Status, ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import citation
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.blocked import waits_on
-from devkb.agent.kinds.count import FIX_VERSION, MOST, Count
+from devkb.agent.kinds.count import MOST, Count
 from devkb.agent.kinds.lookup import reads_all
 from devkb.agent.kinds.relation import is_resolved
 from devkb.agent.kinds.search import Search
@@ -54,82 +54,15 @@ _WHICH = {
 }
 
 
-def _target(n: int) -> str:
-    """ " of PAY", " in the Web Checkout project": the project word(s), as group ``target<n>``."""
-    return (
-        rf"(?:\s+(?:of|in|for|from)\s+(?:the\s+)?(?P<target{n}>[A-Za-z][\w.-]*(?:\s+[A-Za-z][\w.-]*)?)"
-        r"(?:\s+project)?)?"
-    )
-
-
-# "what is the latest release of PAY?", "what's our next version", "which is the most recent
-# fix version in Web Checkout?", "what is PAY's latest release?", "what's the newest PAY release?",
-# "what was the last version we released in PAY" — the whole question; "what is the latest
-# version of jQuery we use?" says more and is a search
-_WORD = r"[A-Za-z][\w.-]*"
-ONE_VERSION = re.compile(
-    r"^\s*(?:so\s+|and\s+)?(?:what|which)(?:'s|’s|\s+is|\s+was|\s+will\s+be)?\s+(?:the\s+|our\s+)?"
-    rf"(?:(?P<target3>{_WORD})(?:'s|’s)\s+)?"
-    r"(?P<which>latest|newest|most\s+recent|last|current|highest|next|upcoming|previous)\s+"
-    rf"(?:(?!fix\b)(?P<target4>{_WORD})\s+)?(?:fix\s+)?(?:release|version)\b"
-    r"(?:\s+(?:that\s+)?(?:we|they|you)\s+(?:released|shipped|put\s+out|cut|made))?"
-    + _target(1)
-    + r"\s*[?.!]*\s*$"
-    # "which PAY release comes next?", "what version is next for PAY?"
-    rf"|^\s*(?:what|which)\s+(?:(?P<target5>{_WORD})\s+)?(?:release|version)\s+"
-    r"(?P<soon>comes\s+next|is\s+(?:coming\s+)?next|is\s+coming|is\s+planned\s+next)"
-    + _target(2)
-    + r"\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
-# "when was the last release of PAY?", "when did we last ship?"
-WHEN_LAST = re.compile(
-    r"^\s*when\s+(?:was|is|will\s+be)\s+(?:the\s+|our\s+)?(?P<which>latest|last|most\s+recent|next|upcoming)\s+"
-    r"(?:release|version)\b" + _target(1) + r"\s*[?.!]*\s*$|"
-    r"^\s*when\s+did\s+(?:we|they|you)\s+last\s+(?:release|ship)\b" + _target(2) + r"\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
-# "when will 5.0 be released?", "when was Infusion 4.7 released?", "when did FLUID 4.8.0 ship?",
-# "is 2026.12 out yet?": one named version's release
-_NUMBER = r"v?(?P<version>\d+(?:\.\d+){1,3})"
-WHEN_VERSION = re.compile(
-    rf"^\s*(?:when\s+(?:was|is|will|did|does)|is|has|was)\s+(?:the\s+)?(?:(?P<target1>{_WORD})\s+)?"
-    rf"(?:(?:release|version)\s+)?{_NUMBER}(?:\s+release)?\s+(?:be\s+|been\s+|get\s+|got\s+)?"
-    r"(?:released|shipped|ship|out|come\s+out|came\s+out|cut|published|due|going\s+out)\b(?:\s+yet)?\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
-# "what's the status of the FLUID 5.0 release?", "how is 2026.12 going?", "where are we with 5.0?":
-# the same answer as "is it out?"
-_VERSION_NAMED = (
-    rf"(?:the\s+)?(?:(?P<target2>{_WORD})\s+)?(?:(?:release|version)\s+)?{_NUMBER}(?:\s+(?:release|version))?"
-)
-STATUS_VERSION = re.compile(
-    r"^\s*(?:what(?:'s|’s|\s+is)\s+the\s+)?(?:status|state|progress)\s+(?:of|on|for)\s+"
-    + _VERSION_NAMED
-    + r"\s*[?.!]*\s*$|^\s*how\s+(?:is|are)\s+(?:things\s+(?:with|for)\s+)?"
-    + _VERSION_NAMED.replace("target2", "target3").replace("version>", "version2>")
-    + r"\s+(?:going|coming\s+along|doing|progressing)\s*[?.!]*\s*$|^\s*where\s+(?:are\s+we|do\s+we\s+stand)\s+(?:with|on)\s+"
-    + _VERSION_NAMED.replace("target2", "target4").replace("version>", "version3>")
-    + r"\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
-# "who is working on FLUID 5.0?", "who's assigned to the 2026.12 release?": the version's open
-# issues by assignee
-WHO_VERSION = re.compile(
-    r"^\s*who(?:'s|’s|\s+is|\s+are)?\s+(?:working|assigned)\s+(?:on|to)\s+"
-    + _VERSION_NAMED.replace("target2", "target5").replace("version>", "version4>")
-    + r"\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
-# "what's blocking the 5.0 release?", "what is holding up FLUID 5.0?", "what's left before 2026.12
-# can ship?": its open issues, the most urgent first, and what they wait on
-BLOCKING_VERSION = re.compile(
-    r"^\s*(?:what|which\s+issues?)(?:'s|’s|\s+is|\s+are)?\s+(?:(?:still\s+)?blocking|holding\s+up|holding\s+back|"
-    r"in\s+the\s+way\s+of|standing\s+in\s+the\s+way\s+of|left\s+(?:before|for)|delaying)\s+"
-    + _VERSION_NAMED.replace("target2", "target6").replace("version>", "version5>")
-    + r"(?:\s+(?:from\s+)?(?:shipping|being\s+released|release|can\s+ship|ships))?\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
+# The question's forms (agent/frame/phrases.py), each the whole question: "release_one" ("what is
+# the latest release of PAY?", "what's our next version", "which PAY release comes next?", "when
+# was the last release of PAY?", "when did we last ship?" — "what is the latest version of jQuery
+# we use?" says more and is a search), "release_when" ("when will 5.0 be released?", "is 2026.12
+# out yet?", "what's the status of the FLUID 5.0 release?", "where are we with 5.0?"),
+# "release_who" ("who is working on FLUID 5.0?": the version's open issues by assignee),
+# "release_blocking" ("what's blocking the 5.0 release?": its open issues, the most urgent first,
+# and what they wait on), "release_all" ("which versions are there in KETTLE?"); and the count's
+# "fix_version" ("what was fixed in 2026.6?": one version's content).
 # how urgent a priority is, most first (Jira Cloud's and Data Center's schemes together)
 URGENCY = (
     "blocker",
@@ -143,16 +76,6 @@ URGENCY = (
     "low",
     "trivial",
     "lowest",
-)
-# "which versions are there in KETTLE?", "list the releases of PAY", "what releases does WEB have?"
-ALL_VERSIONS = re.compile(
-    r"^\s*(?:(?:what|which)\s+(?:fix\s+)?(?:releases|versions)\s+(?:are\s+there|do\s+we\s+have|exist|have\s+we\s+(?:had|shipped))"
-    + _target(1)
-    + r"|(?:list|show)(?:\s+me)?\s+(?:all\s+)?(?:the\s+)?(?:fix\s+)?(?:releases|versions)"
-    + _target(2)
-    + r"|(?:what|which)\s+(?:fix\s+)?(?:releases|versions)\s+(?:does|did|has)\s+(?P<target3>[A-Za-z][\w.-]*(?:\s+[A-Za-z][\w.-]*)?)\s+(?:have|had|shipped))"
-    r"\s*[?.!]*\s*$",
-    re.IGNORECASE,
 )
 
 
@@ -205,32 +128,33 @@ class Version:
 
 def version_key(name: str) -> tuple[tuple[int, int | str], ...]:
     """ "2026.10" after "2026.9", "4.8.0" after "4.8", "0.5B" after "0.5": numbers as numbers."""
-    parts = re.findall(r"\d+|[A-Za-z]+", name)
+    parts: list[str] = []
+    last = ""  # the kind of the previous character: "d" a digit, "a" a letter, "" anything else
+    for c in name:
+        kind = "d" if c.isascii() and c.isdigit() else "a" if c.isascii() and c.isalpha() else ""
+        if kind and kind == last:
+            parts[-1] += c
+        elif kind:
+            parts.append(c)
+        last = kind
     return tuple((0, int(p)) if p.isdigit() else (1, p.lower()) for p in parts)
 
 
-def asked(parsed: ParsedQuestion) -> tuple[str, str | None, str | None] | None:
-    """(latest | next | previous | all | when, the project word named or None, the version a
-    "when" question names), or None."""
-    for which, pattern in (
-        ("when", WHEN_VERSION),
-        ("when", STATUS_VERSION),
-        ("who", WHO_VERSION),
-        ("blocking", BLOCKING_VERSION),
-    ):
-        m = pattern.search(parsed.text)
-        if m:
-            version = next(v for k, v in m.groupdict().items() if k.startswith("version") and v)
-            return which, _named(m), version
-    for pattern in (ONE_VERSION, WHEN_LAST):
-        m = pattern.search(parsed.text)
-        if m:
-            if m.groupdict().get("soon"):
-                return "next", _named(m), None
-            which = (m.groupdict().get("which") or "last").lower().split()[-1]
-            return _WHICH.get(which, "latest"), _named(m), None
-    m = ALL_VERSIONS.search(parsed.text)
-    return ("all", _named(m), None) if m else None
+def asked(frame: Frame) -> tuple[str, str | None, str | None] | None:
+    """(latest | next | previous | all | when | who | blocking, the project word named or None,
+    the version a "when" question names), from the frame's release forms, or None."""
+    for which, name in (("when", "release_when"), ("who", "release_who"), ("blocking", "release_blocking")):
+        form = frame.form(name)
+        if form is not None and form.get("version"):
+            return which, form.get("target"), form["version"].lstrip("vV")
+    form = frame.form("release_one")
+    if form is not None:
+        if form.get("soon"):
+            return "next", form.get("target"), None
+        which = (form.get("which") or "last").lower().split()[-1]
+        return _WHICH.get(which, "latest"), form.get("target"), None
+    form = frame.form("release_all")
+    return ("all", form.get("target"), None) if form is not None else None
 
 
 def same_version(name: str, asked_for: str) -> bool:
@@ -243,28 +167,24 @@ def same_version(name: str, asked_for: str) -> bool:
     )
 
 
-def _named(m: re.Match[str]) -> str | None:
-    return next((v for k, v in m.groupdict().items() if k.startswith("target") and v), None)
-
-
 class Releases(QuestionKind):
     name = "releases"
     honours = frozenset({"scope", "version"})
     needs_no_model = True  # versions counted from the graph: a model would see a few issues
     filters = False
 
-    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
         if parsed.issue_keys or parsed.follow_up:
             return False
-        if asked(parsed) is not None:
+        if asked(frame) is not None:
             return True
-        return FIX_VERSION.search(parsed.text) is not None and set(parsed.lookups.kinds) <= {"project"}
+        return frame.takes("fix_version") and set(parsed.lookups.kinds) <= {"project"}
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [STEP]
 
     def run(self, ctx: Context) -> None:
-        question = asked(ctx.parsed)
+        question = asked(ctx.frame)
         if question is None:  # one version's content: the issues with that fix version
             ctx.outcome.kind = COUNT
             COUNT.run(ctx)
@@ -375,7 +295,7 @@ def _projects(issues: Sequence[Document]) -> dict[str, str]:
 
 def _project_named(word: str, projects: dict[str, str]) -> str | None:
     """The project a word names: its key or its name, in any case ("web checkout", "Payments")."""
-    w = re.sub(r"\s+project$", "", word.strip().lower())
+    w = " ".join(word.lower().split()).removesuffix(" project")
     for key, name in projects.items():
         if w == key.lower() or w == name.lower():
             return key
