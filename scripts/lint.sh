@@ -3,7 +3,8 @@
 #   ruff check (rule set in backend/pyproject.toml), ruff format --check, mypy (strict for store/,
 #   api/, agent/, indexing/; 0 errors everywhere), the lock file against pyproject, ESLint (with the
 #   import-circle check, frontend/scripts/check-import-cycles.mjs) and
-#   Prettier on the web app, a stale frontend/openapi.json, stale demo data.
+#   Prettier on the web app, a stale frontend/openapi.json, stale demo data, and the question kinds'
+#   gate (no regex and no raw question text in agent/kinds: devkb_devtools.evaluation.agent_census).
 # `scripts/lint.sh --root DIR` checks another checkout (the gate tests use it on broken copies).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,6 +25,8 @@ gate "lock file" "$PY" "$ROOT/scripts/check_lock.py" "$ROOT"
 export PYTHONPATH="$ROOT/backend/src:$ROOT/backend/devtools/src"
 gate "OpenAPI schema of the web app" "$PY" "$ROOT/scripts/check_openapi.py" "$ROOT/frontend/openapi.json"
 gate "demo data" "$PY" "$ROOT/backend/devtools/src/devkb_devtools/demo/build_demo_data.py" --check
+# no module of agent/kinds imports re or reads the raw question text (docs/agent.md, "The gate")
+gate "question kinds read the frame" "$PY" -m devkb_devtools.evaluation.agent_census --check
 unset PYTHONPATH
 if [ -f "$ROOT/frontend/package.json" ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
   cd "$ROOT/frontend"

@@ -222,6 +222,39 @@ def test_no_pattern_and_no_raw_text_in_the_frame_and_its_executors() -> None:
         assert not _reads_text(path), f"{path.name} reads the raw question at lines {_reads_text(path)}"
 
 
+def test_no_question_kind_imports_re_or_reads_the_raw_text(tmp_path: Path) -> None:
+    """The kinds' gate (scripts/lint.sh runs it: ``agent_census --check``): no module of
+    agent/kinds imports ``re`` or calls a pattern borrowed from another module, and none reads the
+    raw question text except to hand it on whole (a search tool's query, a tool call's record,
+    the evidence measures, the memory's search) or in a known read (``KNOWN_RAW_READS``). It
+    fires on a broken copy."""
+    from devkb_devtools.evaluation.agent_census import KNOWN_RAW_READS, kinds_violations
+
+    broken, known = kinds_violations()
+    assert broken == [], broken
+    assert set(known) == set(KNOWN_RAW_READS)
+    bad = tmp_path / "kinds"
+    bad.mkdir()
+    (bad / "bad.py").write_text(
+        "import re\n"
+        "from devkb.agent.identifiers import STATUS\n\n\n"
+        "def f(ctx, parsed, out):\n"
+        "    STATUS.findall(ctx.parsed.text)\n"
+        "    ctx.toolbox.rag_search.run(ctx.scope, ctx.parsed.text)\n"
+        "    ctx.scope.record(ToolCall('x', {'question': out.parsed.text}, 1))\n"
+        "    return parsed.text.lower(), helper(out.frame.text)\n",
+        encoding="utf-8",
+    )
+    broken, _ = kinds_violations(bad)
+    assert sorted(broken) == [
+        "bad.py:1: imports re",
+        "bad.py:6: calls the pattern STATUS.findall",
+        "bad.py:6: the raw question text passed to findall() (ctx.parsed.text)",
+        "bad.py:9: the raw question text passed to helper() (out.frame.text)",
+        "bad.py:9: the raw question text read (parsed.text)",
+    ], broken
+
+
 def test_the_frame_schema_is_json_for_a_language_model() -> None:
     schema = Frame.model_json_schema()
     assert schema["type"] == "object" and "shape" in schema["properties"]

@@ -7,7 +7,21 @@
   question of the answer evaluation is asked through the rules path while ``parse_question`` and
   ``read_lookups`` are counted wherever they are bound; calls per question are reported.
 
-    python -m devkb_devtools.evaluation.agent_census                       # patterns only
+- **kinds**: the gate over ``devkb/agent/kinds`` (``--check``, run by ``scripts/lint.sh``): no
+  module there imports ``re`` (or ``regex``) or calls a pattern borrowed from another module
+  (``STATUS.findall(…)``), and none reads the raw question text. *Raw text* is the ``text`` of the
+  parsed question or of its frame (``parsed.text``, ``ctx.parsed.text``, ``out.frame.text``,
+  ``question.text``): a kind recognises itself from the frame's shape, slots and forms and the
+  parse's fields (identifiers, relation, wanted type, words), never by reading the sentence
+  again. The text may only be handed on whole where the sentence itself is the input: a search
+  tool's ``run`` (the question is the query), the record of a tool call (``ToolCall``), the
+  evidence measures that compare the question with the sources (``assess_topic``,
+  ``focused_sentences``, ``mentions_without``) and the memory service's search (``recall``,
+  ``topic``). ``KNOWN_RAW_READS`` lists the reads left, each with why; the gate fails on any
+  other, and on an entry that no longer occurs (so the list only shrinks).
+
+    python -m devkb_devtools.evaluation.agent_census                       # patterns and the kinds' gate
+    python -m devkb_devtools.evaluation.agent_census --check               # fail on a kinds violation
     python -m devkb_devtools.evaluation.agent_census --store-dir /tmp/s --fluid-slice ../shared/data/fluid
 """
 
@@ -49,6 +63,90 @@ def count_patterns(root: Path = AGENT_DIR) -> dict[str, Any]:
         "total": sum(compiled.values()) + sum(inline.values()),
         "by_file": {f: compiled[f] + inline[f] for f in sorted(set(compiled) | set(inline))},
     }
+
+
+# where the raw question text may be handed on whole (the callee's name): see the module's docstring
+TEXT_SINKS = frozenset(
+    {"run", "ToolCall", "assess_topic", "focused_sentences", "mentions_without", "recall", "topic"}
+)
+# the raw-text reads left in agent/kinds: (module, callee or "=" for a bare read) → why
+KNOWN_RAW_READS: dict[tuple[str, str], str] = {
+    ("relation.py", "relation_named"): "the relation read again with a title's words as its anchor "
+    "(agent/question.py's parser; the run is known only after the search)",
+    ("remember.py", "_strip_team"): "the statement to remember is the memory's content, stored as said",
+    ("remember.py", "="): "the statement to remember is the memory's content, stored as said",
+    ("remember.py", "remembers"): "its ``matches`` asks the frame's own test again (the route table "
+    "sends a statement to remember by the frame's shape; the registry never reaches it)",
+}
+_HOLDERS = frozenset({"parsed", "frame", "question"})
+_PATTERN_CALLS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"})
+
+
+def _holds_question(node: ast.expr) -> bool:
+    """``parsed``, ``frame``, ``question``, ``ctx.parsed``, ``out.frame``, …"""
+    if isinstance(node, ast.Name):
+        return node.id in _HOLDERS
+    return isinstance(node, ast.Attribute) and node.attr in _HOLDERS
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def kinds_violations(kinds_dir: Path | None = None) -> tuple[list[str], list[tuple[str, str]]]:
+    """What breaks the kinds' gate (``re`` imported, a borrowed pattern called, the raw question
+    text read), one line each, and the known raw-text reads found (``KNOWN_RAW_READS``)."""
+    kinds_dir = kinds_dir or AGENT_DIR / "kinds"
+    out: list[str] = []
+    known: list[tuple[str, str]] = []
+    for path in sorted(kinds_dir.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        name = path.name
+        parents: dict[ast.AST, ast.AST] = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+        imported: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in ("re", "regex"):
+                        out.append(f"{name}:{node.lineno}: imports {a.name}")
+            elif isinstance(node, ast.ImportFrom):
+                if node.module in ("re", "regex"):
+                    out.append(f"{name}:{node.lineno}: imports from {node.module}")
+                imported |= {a.asname or a.name for a in node.names}
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _PATTERN_CALLS
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in imported
+                and node.func.value.id.isupper()
+            ):
+                out.append(f"{name}:{node.lineno}: calls the pattern {node.func.value.id}.{node.func.attr}")
+            if not (isinstance(node, ast.Attribute) and node.attr == "text" and _holds_question(node.value)):
+                continue
+            # handed on whole: the nearest call around it (through literals) is a sink
+            up = parents.get(node)
+            while isinstance(up, (ast.Dict, ast.List, ast.Tuple, ast.keyword, ast.BoolOp, ast.IfExp)):
+                up = parents.get(up)
+            callee = (
+                _callee(up) if isinstance(up, ast.Call) and node is not getattr(up, "func", None) else "="
+            )
+            if callee in TEXT_SINKS:
+                continue
+            if (name, callee) in KNOWN_RAW_READS:
+                known.append((name, callee))
+                continue
+            where = f"passed to {callee}()" if callee != "=" else "read"
+            out.append(f"{name}:{node.lineno}: the raw question text {where} ({ast.unparse(node)})")
+    found = set(known)
+    if kinds_dir == AGENT_DIR / "kinds":
+        out += [
+            f"{m}: {c!r} no longer reads the raw text: delete it from KNOWN_RAW_READS"
+            for m, c in sorted(set(KNOWN_RAW_READS) - found)
+        ]
+    return out, sorted(found)
 
 
 def _literal(node: ast.expr) -> bool:
@@ -126,8 +224,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m devkb_devtools.evaluation.agent_census", description=__doc__)
     p.add_argument("--store-dir", type=Path, help="a slice built by answer_eval --store-dir")
     p.add_argument("--fluid-slice", type=Path, metavar="FLUID_DIR")
+    p.add_argument("--check", action="store_true", help="exit 1 when a module of agent/kinds breaks the gate")
+    p.add_argument("--kinds-dir", type=Path, help="the kinds folder to check (default: the product's)")
     args = p.parse_args(argv)
-    report: dict[str, Any] = {"patterns": count_patterns()}
+    if args.check:
+        broken, known = kinds_violations(args.kinds_dir)
+        for line in broken:
+            print(line, file=sys.stderr)
+        print(f"agent/kinds: {len(broken)} violation(s), {len(known)} known raw-text read(s) left")
+        return 1 if broken else 0
+    broken, known = kinds_violations()
+    report: dict[str, Any] = {
+        "patterns": count_patterns(),
+        "kinds": {"violations": broken, "known_raw_reads": [f"{m}: {c}" for m, c in known]},
+    }
     if args.store_dir is not None:
         if args.fluid_slice is None:
             p.error("--store-dir needs --fluid-slice (the project keys)")

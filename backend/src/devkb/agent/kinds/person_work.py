@@ -27,9 +27,10 @@ from devkb.agent.identifiers import issue_type
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import reads_all
 from devkb.agent.kinds.relation import is_resolved
-from devkb.agent.kinds.who_to_ask import handles, name_words
+from devkb.agent.kinds.who_to_ask import handles
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
+from devkb.agent.words import name_words
 from devkb.store.models import Document, SourceType
 
 STEP = Step(GraphQuery.name, "a person's work: issues assigned to them, what they wrote")

@@ -13,7 +13,6 @@ as "Marcus Chen (mchen)"; a login that fits two names, or none, stays on its own
 
 from __future__ import annotations
 
-import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
@@ -27,6 +26,7 @@ from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, assess_
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import RAGSearch
 from devkb.agent.tools.filter_docs import keywords
+from devkb.agent.words import name_words
 
 STEP = Step(RAGSearch.name, "who to ask: the documents about the topic, then their people")
 ASKING_WORDS = frozenset(
@@ -146,12 +146,6 @@ _LOGIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
 def _login_shaped(login: str) -> bool:
     """A letter or digit, then letters, digits, ".", "_" or "-" (a GitHub login, a user name)."""
     return bool(login) and login[0].isalnum() and set(login) <= _LOGIN_CHARS
-
-
-def name_words(name: str) -> list[str]:
-    """ "Tomás O'Brien" → ["tomas", "o", "brien"]: a name's words, accents and case aside."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return "".join(c if c.isalnum() else " " for c in plain).split()
 
 
 def handles(name: str) -> set[str]:
