@@ -449,6 +449,15 @@ FORMS: dict[str, tuple[str, ...]] = {
         "mention|mentions|mentioned|mentioning|reference|references|referenced|referencing|cite|cites|cited|citing "
         "of|to? ( a|an|the|any )? <any>{1,6}?@phrase ( =in|from|of the? <KEY>@project project? )? $",
     ),
+    # -- blocked (kinds/blocked.py): "blocked", or waiting on something / other / another --
+    "blocked": ("blocked", "waiting on something|other|others|another"),
+    # -- comparison (kinds/comparison.py), with two documents named --
+    "compare": ("compare|comparison|vs|versus|differ", "difference|differences between"),
+    # -- resolved in a period (kinds/resolved.py): a resolving word --
+    "resolving": (
+        "resolve|resolved|close|closed|closes|fixed|done|complete|completed|completes|shipped|solved"
+        "|finish|finished|finishes|finishing",
+    ),
     # -- who to ask (kinds/who_to_ask.py) --
     "expert": (
         "who knows|know|owns",

@@ -11,29 +11,23 @@ from typing import Any
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.relation import is_resolved, link_phrase
-from devkb.agent.question import ParsedQuestion, has_phrase
+from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import FetchNeighbors
 from devkb.agent.tools.content import load_content
 from devkb.store.models import Document, SourceType
 
 STEP = Step(FetchNeighbors.name, "blocked: unresolved issues that depend on unresolved issues")
-# "blocked", or waiting on something / other / another (each a sequence of words)
-PHRASES = (
-    ("blocked",),
-    ("waiting", "on", "something"),
-    ("waiting", "on", "other"),
-    ("waiting", "on", "others"),
-    ("waiting", "on", "another"),
-)
 
 
 class Blocked(QuestionKind):
     name = "blocked"
 
-    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
-        return not parsed.anchored and not parsed.follow_up and has_phrase(parsed.words, PHRASES)
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
+        # "blocked", or waiting on something / other / another (the frame's form "blocked")
+        return not parsed.anchored and not parsed.follow_up and frame.takes("blocked")
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return [STEP]

@@ -12,20 +12,12 @@ from devkb.agent.answer import Confidence, Status
 from devkb.agent.confidence import capped, exact_confidence
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import description, identifier, not_found_lines
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.kinds.lookup import Lookup, look_up
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools.filter_docs import keywords
 
-PHRASES = (
-    ("compare",),
-    ("comparison",),
-    ("difference", "between"),
-    ("differences", "between"),
-    ("vs",),
-    ("versus",),
-    ("differ",),
-)
 FIELDS = (
     "issue_type",
     "status",
@@ -46,10 +38,11 @@ _LOOKUP = Lookup()
 class Comparison(QuestionKind):
     name = "comparison"
 
-    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
+        # two documents named and "compare" / "difference between" / "vs" (the form "compare")
         named = sum(len(v) for lk in parsed.lookups.lookups for k, v in lk.filters.items() if k != "project")
         named += sum(1 for lk in parsed.lookups.lookups if lk.title_contains)
-        return named >= 2 and parsed.has(*PHRASES)
+        return named >= 2 and frame.takes("compare")
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         return _LOOKUP.plan(parsed, carried)

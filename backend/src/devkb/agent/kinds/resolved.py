@@ -11,28 +11,25 @@ from typing import Any
 from devkb.agent.answer import ToolCall
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation
+from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
 from devkb.agent.tools.content import load_content
 from devkb.store.models import SourceType
 
-RESOLVING = frozenset(
-    "resolve resolved close closed closes fixed done complete completed completes shipped solved".split()
-)
-
 
 class ResolvedInPeriod(QuestionKind):
     name = "resolved-in-period"
     honours = frozenset({"scope", "period"})
 
-    def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
+    def recognises(self, frame: Frame, parsed: ParsedQuestion, carried: bool) -> bool:
         return (
             bool(parsed.time_from and parsed.time_to)
             and not parsed.issue_keys
             and parsed.relation is None
             and parsed.wanted in (None, "issue")
-            and any(w in RESOLVING or w.startswith("finish") for w in parsed.words)
+            and frame.takes("resolving")  # a resolving word: closed, fixed, done, finished, …
         )
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
