@@ -292,11 +292,16 @@ def build_runs(
 def housekeeping_jobs(
     settings: Settings, memories: Callable[[], MemoryService]
 ) -> list[tuple[str, Callable[[], object]]]:
-    """The scheduler's housekeeping: memory retention when ``memory_private_retention_days`` is set."""
+    """The scheduler's housekeeping: memory summaries when ``memory_private_summary_days`` is set,
+    then memory retention when ``memory_private_retention_days`` is."""
+    jobs: list[tuple[str, Callable[[], object]]] = []
+    fold = settings.memory_private_summary_days
+    if fold is not None:
+        jobs.append(("memory summaries", lambda: memories().summarise_private(fold)))
     days = settings.memory_private_retention_days
-    if days is None:
-        return []
-    return [("memory retention", lambda: memories().purge_private(days))]
+    if days is not None:
+        jobs.append(("memory retention", lambda: memories().purge_private(days)))
+    return jobs
 
 
 def build_background(

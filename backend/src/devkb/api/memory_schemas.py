@@ -11,6 +11,8 @@ from devkb.memory.model import MAX_TEXT, Memory
 ScopeName = Literal["private", "team"]
 StatusName = Literal["proposed", "active", "verified", "superseded", "retracted"]
 OriginName = Literal["conversation", "documents", "admin", "agent", "correction"]
+# what a memory may say it came from: the above, or devkb's summary of a person's older memories
+OriginOut = Literal["conversation", "documents", "admin", "agent", "correction", "summary"]
 
 
 class MemoryIn(BaseModel):
@@ -55,7 +57,7 @@ class MemoryOut(BaseModel):
     recorded_at: str
     valid_from: str
     valid_until: str
-    origin: OriginName
+    origin: OriginOut
     subject: str
     attribute: str
     supersedes: str
@@ -88,11 +90,21 @@ class MemoryOut(BaseModel):
         )
 
 
+class FoldedOut(BaseModel):
+    id: str = Field(description="The memory a summary folds (superseded by the summary).")
+    key: str
+    valid_from: str
+    text: str
+
+
 class ExportedMemoryOut(MemoryOut):
     changed_at: str = Field(description="Its last change of status (superseded, verified, retracted).")
     question: str = Field(description="A verified answer's question (empty otherwise).")
     expires_at: str = Field(description="When a verified answer's verification expires.")
     cited_hashes: dict[str, str] = Field(description="A verified answer's cited documents' content hashes.")
+    folded: list[FoldedOut] = Field(
+        default_factory=list, description="A summary's memories, each as it was when folded."
+    )
 
 
 class MemoryExportOut(BaseModel):

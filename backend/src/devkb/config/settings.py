@@ -220,6 +220,15 @@ class Settings(BaseSettings):
         "(the scheduler's memory retention job, every 6 hours; from the store and every index). "
         "Unset: kept for ever. Team memories and current private ones are never deleted by it.",
     )
+    memory_private_summary_days: float | None = Field(
+        None,
+        gt=0,
+        le=36500,
+        description="Fold each person's private memories said in conversations (or by an agent) and "
+        "recorded longer ago than this many days into their one summary memory (the scheduler's "
+        "memory summaries job, every 6 hours; deterministic, the folded ones superseded and kept). "
+        "Unset: no summaries.",
+    )
     # -- uploads (api/routers/uploads.py, the MCP ingest tool) ---------------------------------
     uploads_enabled: bool = Field(
         True, description="Accept uploads (source `uploads`, files under data_dir/uploads)."

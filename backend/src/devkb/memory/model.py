@@ -21,13 +21,16 @@ SOURCE = "memory"  # the documents' ``source``
 KIND = "memory"
 Scope = Literal["private", "team"]
 Status = Literal["proposed", "active", "verified", "superseded", "retracted"]
-Origin = Literal["conversation", "documents", "admin", "agent", "correction"]
+Origin = Literal["conversation", "documents", "admin", "agent", "correction", "summary"]
 SCOPES: tuple[Scope, ...] = ("private", "team")
 STATUSES: tuple[Status, ...] = ("proposed", "active", "verified", "superseded", "retracted")
 ORIGINS: tuple[Origin, ...] = ("conversation", "documents", "admin", "agent", "correction")
+# a summary of a person's older memories (memory/summary.py) is written by devkb, never asked for
+WRITTEN_BY_DEVKB: tuple[Origin, ...] = ("summary",)
 ABOUT = "memory-about"  # memory → a document it names (given, or found by the reference rules)
 DERIVED = "memory-derived-from"  # memory → a document it was derived from
 SUPERSEDES = "supersedes"  # newer memory → the memory it replaced
+SUMMARISES = "summarises"  # a summary → each memory it folds (memory/summary.py)
 NO_ONE = "admins-only"  # a principal no member holds: a source document without permissions
 MAX_TEXT = 4000
 
@@ -91,6 +94,8 @@ class Memory:
     question: str = ""
     expires_at: str = ""
     cited_hashes: tuple[tuple[str, str], ...] = ()
+    # a summary (memory/summary.py): the memories it folds, each (id, key, valid_from, text)
+    folded: tuple[tuple[str, str, str, str], ...] = ()
     gates: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
 
     @property
@@ -137,6 +142,7 @@ class Memory:
             "question": self.question,
             "expires_at": self.expires_at,
             "cited_hashes": dict(self.cited_hashes),
+            "folded": [list(f) for f in self.folded],
             "memory_key": self.key,
             "author": self.owner,
             "acl": [list(g) for g in self.gates],
@@ -149,6 +155,7 @@ class Memory:
         refs += [Reference(self.id, d, ABOUT, "", self.id) for d in self.about if d not in self.derived_from]
         if self.supersedes:
             refs.append(Reference(self.id, self.supersedes, SUPERSEDES, "", self.id))
+        refs += [Reference(self.id, f[0], SUMMARISES, "", self.id) for f in self.folded]
         return SourceDocument(
             id=self.id,
             type=SourceType.MEMORY,
@@ -189,6 +196,7 @@ def export_row(m: Memory) -> dict[str, Any]:
         "question": m.question,
         "expires_at": m.expires_at,
         "cited_hashes": dict(m.cited_hashes),
+        "folded": [{"id": i, "key": k, "valid_from": v, "text": t} for i, k, v, t in m.folded],
     }
 
 
@@ -235,7 +243,7 @@ def from_document(doc: Document) -> Memory | None:
         recorded_at=str(m.get("recorded_at", "")),
         valid_from=str(m.get("valid_from", "")),
         valid_until=str(m.get("valid_until", "") or ""),
-        origin=origin if origin in ORIGINS else "conversation",
+        origin=origin if origin in ORIGINS or origin in WRITTEN_BY_DEVKB else "conversation",
         subject=str(m.get("subject", "")),
         attribute=str(m.get("attribute", "")),
         supersedes=str(m.get("supersedes", "") or ""),
@@ -248,5 +256,10 @@ def from_document(doc: Document) -> Memory | None:
         question=str(m.get("question", "") or ""),
         expires_at=str(m.get("expires_at", "") or ""),
         cited_hashes=tuple(sorted((str(k), str(v)) for k, v in (m.get("cited_hashes") or {}).items())),
+        folded=tuple(
+            (str(f[0]), str(f[1]), str(f[2]), str(f[3]))
+            for f in m.get("folded") or ()
+            if isinstance(f, (list, tuple)) and len(f) == 4
+        ),
         gates=tuple(tuple(g) for g in (acl.gates_of(m) or [])),
     )

@@ -24,6 +24,7 @@ from devkb.access.scoped_store import ReaderStore
 from devkb.errors import DevkbError
 from devkb.indexing.embedders.base import TextEmbedder
 from devkb.indexing.pipeline import IndexingPipeline
+from devkb.memory import summary
 from devkb.memory.model import (
     MAX_TEXT,
     ORIGINS,
@@ -260,7 +261,9 @@ class MemoryService:
                 memory = memory.with_(status="proposed")
                 self._write([memory])
                 return memory
-            return self._supersede(current, memory)
+            written = self._supersede(current, memory)
+            self._drop_from_summary(written)
+            return written
 
     def propose_correction(self, text: str, cited: Sequence[str] = ()) -> Memory:
         """A thumbs-down with "the right answer is …": a *proposed* team memory (origin
@@ -314,7 +317,9 @@ class MemoryService:
                 return new.with_(supersedes=old.id)
             current = {c.id: c for c in (self._current(new.key) if new.key else [])}
             current.setdefault(old.id, old)
-            return self._supersede(list(current.values()), new)
+            written = self._supersede(list(current.values()), new)
+            self._drop_from_summary(written)
+            return written
 
     def verify(self, memory_id: str) -> Memory:
         """A reviewer verifies a memory (a proposed one becomes current and supersedes what it
@@ -391,7 +396,95 @@ class MemoryService:
             self._notify()
         return ids
 
+    def summarise_private(self, days: float, now: str | None = None) -> list[Memory]:
+        """Fold each person's private memories said in conversations (or by an agent) and recorded
+        more than ``days`` ago (as of ``now``, default the clock) into their summary
+        (``memory/summary.py``): a new version of it holding the earlier one's lines and these,
+        superseding it; the folded memories are superseded by it (kept, recalled as of before).
+        A person with a single old memory and no summary yet keeps it as it is. Returns the
+        summaries written."""
+        if days <= 0:
+            raise MemoryError("summary days must be more than 0")
+        moment = parse_when(now, "now") or self.clock()
+        cutoff = (datetime.fromisoformat(moment) - timedelta(days=days)).isoformat(timespec="seconds")
+        written: list[Memory] = []
+        with self._lock:
+            old: dict[str, list[Memory]] = {}
+            for d in self.store.find_documents(
+                {"status": ["active", "verified"]}, types=TYPES, limit=EXPORT_LIMIT
+            ):
+                m = from_document(d)
+                if m is not None and summary.foldable(m, m.owner, cutoff):
+                    old.setdefault(m.owner, []).append(m)
+            for owner, folded in sorted(old.items()):
+                current = self._current(summary.key_of(owner))
+                previous = max(current, key=lambda c: (c.valid_from, c.recorded_at)) if current else None
+                if previous is None and len(folded) < 2:
+                    continue
+                lines = summary.merged(previous.folded if previous else (), summary.lines_of(folded))
+                about = [a for m in ([previous] if previous else []) + folded for a in m.about]
+                new = Memory(
+                    id=new_id(),
+                    text=summary.text_of(lines),
+                    scope="private",
+                    owner=owner,
+                    status="active",
+                    recorded_at=moment,
+                    valid_from=moment,
+                    origin="summary",
+                    subject=summary.SUBJECT,
+                    attribute=summary.ATTRIBUTE,
+                    about=tuple(dict.fromkeys(about)),
+                    folded=tuple(lines),
+                    gates=gates_for("private", owner, []),
+                )
+                new = self._supersede(current, new)
+                self._write(
+                    [
+                        m.with_(
+                            status="superseded", valid_until=moment, superseded_by=new.id, changed_at=moment
+                        )
+                        for m in folded
+                    ]
+                )
+                written.append(new)
+        return written
+
     # -- inside --------------------------------------------------------------------------------
+    def _drop_from_summary(self, new: Memory) -> None:
+        """A newer private fact supersedes one its owner's summary folded: the summary gets a
+        version without that line (nothing else in it changes)."""
+        if new.scope != "private" or not new.key or new.origin == "summary" or new.status == "proposed":
+            return
+        for s in self._current(summary.key_of(new.owner)):
+            lines = summary.without(s.folded, new.key)
+            if len(lines) == len(s.folded):
+                continue
+            if not lines:  # it folded only that fact: it ends, as the fact did
+                self._write(
+                    [
+                        s.with_(
+                            status="superseded",
+                            valid_until=new.valid_from,
+                            superseded_by=new.id,
+                            changed_at=new.recorded_at,
+                        )
+                    ]
+                )
+                continue
+            version = s.with_(
+                id=new_id(),
+                text=summary.text_of(lines),
+                folded=tuple(lines),
+                recorded_at=new.recorded_at,
+                valid_from=new.valid_from,
+                valid_until="",
+                supersedes="",
+                superseded_by="",
+                changed_at="",
+            )
+            self._supersede([s], version)
+
     def _may_change(self, m: Memory, owner: str, reviewer: bool) -> None:
         if m.scope == "private" and m.owner != owner:
             raise MemoryError(f"no memory {m.id!r}", 404)

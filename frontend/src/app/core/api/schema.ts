@@ -1505,13 +1505,18 @@ export interface components {
              * @description When a verified answer's verification expires.
              */
             expires_at: string;
+            /**
+             * Folded
+             * @description A summary's memories, each as it was when folded.
+             */
+            folded?: components["schemas"]["FoldedOut"][];
             /** Id */
             id: string;
             /**
              * Origin
              * @enum {string}
              */
-            origin: "conversation" | "documents" | "admin" | "agent" | "correction";
+            origin: "conversation" | "documents" | "admin" | "agent" | "correction" | "summary";
             /** Owner */
             owner: string;
             /**
@@ -1580,6 +1585,20 @@ export interface components {
             memory_id?: string | null;
             /** Stored */
             stored: boolean;
+        };
+        /** FoldedOut */
+        FoldedOut: {
+            /**
+             * Id
+             * @description The memory a summary folds (superseded by the summary).
+             */
+            id: string;
+            /** Key */
+            key: string;
+            /** Text */
+            text: string;
+            /** Valid From */
+            valid_from: string;
         };
         /** ForgottenOut */
         ForgottenOut: {
@@ -1795,7 +1814,7 @@ export interface components {
              * Origin
              * @enum {string}
              */
-            origin: "conversation" | "documents" | "admin" | "agent" | "correction";
+            origin: "conversation" | "documents" | "admin" | "agent" | "correction" | "summary";
             /** Owner */
             owner: string;
             /** Recorded At */
