@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench [ARGS="--quick | --full | --only query --repeats 5 ..."]: every benchmark, then the
-# load test (when present), then docs/benchmarks.md. The logic lives in backend/devtools/src/devkb_devtools/bench.
+# load test (when present), the replicas' run and /ask with 10,000 memories, then docs/benchmarks.md. The logic lives in backend/devtools/src/devkb_devtools/bench.
 # Runs under `nice` so a shared machine stays usable; JSON in artifacts/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +25,8 @@ if [ "$quick" = 0 ]; then
   # /ask with 1 process and with one per core behind nginx (tests/integration/test_replicas.py's proxy)
   bash scripts/ensure_nginx.sh
   nice -n "$NICE" "$PY" -m devkb_devtools.bench.replicas || status=$?
+  # /ask p95 with 10,000 memories against without, in one run (issue 59; ~3 min)
+  nice -n "$NICE" "$PY" -m devkb_devtools.bench.memory_ask || status=$?
   # the whole run's wall time (the report's goal: make bench within 30 minutes)
   "$PY" -c 'import json, sys; from devkb_devtools.bench.measure import utc_now
 json.dump({"seconds": int(sys.argv[1]), "args": sys.argv[2:], "finished": utc_now()}, open("artifacts/bench/wall.json", "w"))' \

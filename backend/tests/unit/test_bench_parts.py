@@ -170,7 +170,7 @@ def test_the_goal_of_make_bench_within_30_minutes_uses_the_whole_runs_wall_time_
     whole = {"seconds": 2100, "args": [], "finished": "2026-01-01T01:10:00+00:00"}
     doc = render({"run": run, "wall": whole})
     assert (
-        "| make bench after its setup, minutes (every benchmark, the load test, the replicas' run) | ≤ 30 | 35.0 | **no** |"
+        "| make bench after its setup, minutes (every benchmark, the load test, the replicas' and the memory run) | ≤ 30 | 35.0 | **no** |"
         in doc
     )
     older = {**whole, "finished": "2025-12-31T00:00:00+00:00"}  # an earlier run's record
@@ -264,3 +264,39 @@ def test_the_collector_clock_counts_the_collections_made_while_it_runs():
     gc.collect()  # outside: not counted
     assert after == clock.collections == 2 and clock.full_collections == 1 and clock.seconds > 0
     assert clock._callback not in gc.callbacks
+
+
+def test_the_memory_run_shows_its_per_repeat_ratios_and_its_goal() -> None:
+    """``make bench`` runs ``bench/memory_ask.py`` (issue 59); its JSON becomes a section and a goal row."""
+    d = {
+        "date": "2026-12-07T09:00:00Z",
+        "command": "python -m devkb_devtools.bench.memory_ask ",
+        "cores": 2,
+        "load_average": [3.0, 2.0, 1.0],
+        "wall_seconds": 170.0,
+        "memories": 10000,
+        "clients": 8,
+        "repeats": 2,
+        "seconds": 4.0,
+        "memories_stored": 10000,
+        "answers_citing_a_memory": "6/19",
+        "p95_ms": {"without": [100.0, 110.0], "with": [105.0, 121.0]},
+        "throughput_per_s": {"without": [100.0, 98.0], "with": [95.0, 90.0]},
+        "ratio_median": 1.075,
+        "ratio_min": 1.05,
+        "ratio_max": 1.1,
+        "goals": [
+            {
+                "goal": "POST /ask p95 with 10,000 memories ÷ without",
+                "target": "≤ 1.1",
+                "measured": 1.075,
+                "met": True,
+            }
+        ],
+    }
+    doc = render({"memory_ask": d})
+    assert "| POST /ask p95 with 10,000 memories ÷ without | ≤ 1.1 | 1.07 | yes |" in doc
+    assert "| 2 | 110 | 121 | 1.100 | 98 | 90 |" in doc
+    assert "**1.075** (1.050–1.100)" in doc
+    assert "## memory_ask" not in doc  # its own section, not the generic listing
+    assert "Not measured: no server" in render({"memory_ask": {"error": "no server"}})

@@ -22,6 +22,7 @@ KNOWN = (
     "adaptation",
     "load",
     "replicas",
+    "memory_ask",
     "wall",
 )
 MiB = 2**20
@@ -155,7 +156,7 @@ def duration_goal(all_: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     whole = not wall.get("args") and str(wall.get("finished", "")) >= str(run.get("finished", "~"))
     seconds = wall["seconds"] if whole else run["seconds"]
     what = (
-        "make bench after its setup, minutes (every benchmark, the load test, the replicas' run)"
+        "make bench after its setup, minutes (every benchmark, the load test, the replicas' and the memory run)"
         if whole
         else "make bench: the benchmarks' run, minutes (the load test and the replicas' run after it not counted)"
     )
@@ -1076,6 +1077,48 @@ def replicas_section(d: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def memory_section(d: dict[str, Any] | None) -> list[str]:
+    """Issue 59: ``POST /ask`` with 10,000 memories against without, in one run (``bench/memory_ask.py``)."""
+    title = f"## POST /ask with team memory: {(d or {}).get('memories', 10_000):,} memories vs none"
+    if d and ("skipped" in d or "error" in d):
+        return [title, "", f"_Not measured: {d.get('skipped') or d.get('error')}_", ""]
+    if not d or "p95_ms" not in d:
+        return []
+    with_, without = d["p95_ms"]["with"], d["p95_ms"]["without"]
+    tp = d.get("throughput_per_s") or {}
+    lines = [
+        title,
+        "",
+        (
+            f"`{d['command'].strip()}` ({d['date']}, {d['wall_seconds']:.0f} s, load average "
+            f"{d['load_average'][0]:.1f} at the end on {d['cores']} cores): the repository's `docs/` indexed, "
+            f"a copy of its store with {d['memories_stored']:,} memories written through the indexing pipeline "
+            f"(70 % private to 50 people, 30 % team, a tenth superseded); two `devkb serve` processes, "
+            f"{d['clients']} closed-loop clients asking both the same questions for {d['seconds']:g} s, "
+            f"alternating which goes first; {d['answers_citing_a_memory']} answers with memories cite one."
+        ),
+        "",
+        "| repeat | p95 without, ms | p95 with, ms | ratio | req/s without | req/s with |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for i, (a, b) in enumerate(zip(without, with_, strict=True)):
+        rates = (
+            f"{tp['without'][i]:.0f} | {tp['with'][i]:.0f}"
+            if tp.get("with") and tp.get("without")
+            else "— | —"
+        )
+        lines.append(f"| {i + 1} | {a:.0f} | {b:.0f} | {b / a:.3f} | {rates} |")
+    lines += [
+        "",
+        (
+            f"Median of the per-repeat ratios **{d['ratio_median']:.3f}** ({d['ratio_min']:.3f}–{d['ratio_max']:.3f}); "
+            "goal ≤ 1.1 (docs/memory.md)."
+        ),
+        "",
+    ]
+    return lines
+
+
 def other_sections(all_: dict[str, dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     for name, d in all_.items():
@@ -1143,6 +1186,7 @@ def render(all_: dict[str, dict[str, Any]]) -> str:
         *provenance(adaptation_section(all_.get("adaptation")), all_.get("adaptation"), run),
         *load_section(all_.get("load")),
         *replicas_section(all_.get("replicas")),
+        *memory_section(all_.get("memory_ask")),
         *other_sections(all_),
         "## Reproduce",
         "",
@@ -1151,6 +1195,7 @@ def render(all_: dict[str, dict[str, Any]]) -> str:
         "make bench ARGS=--full          # ingest repeated on the whole Fluid corpus, then resync and queries on it",
         "make bench ARGS=--quick         # smoke run on the demo workspace (artifacts/bench/quick/)",
         "make bench ARGS='--only query --repeats 5'",
+        "cd backend && ../.venv/bin/python -m devkb_devtools.bench.memory_ask   # the team-memory section alone (~3 min)",
         "cd backend && ../.venv/bin/python -m devkb_devtools.bench run --only pipeline --repeats 2   # the pipeline section alone",
         "```",
         "",
