@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from devkb.agent.patterns import (
-    DATE_BOUND,
     FILE_NAME,
     ISSUE_KEY,
     PATH,
@@ -111,12 +111,14 @@ class QuestionLookups:
         return bool(self.lookups)
 
 
-def read_lookups(question: str, project_keys: Iterable[str] = ()) -> QuestionLookups:
+def read_lookups(
+    question: str, project_keys: Iterable[str] = (), today: date | None = None
+) -> QuestionLookups:
     """The structured lookups a question names (none when it names no identifier)."""
     known = {k.upper() for k in project_keys}
     lookups: list[Lookup] = []
     kinds: set[str] = set()
-    date_from, date_to = _dates(question)
+    date_from, date_to = _dates(question, today)
 
     keys = _issue_keys(question, known)
     if keys:
@@ -228,23 +230,17 @@ def issue_type(word: str) -> str:
     }.get(w, word.title())
 
 
-def _dates(question: str) -> tuple[str | None, str | None]:
-    start = end = None
-    for word, value in DATE_BOUND.findall(question):
-        w = word.lower()
-        if w in ("since", "after", "from"):
-            start = _pad(value, low=True)
-        elif w in ("before", "until", "by"):
-            end = _pad(value, low=False)
-        elif w == "in":
-            start, end = _pad(value, low=True), _pad(value, low=False)
-    return start, end
+def _dates(question: str, today: date | None) -> tuple[str | None, str | None]:
+    """The period the question names, as a lookup's ``updated_from`` / ``updated_to`` (both ends
+    inclusive; an open end None): read by the product's one time parser
+    (:func:`devkb.agent.history.when.window_in`)."""
+    from devkb.agent.history.when import today_local, window_in  # history imports this module
 
-
-def _pad(value: str, low: bool) -> str:
-    parts = value.split("-")
-    if len(parts) == 1:
-        return f"{value}-01-01" if low else f"{value}-12-31T23:59:59"
-    if len(parts) == 2:
-        return f"{value}-01" if low else f"{value}-31T23:59:59"
-    return value if low else f"{value}T23:59:59"
+    window = window_in(question, today or today_local())
+    if window is None:
+        return None, None
+    start = window.start[:19].removesuffix("T00:00:00") or None
+    if window.label.startswith(("since", "after")):
+        return start, None
+    last = datetime.fromisoformat(window.end) - timedelta(seconds=1)
+    return start, last.strftime("%Y-%m-%dT%H:%M:%S")

@@ -40,12 +40,6 @@ ROWS: tuple[tuple[str, str, re.RegexFlag], ...] = (
     ("quoted", r"[\"“”]([^\"“”]{3,120})[\"“”]", re.NOFLAG),
     ("space", r"\b(?:space\s+([A-Z][A-Z0-9]{1,15})\b|([A-Z][A-Z0-9]{1,15})\s+space\b)", re.NOFLAG),
     ("project", r"\b(?:project\s+([A-Z][A-Z0-9]{1,9})\b|([A-Z][A-Z0-9]{1,9})\s+project\b)", re.NOFLAG),
-    # a year, a month or a day after since/before/in: a lookup's updated_from / updated_to
-    (
-        "date_bound",
-        r"\b(since|after|from|before|until|by|in)\s+(\d{4}(?:-\d{2}(?:-\d{2})?)?)\b",
-        re.IGNORECASE,
-    ),
     # "since version 1.2", "since v2.0.1"
     ("since_version", r"\bsince\s+(?:version\s+|v)?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE),
     # -- answers --
@@ -72,7 +66,6 @@ REPOSITORY = SHAPES["repository"]
 QUOTED = SHAPES["quoted"]
 SPACE = SHAPES["space"]
 PROJECT = SHAPES["project"]
-DATE_BOUND = SHAPES["date_bound"]
 SINCE_VERSION = SHAPES["since_version"]
 CITATION = SHAPES["citation"]
 SENTENCE_END = SHAPES["sentence_end"]

@@ -283,7 +283,8 @@ class _Words:
 def parse_question(
     question: str, project_keys: Iterable[str] = (), today: date | None = None, has_context: bool = False
 ) -> ParsedQuestion:
-    lookups = read_lookups(question, project_keys)
+    today = today or datetime.now(UTC).date()
+    lookups = read_lookups(question, project_keys, today)
     said = _Words.of(question)
     anchors = _anchors(lookups)
     relation = _relation(said.words, anchors)
@@ -307,10 +308,7 @@ def parse_question(
         qtype = "who" if asks_person else "list"
     elif fields and qtype in ("about", "fact"):
         qtype = "fact"
-    time_from, time_to = _time(question, today or datetime.now(UTC).date())
-    if time_from is None and time_to is None:
-        time_from = lookups.lookups[0].updated_from if lookups.lookups else None
-        time_to = lookups.lookups[0].updated_to if lookups.lookups else None
+    time_from, time_to = _time(question, today)
     reference = None if lookups.anchored else _reference(said)
     return ParsedQuestion(
         question,

@@ -107,6 +107,10 @@ MONTH_ALONE = table(
     (f"w={_INTRO} m=<month> !,?+<digit>", "alone"),
     classes=CLASSES,
 )
+# "since 2019", "before 2012", "after 2019" (a whole year as a bound)
+YEAR_BOUNDS = table(
+    ("w=since|after|from y=<year>", "from"), ("w=before|until|till|by y=<year>", "to"), classes=CLASSES
+)
 # "in 2023" (not a version: "in 2026.6", nor a day: "in 2023-05")
 YEARS = table(
     ("in|during|of|for the year y=<year>", "year"), ("in|during|of|for y=<year>", "year"), classes=CLASSES
@@ -284,6 +288,15 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
         if word in ("before", "until", "till", "by"):
             return Window("", window.start, f"before {window.label[3:]}")
         return window
+    hit = first(YEAR_BOUNDS, ws)
+    if hit is not None:
+        word, year = hit[0].captured["w"], int(hit[0].captured["y"])
+        if hit[1] == "to":
+            return Window("", iso(_start(date(year, 1, 1), zone)), f"before {year}")
+        first_day, said = (date(year + 1, 1, 1), "after") if word == "after" else (date(year, 1, 1), "since")
+        return Window(
+            iso(_start(first_day, zone)), iso(_start(today, zone) + timedelta(days=1)), f"{said} {year}"
+        )
     hit = first(YEARS, ws)
     if hit is not None:
         year = int(hit[0].captured["y"])
