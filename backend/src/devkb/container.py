@@ -576,18 +576,20 @@ class Container(containers.DeclarativeContainer):
     project_keys = providers.Singleton(project_keys_reader, store)
     # team memory (memory/, docs/memory.md): written through the indexing pipeline, read as the reader
     memories = providers.Singleton(
-        lambda pipeline, store, reader_store, emb, search: MemoryService(
+        lambda pipeline, store, reader_store, emb, search, s: MemoryService(
             pipeline,
             store,
             reader_store,
             emb,
             changed=[reader_store.forget_catalog, search.refresh_if_built],
+            reviewers=s.memory_reviewers,
         ),
         pipeline,
         indexing_store,
         reader_store,
         embedder,
         search,
+        settings,
     )
     scheduler = providers.Singleton(
         lambda s, runs, sources, memories: SyncScheduler(

@@ -220,6 +220,13 @@ class Settings(BaseSettings):
         "(the scheduler's memory retention job, every 6 hours; from the store and every index). "
         "Unset: kept for ever. Team memories and current private ones are never deleted by it.",
     )
+    memory_reviewers: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Reviewers of team facts and verified answers per project or space, as JSON: "
+        '{"project:PAY": ["bob@acme.example"], "space:ENG": ["carol@acme.example"]}. A reviewer verifies '
+        "a team memory or an answer when every document it is about, derived from or cites is in a "
+        "project or space they review; admins review everything.",
+    )
     memory_private_summary_days: float | None = Field(
         None,
         gt=0,

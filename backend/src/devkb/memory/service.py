@@ -15,7 +15,7 @@ reviewer: from anyone else the new memory is *proposed* and supersedes when a re
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -75,15 +75,22 @@ class MemoryService:
         embedder: TextEmbedder,
         changed: Sequence[Callable[[], None]] = (),
         clock: Callable[[], str] = now_iso,
+        reviewers: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         """``store``: the store indexing writes to (deletes go there too); ``reader_store``: every
-        read, as the current reader; ``changed``: called after every write (caches to drop)."""
+        read, as the current reader; ``changed``: called after every write (caches to drop);
+        ``reviewers``: ``project:KEY`` / ``space:KEY`` → the people who review team facts and
+        verified answers about it (``DEVKB_MEMORY_REVIEWERS``; admins review everything)."""
         self.pipeline = pipeline
         self.store = store
         self.reader_store = reader_store
         self.embedder = embedder
         self.changed = list(changed)
         self.clock = clock
+        self.reviewers = {
+            _scope_name(k): frozenset(p.strip().lower() for p in v if p.strip())
+            for k, v in (reviewers or {}).items()
+        }
         self._lock = threading.Lock()  # one write at a time in this process (supersession reads)
 
     # -- who -----------------------------------------------------------------------------------
@@ -94,6 +101,28 @@ class MemoryService:
         if reader.role == "nobody":
             raise MemoryError("sign in first: memories belong to people", 401)
         return (reader.email or "operator").lower(), policy.may_administer(reader)
+
+    def reviews(self, documents: Sequence[Document]) -> bool:
+        """Whether the current reader reviews team facts about ``documents``: an admin always; a
+        person named in ``reviewers`` for the project or space of each of them (at least one; a
+        document in no project or space has admins alone as reviewers)."""
+        owner, admin = self.who()
+        if admin:
+            return True
+        if not documents or not self.reviewers:
+            return False
+        return all(owner in self.reviewers.get(scope, ()) for scope in map(_scope_of, documents))
+
+    def reviews_memory(self, m: Memory) -> bool:
+        """Whether the current reader reviews the team memory ``m`` (by the documents it is about
+        or derived from)."""
+        ids = list(dict.fromkeys((*m.derived_from, *m.about)))
+        return self.reviews(self.reader_store.get_documents(ids) if ids else [])
+
+    def reviews_somewhere(self) -> bool:
+        """Whether the current reader reviews anything (an admin, or named for some project or space)."""
+        owner, admin = self.who()
+        return admin or any(owner in people for people in self.reviewers.values())
 
     # -- reads ---------------------------------------------------------------------------------
     def get(self, memory_id: str) -> Memory:
@@ -231,7 +260,9 @@ class MemoryService:
         ):
             raise MemoryError("give both subject and attribute, or neither (they are derived from the text)")
         sources = self.readable_documents(derived_from, "derived_from")
-        self.readable_documents(about, "about")
+        named = self.readable_documents(about, "about")
+        if scope == "team" and not reviewer:  # a reviewer for the project or space it is about
+            reviewer = self.reviews([*sources, *named])
         topic = topic_of(text)
         now = self.clock()
         memory = Memory(
@@ -289,6 +320,8 @@ class MemoryService:
         """A new version of a memory that supersedes it (the old one stays in its history)."""
         owner, reviewer = self.who()
         old = self.get(memory_id)
+        if old.scope == "team" and not reviewer:
+            reviewer = self.reviews_memory(old)
         self._may_change(old, owner, reviewer)
         if old.status in ("superseded", "retracted"):
             raise MemoryError(f"{memory_id} is {old.status}: correct its current version", 409)
@@ -326,8 +359,12 @@ class MemoryService:
         replaces); the owner may verify their own private memory."""
         owner, reviewer = self.who()
         m = self.get(memory_id)
+        if m.scope == "team" and not reviewer:
+            reviewer = self.reviews_memory(m)
         if not (reviewer or (m.scope == "private" and m.owner == owner)):
-            raise MemoryError("verifying a team memory needs a reviewer (an admin)", 403)
+            raise MemoryError(
+                "verifying a team memory needs a reviewer (an admin, or one for its project or space)", 403
+            )
         if m.status in ("superseded", "retracted"):
             raise MemoryError(f"{memory_id} is {m.status}: verify its current version", 409)
         now = self.clock()
@@ -551,6 +588,22 @@ def _clean_text(text: str) -> str:
     if len(clean) > MAX_TEXT:
         raise MemoryError(f"a memory is at most {MAX_TEXT} characters, not {len(clean)}")
     return clean
+
+
+def _scope_name(raw: str) -> str:
+    """``project:pay`` → ``project:PAY`` (keys compared in upper case)."""
+    kind, _, key = raw.strip().partition(":")
+    return f"{kind.strip().lower()}:{key.strip().upper()}"
+
+
+def _scope_of(d: Document) -> str:
+    """The project (Jira) or space (Confluence) a document belongs to, as ``reviewers`` names it."""
+    project, space = d.metadata.get("project"), d.metadata.get("space")
+    if isinstance(project, str) and project:
+        return f"project:{project.upper()}"
+    if isinstance(space, str) and space:
+        return f"space:{space.upper()}"
+    return ""
 
 
 def _newest_per_key(memories: list[Memory]) -> list[Memory]:

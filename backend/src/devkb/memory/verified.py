@@ -151,7 +151,7 @@ class VerifiedAnswers:
         may read); it expires after ``days`` (default the setting). Verifying the same question
         again supersedes the earlier answer."""
         owner, reviewer = self.service.who()
-        if not reviewer:
+        if not reviewer and not self.service.reviews_somewhere():
             raise MemoryError("verifying an answer needs a reviewer (an admin)", 403)
         question = " ".join((question or "").split())
         if not question:
@@ -159,6 +159,10 @@ class VerifiedAnswers:
         if days is not None and not 0 < days <= 3650:
             raise MemoryError("expires_in_days must be between 1 and 3650")
         cited = self.service.readable_documents(citations, "citations")
+        if not reviewer and not self.service.reviews(cited):
+            raise MemoryError(
+                "verifying this answer needs a reviewer of every project or space it cites (or an admin)", 403
+            )
         hashes = self.service.store.content_hashes([d.id for d in cited])
         now = self.clock()
         until = datetime.fromisoformat(now) + timedelta(days=days if days is not None else self.days)
@@ -235,12 +239,15 @@ class VerifiedAnswers:
         return Match(best.memory, best.similarity, self.flags(best.memory))
 
     def review(self, within_days: float = 14.0) -> list[tuple[Memory, Flags]]:
-        """For reviewers: verified answers that expire within ``within_days``, expired or stale."""
+        """For reviewers: verified answers that expire within ``within_days``, expired or stale —
+        those the reader reviews (an admin: all; a project's or space's reviewer: those citing it)."""
         soon = (datetime.fromisoformat(self.clock()) + timedelta(days=within_days)).isoformat(
             timespec="seconds"
         )
         out = []
         for m in self.answers():
+            if not self.service.reviews_memory(m):
+                continue
             f = self.flags(m)
             if not f.ok or (m.expires_at and m.expires_at <= soon):
                 out.append((m, f))

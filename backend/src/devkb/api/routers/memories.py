@@ -164,8 +164,9 @@ def delete(memory_id: str, memories: MemoriesDep) -> ForgottenOut:
 
 @router.post("/{memory_id}/verify", response_model=MemoryOut, operation_id="verifyMemory", responses=ERRORS)
 def verify(memory_id: str, memories: MemoriesDep) -> MemoryOut:
-    """An admin verifies a memory (a proposed one becomes current); the owner may verify their own
-    private memory."""
+    """A reviewer verifies a memory (a proposed one becomes current): an admin, or for a team memory
+    about documents of projects or spaces they review (``DEVKB_MEMORY_REVIEWERS``); the owner may
+    verify their own private memory."""
     try:
         return MemoryOut.of(memories.verify(memory_id))
     except MemoryError as e:
@@ -189,7 +190,8 @@ VerifiedDep = Annotated[VerifiedAnswers, Depends(get_verified)]
     responses=ERRORS,
 )
 def verify_answer(body: VerifiedAnswerIn, verified: VerifiedDep) -> VerifiedAnswerOut:
-    """A reviewer (an admin) verifies an answer to a question, citing documents, until an expiry.
+    """A reviewer verifies an answer to a question, citing documents, until an expiry: an admin, or a
+    reviewer of every project or space the citations are in (``DEVKB_MEMORY_REVIEWERS``).
     A question that means the same then gets it first in ``POST /ask``, "verified by … on …";
     verifying the same question again supersedes the earlier answer."""
     try:
@@ -225,9 +227,10 @@ def review_answers(
 ) -> list[VerifiedAnswerOut]:
     """For reviewers: verified answers that expire within ``within_days``, expired, or stale (a
     cited document changed since)."""
-    _, reviewer = verified.service.who()
-    if not reviewer:
-        raise HTTPException(403, "reviewing verified answers needs a reviewer (an admin)")
+    if not verified.service.reviews_somewhere():
+        raise HTTPException(
+            403, "reviewing verified answers needs a reviewer (an admin, or one for a project or space)"
+        )
     return [verified_out(m, f) for m, f in verified.review(within_days)]
 
 

@@ -789,7 +789,8 @@ export interface paths {
         put?: never;
         /**
          * Verify Answer
-         * @description A reviewer (an admin) verifies an answer to a question, citing documents, until an expiry.
+         * @description A reviewer verifies an answer to a question, citing documents, until an expiry: an admin, or a
+         *     reviewer of every project or space the citations are in (``DEVKB_MEMORY_REVIEWERS``).
          *     A question that means the same then gets it first in ``POST /ask``, "verified by … on …";
          *     verifying the same question again supersedes the earlier answer.
          */
@@ -963,8 +964,9 @@ export interface paths {
         put?: never;
         /**
          * Verify
-         * @description An admin verifies a memory (a proposed one becomes current); the owner may verify their own
-         *     private memory.
+         * @description A reviewer verifies a memory (a proposed one becomes current): an admin, or for a team memory
+         *     about documents of projects or spaces they review (``DEVKB_MEMORY_REVIEWERS``); the owner may
+         *     verify their own private memory.
          */
         post: operations["verifyMemory"];
         delete?: never;
