@@ -9,7 +9,7 @@ finds both instead of AND-ing them into nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -36,7 +36,7 @@ STATUS_WORDS = table(
     ("reopened", "reopened"),
     ("in progress", "in progress"),
 )
-ISSUE_TYPE_WORDS_TABLE = table(
+ISSUE_TYPE_WORDS = table(
     ("bug|bugs", "bug"),
     ("task|tasks", "task"),
     ("improvement|improvements", "improvement"),
@@ -46,7 +46,6 @@ ISSUE_TYPE_WORDS_TABLE = table(
     ("stories|story", "story"),
     ("epic|epics", "epic"),
 )
-ISSUE_TYPE_WORDS = r"bugs?|tasks?|improvements?|new features?|sub-?tasks?|stories|story|epics?"
 # words after a key that make it a project's: "achecker bugs", "in floe project"
 _PROJECT_NOUNS = frozenset(
     ("issue", "issues", "ticket", "tickets", "bug", "bugs", "task", "tasks", "project")
@@ -60,22 +59,7 @@ def statuses_in(words: Sequence[str]) -> list[str]:
 
 def issue_types_in(words: Sequence[str]) -> list[str]:
     """The issue types ``words`` name, in order, as :func:`issue_type` reads them."""
-    return list(dict.fromkeys(m for _, m in scan(ISSUE_TYPE_WORDS_TABLE, words)))
-
-
-class _WordFinder:
-    """``.findall(text)`` over words: the alias ``kinds/count.py`` still reads ``STATUS`` and
-    ``ISSUE_TYPE`` through (they were regular expressions)."""
-
-    def __init__(self, read: Callable[[Sequence[str]], list[str]]) -> None:
-        self._read = read
-
-    def findall(self, text: str) -> list[str]:
-        return self._read(words_of(text))
-
-
-STATUS = _WordFinder(statuses_in)
-ISSUE_TYPE = _WordFinder(issue_types_in)
+    return list(dict.fromkeys(m for _, m in scan(ISSUE_TYPE_WORDS, words)))
 
 
 @dataclass(frozen=True)
