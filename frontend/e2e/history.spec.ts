@@ -1,4 +1,4 @@
-import { expect, screenshot, test } from './fixtures';
+import { SIGNED_OUT, expect, screenshot, signIn, test } from './fixtures';
 
 /** A document's history in its graph panel (docs/history.md), on a desktop and at 360 px. */
 const SCREENS = [
@@ -59,8 +59,10 @@ for (const screen of SCREENS) {
     await page.getByLabel('To').dispatchEvent('change');
     await page.getByLabel('Source').selectOption('jira');
     const summary = page.getByTestId('changes-summary');
-    await expect(summary).toHaveText('4 changes to 1 documents');
+    // the moves of PAY-12 and the comments made on PAY-1 and PAY-12 those days
+    await expect(summary).toHaveText('6 changes to 2 documents: 2 comments, 4 edits or moves');
     const day = page.getByRole('region', { name: '2026-05-07' });
+    await expect(day).toContainText('2026-05-07 comment · Marcus Chen');
     await expect(day).toContainText('status: In Review → Closed · Priya Raman');
     await expect(page.getByRole('region', { name: '2026-05-06' })).toContainText(
       'status: In Progress → In Review · Marcus Chen',
@@ -68,7 +70,7 @@ for (const screen of SCREENS) {
     await screenshot(page, `changes-${screen.name}`);
 
     await page.getByLabel('Source').selectOption('');
-    await expect(summary).not.toHaveText('4 changes to 1 documents'); // pages and commits too
+    await expect(summary).not.toHaveText(/^6 changes to 2 documents/); // pages and commits too
     await expect(page.getByRole('region', { name: '2026-05-02' })).toContainText(
       'version 3 · Sofia Alvarez',
     );
@@ -78,7 +80,9 @@ for (const screen of SCREENS) {
     await page.getByLabel('From').dispatchEvent('change');
     await page.getByLabel('To').fill('2025-12-31');
     await page.getByLabel('To').dispatchEvent('change');
-    await expect(page.getByText('Nothing changed in that range.')).toBeVisible();
+    await expect(page.getByTestId('changes-empty')).toContainText(
+      'Nothing changed in that range in what you can read.',
+    );
 
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(wide, `fits ${screen.width} px`).toBeLessThanOrEqual(screen.width);
@@ -96,3 +100,49 @@ for (const screen of SCREENS) {
     await expect(page).toHaveURL(/focus=jira%3APAY-12|focus=jira:PAY-12/);
   });
 }
+
+/** Issue 61, item 2: carol reads Jira WEB only, whose issues have no recorded transitions — her
+ *  year of What changed was empty. Creation and comments count now; an empty range says which
+ *  sources the view covers. Desktop and 360 px. */
+test.describe('What changed for a reader of one project', () => {
+  test.use({ storageState: SIGNED_OUT });
+  for (const screen of SCREENS) {
+    test(`carol's year lists issues created and commented on (${screen.name})`, async ({
+      page,
+    }) => {
+      await page.setViewportSize({ width: screen.width, height: screen.height });
+      await signIn(page.request, (u) => u.email === 'carol@acme.example');
+      await page.goto('/changed');
+      await page.getByLabel('From').fill('2026-01-01');
+      await page.getByLabel('From').dispatchEvent('change');
+      await page.getByLabel('To').fill('2026-12-31');
+      await page.getByLabel('To').dispatchEvent('change');
+      const summary = page.getByTestId('changes-summary');
+      await expect(summary).toContainText('11 created');
+      await expect(summary).toContainText('comments');
+      await expect(page.locator('li.change').filter({ hasText: /PAY-/ })).toHaveCount(0);
+      const october = page.getByRole('region', { name: '2026-10-06' });
+      await expect(october).toContainText('2026-10-06 comment · Hannah Weber');
+      await expect(page.getByRole('region', { name: '2026-10-03' })).toContainText(
+        'created · Tomás Silva',
+      );
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(wide, `fits ${screen.width} px`).toBeLessThanOrEqual(screen.width);
+      await screenshot(
+        page,
+        `changes-carol-${screen.name}`,
+        `docs/screenshots/changes-carol-${screen.name}.png`,
+      );
+
+      // a range with nothing she can read: told what the view covers
+      await page.getByLabel('From').fill('2025-01-01');
+      await page.getByLabel('From').dispatchEvent('change');
+      await page.getByLabel('To').fill('2025-12-31');
+      await page.getByLabel('To').dispatchEvent('change');
+      const empty = page.getByTestId('changes-empty');
+      await expect(empty).toContainText('Nothing changed in that range in what you can read.');
+      await expect(empty).toContainText('jira (issues created, commented on and moved)');
+      await expect(summary).toHaveText('0 changes to 0 documents');
+    });
+  }
+});

@@ -244,8 +244,16 @@ class VersionDetail(BaseModel):
 
 
 class ChangeOut(BaseModel):
+    """One change of a document: a stored version (a page or upload edit, an issue's move, a
+    commit's file), or its creation, or a comment on it."""
+
     document: DocumentOut
-    version: VersionOut
+    event: Literal["version", "created", "comment"] = Field(
+        "version", description="a stored version, the document's creation, or a comment on it"
+    )
+    at: str = Field(description="when (ISO-8601 UTC)")
+    author: str = Field("", description="who made it, where the source says")
+    version: VersionOut | None = Field(None, description="the version, for event version")
 
 
 class NeighborOut(BaseModel):

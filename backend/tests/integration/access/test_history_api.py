@@ -51,3 +51,40 @@ def test_history_versions_and_changes_follow_the_document_permissions(demo_works
         assert not any(i.startswith(("jira:PAY-", "confluence:")) for i in seen), seen  # admin saw them above
     finally:
         client.__exit__(None, None, None)
+
+
+def test_what_changed_counts_creation_and_comments_as_the_reader_may_see_them(
+    demo_workspace, embedder, tmp_path
+):
+    """Issue 61, item 2: carol (Jira WEB only) had an empty year; creation and comments count."""
+    client = accounts_client(demo_workspace, embedder, tmp_path / "d")
+    year = {"start": "2026-01-01", "end": "2026-12-31"}
+    try:
+        signed_in(client, ADMIN)
+        seen = client.get("/changes", params=year).json()
+        assert {"version", "created", "comment"} <= {c["event"] for c in seen}
+        assert any(c["event"] == "comment" and c["document"]["id"].startswith("jira:PAY-") for c in seen)
+        client.post("/auth/logout")
+
+        signed_in(client, CAROL)
+        changes = client.get("/changes", params=year).json()
+        events = {(c["event"], c["document"]["id"]) for c in changes}
+        # the WEB issues have no recorded transitions: before, this list was empty
+        assert ("created", "jira:WEB-7") in events and ("comment", "jira:WEB-7") in events
+        assert len([e for e in events if e[0] == "created"]) == 11
+        assert all(c["document"]["id"].startswith("jira:WEB-") for c in changes)  # nothing of PAY
+        assert [c["at"] for c in changes] == sorted((c["at"] for c in changes), reverse=True)
+        first = changes[0]
+        assert (first["event"], first["at"], first["author"], first["version"]) == (
+            "comment",
+            "2026-10-06T12:00:00+00:00",
+            "Hannah Weber",
+            None,
+        )
+        # a range and a source narrow it; one day holds exactly that day's
+        day = client.get(
+            "/changes", params={"start": "2026-10-03", "end": "2026-10-03", "source": "jira"}
+        ).json()
+        assert [(c["event"], c["author"]) for c in day] == [("created", "Tomás Silva")]
+    finally:
+        client.__exit__(None, None, None)

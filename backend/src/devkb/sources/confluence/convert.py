@@ -172,17 +172,23 @@ def page_to_document(
         if isinstance(c, dict)
     ]
     lines = []
+    marks = []  # when and by whom each comment was made ("What changed")
     for i, c in enumerate(comments):
         said = storage_to_text(((c.get("body") or {}).get("storage") or {}).get("value") or "").text.strip()
         if not said:
             continue
         by = (c.get("version") or {}).get("by") or {}
         who = by.get("displayName") or by.get("username") or "unknown"
-        lines.append(f"### {who} ({str((c.get('version') or {}).get('when') or '')[:10]})\n{said}")
+        when = str((c.get("version") or {}).get("when") or "")
+        lines.append(f"### {who} ({when[:10]})\n{said}")
         reference_text[f"comment-{i + 1}"] = said
+        if when:
+            marks.append({"at": to_utc_iso(when), "by": who})
     if lines:
         text += "\n\n## Comments\n" + "\n\n".join(lines)
         meta["comment_count"] = len(lines)
+    if marks:
+        meta["comments"] = marks
     return SourceDocument(
         id=doc_id,
         type=SourceType.CONFLUENCE,

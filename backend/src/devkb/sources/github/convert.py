@@ -159,6 +159,8 @@ def pull_to_document(
         )
         if approved:
             meta["approved_by"] = approved
+    if marks := comment_marks([*talk, *comments]):
+        meta["comments"] = marks
     people = [meta.get("author")] + [_login(c.get("user")) for c in [*comments, *talk, *verdicts]]
     named = [p for p in dict.fromkeys(people) if p]
     if named:
@@ -267,6 +269,16 @@ def commit_to_document(
     )
 
 
+def comment_marks(comments: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """When and by whom each comment was made, oldest first ("What changed" lists them)."""
+    marks = [
+        {"at": to_utc_iso(c.get("created_at")), "by": _login(c.get("user")) or "unknown"}
+        for c in comments
+        if c.get("created_at")
+    ]
+    return sorted(marks, key=lambda m: m["at"])
+
+
 def issue_to_document(
     repo: str, issue: dict[str, Any], comments: list[dict[str, Any]] | None = None
 ) -> SourceDocument:
@@ -308,6 +320,7 @@ def issue_to_document(
             )
         )
         ref_text.update({f"comment-{i + 1}": c["body"] for i, c in enumerate(texts)})
+        meta["comments"] = comment_marks(texts)
     return SourceDocument(
         id=doc_id(repo, "issue", number),
         type=SourceType.GITHUB,

@@ -164,8 +164,9 @@ def issue_gates(issue: dict[str, Any], source: str) -> list[list[str]]:
 
 
 # the recipe of an issue's text: a stored issue read with another recipe is read again
-# (``sources/base.VersionedText``); change it whenever the text of an unchanged issue changes
-TEXT_VERSION = "2: links named only when every reader of the issue may browse the other"
+# (``sources/base.VersionedText``); change it whenever the text (or the metadata) of an
+# unchanged issue changes — nothing is re-embedded whose chunk text did not change
+TEXT_VERSION = "3: when and by whom each comment was made (metadata.comments, for What changed)"
 
 
 def link_shown(key: str, level: str | None, other: str, secured: Mapping[str, str]) -> bool:
@@ -238,6 +239,12 @@ def issue_to_document(
         # the month it was resolved in (UTC), a find field: "what was resolved in May 2010"
         "resolved_month": to_utc_iso(f.get("resolutiondate"))[:7],
         "comment_count": len(comments),
+        # when and by whom each comment was made: what changed, as "What changed" lists it
+        "comments": [
+            {"at": to_utc_iso(c.get("created")), "by": _person(c.get("author")) or "unknown"}
+            for c in comments
+            if c.get("created")
+        ],
         **shape,
         "attachment": attachments,
         "history": changes,

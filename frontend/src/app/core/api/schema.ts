@@ -446,8 +446,8 @@ export interface paths {
         };
         /**
          * Changes
-         * @description Versions dated in ``[start, end]``, newest first, with their documents (none when end is
-         *     before start).
+         * @description Changes dated in ``[start, end]``, newest first, with their documents (none when end is
+         *     before start): stored versions, and documents created or commented on in the range.
          */
         get: operations["listChanges"];
         put?: never;
@@ -1327,10 +1327,33 @@ export interface components {
              */
             file: string;
         };
-        /** ChangeOut */
+        /**
+         * ChangeOut
+         * @description One change of a document: a stored version (a page or upload edit, an issue's move, a
+         *     commit's file), or its creation, or a comment on it.
+         */
         ChangeOut: {
+            /**
+             * At
+             * @description when (ISO-8601 UTC)
+             */
+            at: string;
+            /**
+             * Author
+             * @description who made it, where the source says
+             * @default
+             */
+            author: string;
             document: components["schemas"]["DocumentOut"];
-            version: components["schemas"]["VersionOut"];
+            /**
+             * Event
+             * @description a stored version, the document's creation, or a comment on it
+             * @default version
+             * @enum {string}
+             */
+            event: "version" | "created" | "comment";
+            /** @description the version, for event version */
+            version?: components["schemas"]["VersionOut"] | null;
         };
         /** ChatClearResponse */
         ChatClearResponse: {
