@@ -206,7 +206,7 @@ class AskService:
             return answer
         generated = self.runner.answer(generator, scope, standalone, events.token, choice.logprobs)
         text, docs = self._renumber(scope, generated.text or NO_ANSWER)
-        status, confidence = _assess_llm(scope, standalone, docs)
+        status, confidence = _assess_llm(scope, self._topic(standalone, scope), docs)
         if status == "not_found":
             text = not_found_text(docs)  # the evidence does not hold the question: not the model's text
         evidence, signal = confidence.probability, None
@@ -219,6 +219,13 @@ class AskService:
         answer.evidence_probability = evidence
         answer.token_probability = round(signal.probability, 4) if signal is not None else None
         return answer
+
+    def _topic(self, question: str, scope: Scope) -> str:
+        """What the sources are judged on: the question, less its period when it names one
+        ("Why were customers charged twice in April?" → "customers charged twice") — a date is a
+        condition, not a word the sources must spell."""
+        frame = self.planner.frame(self.planner.parse(question), scope)
+        return frame.topic if frame.period is not None and frame.topic else question
 
     def _only_unknown_identifiers(
         self, sources: Sequence[SourceType] | None, question: str

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.focus import question_focus
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery, RAGSearch
@@ -21,7 +22,12 @@ class Period(QuestionKind):
     honours = frozenset({"period"})
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
-        return bool(parsed.time_from or parsed.time_to) and not parsed.anchored
+        """A period with nothing named — unless the question asks for a reason, a consequence, a
+        person or a step ("Why were customers charged twice in April?"): that is a search within
+        the period (:class:`~devkb.agent.kinds.search.Search`), not a list of what was updated."""
+        if not (parsed.time_from or parsed.time_to) or parsed.anchored:
+            return False
+        return question_focus(parsed) is None
 
     def plan(self, parsed: ParsedQuestion, carried: bool) -> list[Step]:
         span = f"period: {parsed.time_from or '…'} to {parsed.time_to or '…'}"
@@ -46,6 +52,19 @@ class Period(QuestionKind):
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         lead = period_list(out.parsed, docs) if out.dated is not None and not out.anchors else None
         return out.compose_answer(docs, lead=lead)
+
+
+def touches_period(doc: EvidenceDoc, parsed: ParsedQuestion) -> bool:
+    """Whether ``doc`` was created or updated within the question's period."""
+    d = doc.document
+    created = str(d.metadata.get("created") or d.metadata.get("created_at") or "")
+    return any(_within(when[:19], parsed) for when in (created, d.updated_at) if when)
+
+
+def _within(when: str, parsed: ParsedQuestion) -> bool:
+    return (not parsed.time_from or when >= parsed.time_from) and (
+        not parsed.time_to or when <= parsed.time_to
+    )
 
 
 def _in_period(doc: EvidenceDoc, parsed: ParsedQuestion) -> bool:

@@ -1,0 +1,47 @@
+"""A period inside a question that asks why, what happens or how ("Why were customers charged
+twice in April?") narrows the evidence; it does not turn the question into a list of what was
+updated in the period, and a period no source falls in is said, not dropped (issue 58: no silent
+drop; issue 61: answers that answer). On the demo workspace, whose double-charge incident is of
+April 2026 (PAY-13, the postmortem page)."""
+
+from __future__ import annotations
+
+import pytest
+
+from devkb.agent.ask_service import AskService
+from devkb.container import prepare_store, shutdown
+from tests.demo_workspace import make_container
+
+pytestmark = [pytest.mark.integration]
+
+
+@pytest.fixture(scope="module")
+def ask(demo_workspace, embedder, tmp_path_factory):
+    data = demo_workspace.copy_data(tmp_path_factory.mktemp("period-search") / "data")
+    container = make_container(data, demo_workspace.sources_file, embedder)
+    prepare_store(container)
+    yield AskService(container.planner()).ask
+    shutdown(container)
+
+
+def test_a_why_question_with_a_period_quotes_the_reason_not_a_list(ask) -> None:
+    a = ask("Why were customers charged twice in April?")
+    assert not a.answer.startswith("Updated from"), a.answer
+    assert "read timeouts on non-idempotent requests as retryable" in a.answer, a.answer
+    assert a.understood is not None and a.understood.route == "registry: search"
+    assert a.understood.unapplied == []
+    assert a.status == "answered" and a.confidence.level in ("high", "medium"), a.confidence
+    # the period is a condition, not a word the sources must spell
+    assert "not april" not in a.confidence.reason.lower(), a.confidence.reason
+
+
+def test_a_period_no_source_falls_in_is_said_and_caps_the_confidence(ask) -> None:
+    a = ask("Why were customers charged twice in March 2025?")
+    assert a.understood is not None and a.understood.unapplied, a.understood
+    assert "I could not apply" in a.answer and "March 2025" in a.answer, a.answer
+    assert a.confidence.level == "low"
+
+
+def test_what_happened_in_a_period_still_lists_it(ask) -> None:
+    a = ask("What happened in April?")
+    assert "April 2026" in a.answer and a.sources, a.answer
