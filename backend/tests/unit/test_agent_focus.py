@@ -47,7 +47,8 @@ def test_one_sentence_from_the_best_source_that_holds_it() -> None:
     passages = [
         (1, "Migrate checkout to v2. Blocked on the v2 endpoint being deployed to staging."),
         (2, "The checkout v2 migration has many tasks and the v2 checkout migration is big news."),
-        (3, "The v2 migration of checkout is blocked because the design is not final."),
+        # holds the question's words and a cue but says nothing else: it restates the question
+        (3, "The v2 migration of checkout is blocked because of the checkout migration to v2."),
     ]
     assert focused_sentences("Why is the checkout migration to v2 blocked?", passages, why) == [
         (1, "Blocked on the v2 endpoint being deployed to staging.")
@@ -75,4 +76,32 @@ def test_soft_wrapped_lines_are_joined() -> None:
     assert (
         unwrap(text)
         == "ssh-agent is setgid to _ssh in order to prevent ptrace attacks.\n## Next\n- one\n- two"
+    )
+
+
+def test_a_table_row_answers_with_its_headers() -> None:
+    page = (
+        "## Team\n\n| Name | Role | Ask about |\n| --- | --- | --- |\n"
+        "| Priya Raman | Engineering manager | priorities, releases |\n"
+        "| Daniel Okafor | Backend engineer | Meridian client, retries |\n"
+    )
+    found = focused_sentences(
+        "who do I ask about retries?", [(1, page)], focus("who do I ask about retries?")
+    )
+    assert found == [(1, "Name: Daniel Okafor; Role: Backend engineer; Ask about: Meridian client, retries.")]
+
+
+def test_rare_question_words_outweigh_common_ones() -> None:
+    # "meridian" and "event" are in every sentence; "2xx" and "stale" only in the answer, which
+    # holds no condition cue but most of the question's weighted terms
+    text = (
+        "Meridian sends each event once when the payment is captured. "
+        "Apply a Meridian event only if its sequence is higher than the last applied one. "
+        "Always answer 2xx for stale Meridian events, or Meridian retries them for 48 hours."
+    )
+    q = "What happens if we do not answer 2xx for a stale Meridian event?"
+    found = focused_sentences(q, [(1, text)], focus(q))
+    assert found[0] == (
+        1,
+        "Always answer 2xx for stale Meridian events, or Meridian retries them for 48 hours.",
     )

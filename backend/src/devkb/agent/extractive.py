@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import html
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -475,8 +476,11 @@ def unwrap(text: str) -> str:
     sentence and neither starts a heading, a list item, a table row or a code fence; emphasis
     markers and escaped underscores are dropped."""
     out: list[str] = []
-    fenced = False
-    for line in text.replace("**", "").replace("\\_", "_").splitlines():
+    lines = text.replace("**", "").replace("\\_", "_").splitlines()
+    # a chunk can start inside a code block its document opened in the chunk before: an odd
+    # number of fences means the first one closes a block, not opens one
+    fenced = sum(1 for line in lines if line.strip().startswith("```")) % 2 == 1
+    for line in lines:
         stripped = line.strip()
         if stripped.startswith("```"):
             fenced = not fenced
@@ -500,6 +504,53 @@ def unwrap(text: str) -> str:
 # how much a source's rank costs a sentence that holds the focus: the best source first
 ORDER_WEIGHT = 1.0
 RESTATES = 2.0  # what restating the question (most of its words) costs a sentence
+COVERAGE_WEIGHT = 4.0  # the share of the question's weighted terms a sentence holds, 0..1, times this
+HELD_WEIGHT = 1.5  # how holding the focus (agent/focus.py's strength, 0..2.5) counts
+# a sentence that holds at least this share of the question's weighted terms, and words of its own,
+# holds a condition or a step without a cue ("Always answer 2xx for stale events, or Meridian
+# retries them …")
+IMPLICIT_COVERAGE = 0.5
+# a condition's cue and consequence (agent/focus.py's strength without the count of the condition's
+# terms it shares, which the weighted coverage measures better: two common ones are not a match)
+CONDITION_HELD = 1.5
+
+
+@functools.lru_cache(maxsize=4096)
+def table_rows(text: str) -> tuple[tuple[int, str, str, str], ...]:
+    """A passage's Markdown table rows as sentences, each cell after its column's header ("Token:
+    tok_timeout_30s; Result: succeeds after 30 seconds (use it to test PAY-8).") with the heading
+    it stands under, its line's number and its cells alone (a column named "When" is no condition):
+    a table often holds the answer (who to ask about what, what each error does) and
+    :func:`passage_sentences` leaves rows out."""
+    out: list[tuple[int, str, str, str]] = []
+    header: list[str] | None = None
+    heading = ""
+    for j, line in enumerate(clean(text).splitlines()):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            heading = stripped.strip("# ").rstrip(":")
+        if not stripped.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in stripped.strip("|").split("|")]
+        if all(not c.strip("-: ") for c in cells):  # the separator row
+            continue
+        if header is None:
+            header = cells
+            continue
+        parts = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c]
+        if parts:
+            out.append((j, heading, "; ".join(parts).rstrip(".") + ".", "; ".join(c for c in cells if c)))
+    return tuple(out)
+
+
+def _term_weights(q: set[str], sentences: Sequence[frozenset[str]]) -> dict[str, float]:
+    """Each question term's weight among the candidate sentences: its inverse document frequency
+    there (log(1 + N / df)). A term every sentence of the sources shares ("meridian", "payment")
+    tells less about which one answers than one a few hold ("2xx", "stale"); a term none holds
+    weighs as one held by half a sentence, so a sentence lacking it covers less of the question."""
+    n = len(sentences) or 1
+    return {t: math.log(1.0 + n / (sum(1 for words in sentences if t in words) or 0.5)) for t in q}
 
 
 def focused_sentences(
@@ -513,32 +564,65 @@ def focused_sentences(
     consequence, the person, the step), as (citation number, sentence): from the best source
     that holds the focus — one sentence, and a second of the same source only when it holds it
     nearly as well — never several sources' sentences that only share the question's words.
-    Empty when no sentence holds the focus and shares a word with the question."""
+    Empty when no sentence holds the focus and shares a word with the question.
+
+    A sentence's score combines how well it holds the focus (:func:`devkb.agent.focus.strength`),
+    the share of the question's terms it holds weighted by how rare each is among the candidate
+    sentences (:func:`_term_weights`), the rank of its source and its position there; a sentence
+    that restates the question (an issue's title) pays for it. For a condition or a step, a
+    sentence holding most of the question's weighted terms holds the focus by itself."""
     q = keywords(question) - ASKING_WORDS
-    scored: list[tuple[float, int, int, str]] = []
     first = passages[0][0] if passages else 1
+    # citation number, position, sentence, heading, its passage shares a question word, its words,
+    # the text its cues are read from (a table row's cells without their headers)
+    candidates: list[tuple[int, int, str, str, bool, frozenset[str], str]] = []
+    person_lines: list[tuple[float, int, int, str]] = []
     for order, (n, text) in enumerate(passages):
-        who = (people or {}).get(n, frozenset())
         heads = headings(text)
         about = bool(q & document_keywords(text))
         for j, s, *_ in passage_sentences(text):
-            author = comment_author(heads[j]) if focus.name == "person" else ""
-            if author:  # a comment's sentence is said by its author: "Reviewed the patch. — Jonathan Hung"
-                s = f"{s} — {author}"
-            held = strength(focus, s, who, heads[j])
-            overlap = len(q & keywords(s))
-            # the sentence shares the question's words, or stands under a heading that holds the
-            # focus ("## Root cause") in a passage that does
-            if held and (overlap or (about and under_heading(focus, heads[j]))):
-                # a sentence holding most of the question's words restates it (an issue's title)
-                restates = RESTATES if len(q) >= 3 and overlap >= 0.6 * len(q) else 0.0
-                score = overlap + 1.5 * held - restates - ORDER_WEIGHT * (n - first) - 0.01 * j
-                scored.append((score, n, j, s))
+            candidates.append((n, j, s, heads[j], about, document_keywords(s), s))
+        for j, heading, s, cells in table_rows(text):
+            cues = s if focus.name == "person" else cells  # "Ask about: …" names the asked verb
+            candidates.append((n, j, s, heading, about, document_keywords(s), cues))
         if focus.name == "person":  # "Owner: Priya Raman" — short, but it names who
             for j, line in enumerate(clean(text).splitlines()):
                 line = line.strip(" #*-\t")
                 if owner_line(line) and not _METADATA_LINE.search(line):
-                    scored.append((1.5 - 0.5 * order - 0.01 * j, n, -1, line.rstrip(".") + "."))
+                    person_lines.append((1.5 - 0.5 * order - 0.01 * j, n, -1, line.rstrip(".") + "."))
+    weights = _term_weights(q, [c[5] for c in candidates])
+    total = sum(weights.values()) or 1.0
+    # a reason is worded with a cue ("because", "so that"); a sentence sharing the question's words
+    # without one is the topic, not the reason ("The refund limit is 500 EUR."); a person is named
+    implicit = focus.name in ("condition", "step")
+    scored: list[tuple[float, int, int, str]] = list(person_lines)
+    for n, j, s, heading, about, words, cues in candidates:
+        author = comment_author(heading) if focus.name == "person" else ""
+        if author:  # a comment's sentence is said by its author: "Reviewed the patch. — Jonathan Hung"
+            s = cues = f"{s} — {author}"
+        held = strength(focus, cues, (people or {}).get(n, frozenset()), heading)
+        if focus.name == "condition":  # the condition's terms count through coverage, by weight
+            held = min(held, CONDITION_HELD)
+        shared = q & words
+        coverage = sum(weights[t] for t in shared) / total
+        if not held and implicit and coverage >= IMPLICIT_COVERAGE and len(shared) >= 2 and words - q:
+            held = 0.5
+        # the sentence shares the question's words, or stands under a heading that holds the
+        # focus ("## Root cause") in a passage that does
+        if held and (shared or (about and under_heading(focus, heading))):
+            # a sentence holding most of the question's words and little else restates it (an
+            # issue's title); one that adds words of its own may answer it
+            restates = (
+                RESTATES if len(q) >= 3 and len(shared) >= 0.6 * len(q) and len(words - q) <= 2 else 0.0
+            )
+            score = (
+                COVERAGE_WEIGHT * coverage
+                + HELD_WEIGHT * held
+                - restates
+                - ORDER_WEIGHT * (n - first)
+                - 0.01 * j
+            )
+            scored.append((score, n, j, s))
     if not scored:
         return []
     top = max(scored, key=lambda t: t[0])
@@ -548,7 +632,8 @@ def focused_sentences(
         text = next(text for n, text in passages if n == top[1] and top[3] in clean(text))
         after = [s for j, s, *_ in passage_sentences(text) if j > top[2]][:1]
         chosen = [top] + [(top[0], top[1], top[2] + 1, s) for s in after]
-    chosen.sort(key=lambda t: t[2])
+    elif focus.name == "step":  # steps in the order the source gives them; else the best first
+        chosen.sort(key=lambda t: t[2])
     return [(n, s) for _, n, _, s in chosen]
 
 

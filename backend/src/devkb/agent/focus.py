@@ -154,7 +154,9 @@ def _focus(words: tuple[str, ...]) -> Focus | None:
 
 
 # the words of a question that say what it asks, not what it is about
-ASKING_WORDS = frozenset(keywords("why what happens happen happened reason reasons cause caused steps step"))
+ASKING_WORDS = frozenset(
+    keywords("why what happens happen happened reason reasons cause caused steps step if whenever unless so")
+)
 
 
 def question_focus(parsed: ParsedQuestion) -> Focus | None:
@@ -168,6 +170,8 @@ def question_focus(parsed: ParsedQuestion) -> Focus | None:
 REASON_CUES = _phrases(
     "because",
     "because of",
+    "since",
+    "reasons",
     "so",
     "makes",
     "made",
@@ -274,7 +278,7 @@ ROLE_WORDS = frozenset(
     "admin admins administrator administrators maintainer maintainers sre ops operator operators "
     "committer committers reviewer reviewers approver approvers responsible person people we you "
     "they developer developers author authors steward stewards assignee user users root "
-    "superuser system daemon administrator's group".split()
+    "superuser system daemon administrator's group member members support finance security".split()
 )
 # words that open a sentence the way an instruction does ("Run …", "Use …", "Set …")
 IMPERATIVES = frozenset(
@@ -329,7 +333,7 @@ HEADINGS = {
     "person": frozenset("owner|owners|contacts|contact|team|people|who|responsibilities|roles".split("|")),
     "step": frozenset(
         "steps|how to|procedure|usage|instructions|setup|set up|install|installation|getting started|"
-        "example|examples|runbook|what to do|how".split("|")
+        "example|examples|runbook|what to do|how|checklist|to reproduce|steps to reproduce".split("|")
     ),
 }
 _PUNCT = ".,;:!?()[]{}\"'`“”‘’<>*\\"
