@@ -5,7 +5,7 @@ best source, "the sources mention … but do not say why" with a capped confiden
 from __future__ import annotations
 
 from devkb.agent.extractive import focused_sentences, mentions_without, unwrap
-from devkb.agent.focus import question_focus, strength
+from devkb.agent.focus import explains, question_focus, strength
 from devkb.agent.question import parse_question
 
 
@@ -105,3 +105,23 @@ def test_rare_question_words_outweigh_common_ones() -> None:
         1,
         "Always answer 2xx for stale Meridian events, or Meridian retries them for 48 hours.",
     )
+
+
+def test_a_short_head_and_a_colon_explain_it() -> None:
+    why = "Why did we close the circuit breaker pull request?"
+    said = "Closing the PR: the platform team's resilience library gives us breaker and retry budgets."
+    assert focused_sentences(why, [(1, "Draft of the breaker pull request is up. " + said)], focus(why)) == [
+        (1, said)
+    ]
+    assert not explains("Design: Idempotency Keys Design on the wiki.", {"clos", "breaker"})
+
+
+def test_a_link_line_restates_a_title_and_is_never_the_answer() -> None:
+    why = "Why does the order total show 1999.00 instead of 19.99?"
+    text = (
+        "## Links\n- relates to WEB-6: Order total shows 1999.00 instead of 19.99 on staging\n\n"
+        "## Comments\n### Hannah Weber (2026-10-06)\nThe total formatter still assumes v1 decimals because of the flag."
+    )
+    assert [s for _, s in focused_sentences(why, [(1, text)], focus(why))] == [
+        "The total formatter still assumes v1 decimals because of the flag."
+    ]

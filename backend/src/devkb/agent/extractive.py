@@ -19,8 +19,10 @@ from devkb.agent.focus import (
     FIELD_VERB_ROOTS,
     Focus,
     comment_author,
+    explains,
     owner_line,
     question_focus,
+    sentence_words,
     strength,
     under_heading,
 )
@@ -544,6 +546,16 @@ def table_rows(text: str) -> tuple[tuple[int, str, str, str], ...]:
     return tuple(out)
 
 
+CONTEXT_WEIGHT = 0.5  # how the question's terms in the sentence before count (half)
+# the first words of a sentence that points back at the one before for what it is about
+ANAPHORS = frozenset({("this",), ("that",), ("it",), ("they",), ("these",), ("those",), ("such",)})
+
+
+# the sections that list other documents by their titles ("- relates to WEB-6: Order total shows
+# …", sources/jira/convert.py): a title there restates a question, it does not answer it
+LINK_HEADINGS = frozenset({"links", "issue links", "linked issues"})
+
+
 def _term_weights(q: set[str], sentences: Sequence[frozenset[str]]) -> dict[str, float]:
     """Each question term's weight among the candidate sentences: its inverse document frequency
     there (log(1 + N / df)). A term every sentence of the sources shares ("meridian", "payment")
@@ -581,7 +593,8 @@ def focused_sentences(
         heads = headings(text)
         about = bool(q & document_keywords(text))
         for j, s, *_ in passage_sentences(text):
-            candidates.append((n, j, s, heads[j], about, document_keywords(s), s))
+            if heads[j].lower() not in LINK_HEADINGS:
+                candidates.append((n, j, s, heads[j], about, document_keywords(s), s))
         for j, heading, s, cells in table_rows(text):
             cues = s if focus.name == "person" else cells  # "Ask about: …" names the asked verb
             candidates.append((n, j, s, heading, about, document_keywords(s), cues))
@@ -591,6 +604,10 @@ def focused_sentences(
                 if owner_line(line) and not _METADATA_LINE.search(line):
                     person_lines.append((1.5 - 0.5 * order - 0.01 * j, n, -1, line.rstrip(".") + "."))
     weights = _term_weights(q, [c[5] for c in candidates])
+    before: dict[tuple[int, int], frozenset[str]] = {}
+    for a, b in zip(candidates, candidates[1:], strict=False):
+        if a[0] == b[0] and a[1] < b[1]:
+            before[(b[0], b[1])] = a[5]
     total = sum(weights.values()) or 1.0
     # a reason is worded with a cue ("because", "so that"); a sentence sharing the question's words
     # without one is the topic, not the reason ("The refund limit is 500 EUR."); a person is named
@@ -605,6 +622,12 @@ def focused_sentences(
             held = min(held, CONDITION_HELD)
         shared = q & words
         coverage = sum(weights[t] for t in shared) / total
+        # a sentence opening with "this" or "it" is about what the one before it names ("majordom: … This
+        # had a statically allocated user … for purely historical reasons."): its terms count half
+        prev = before.get((n, j), frozenset()) if sentence_words(s)[1][:1] in ANAPHORS else frozenset()
+        coverage += CONTEXT_WEIGHT * sum(weights[t] for t in (q & prev) - shared) / total
+        if focus.name == "reason" and not held and explains(s, q):
+            held = 1.0
         if not held and implicit and coverage >= IMPLICIT_COVERAGE and len(shared) >= 2 and words - q:
             held = 0.5
         # the sentence shares the question's words, or stands under a heading that holds the

@@ -487,6 +487,20 @@ def _strength(
     return 0.0
 
 
+def explains(sentence: str, q: set[str] | frozenset[str]) -> bool:
+    """ "Closing the PR: the platform team's library gives us …", "Restricted: knowing the exact
+    limits helps …" — a short head that names what the question asks about (a word of the
+    question, by its first four letters), a colon, and the clause that explains it."""
+    head, sep, rest = sentence.partition(": ")
+    if not sep or len(rest.split()) < 4:
+        return False
+    head_words = sentence_words(head)[1]
+    if not head_words or len(head_words) > 4:
+        return False
+    prefixes = {t[:4] for t in q if len(t) >= 4}
+    return any(w[:4] in prefixes for w in head_words if len(w) >= 4)
+
+
 def owner_line(line: str) -> bool:
     """ "Owner: Priya Raman", "Maintainer: the payments team" — a line that names who is
     responsible for what the document describes, however short."""
