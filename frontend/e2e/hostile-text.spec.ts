@@ -24,7 +24,9 @@ const HOSTILE = [
   '',
 ].join('\n');
 
-type Pwned = { __pwned?: unknown };
+interface Pwned {
+  __pwned?: unknown;
+}
 
 async function nothingRan(page: Page): Promise<void> {
   await page.waitForTimeout(300); // an image's onerror fires after its failed load
