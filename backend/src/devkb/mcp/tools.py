@@ -500,7 +500,8 @@ class KnowledgeBaseTools:
     @tool(
         description='Remember a fact for later ("the build needs Node 20", "the payments freeze starts on 15 '
         'December"). Private to you by default; scope=team shares it with every signed-in person (an '
-        "admin's at once, anyone else's proposed until an admin verifies it). A newer fact about the same "
+        "admin's or a reviewer's of its project or space at once, anyone else's proposed until a reviewer "
+        "verifies it). A newer fact about the same "
         "subject and attribute supersedes the older one, which stays in history (see `recall` with as_of). "
         "Returns the memory with its id."
     )
@@ -559,8 +560,9 @@ class KnowledgeBaseTools:
         return {"deleted": _memory_call(lambda: self._memories().forget(memory_id))}
 
     @tool(
-        description="Verify a memory (admins; or your own private memory): it is marked verified, and a "
-        "proposed team memory becomes current, superseding what it replaces."
+        description="Verify a memory (admins, or a reviewer of the project or space a team memory is about; "
+        "or your own private memory): it is marked verified, and a proposed team memory becomes current, "
+        "superseding what it replaces."
     )
     def verify(
         self, memory_id: Annotated[str, Field(description="The memory's id (memory:…).", min_length=1)]
