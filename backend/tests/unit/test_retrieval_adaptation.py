@@ -150,7 +150,7 @@ def test_adapting_on_the_synthetic_graph_learns_the_map_and_is_used(graph, tmp_p
 
 
 def test_a_mode_it_does_not_help_keeps_the_raw_vector(tmp_path):
-    adapter = QueryAdapter(involution(), use_anchor=False, use_text=True)
+    adapter = QueryAdapter.vector_map(involution(), use_anchor=False, use_text=True)
     adapter.save(tmp_path)
     loaded = QueryAdapter.load(tmp_path, DIM)
     assert loaded is not None and loaded.used(anchored=False) and not loaded.used(anchored=True)
@@ -244,7 +244,7 @@ def test_a_decision_for_the_defaults_removes_an_old_adapter(tmp_path):
     try:
         search = RelatedSearch(store, PlainEmbedder(), unrestricted=True)
         directory = tmp_path / "retrieval"
-        QueryAdapter(involution()).save(directory)  # an adapter from an earlier, larger graph
+        QueryAdapter.vector_map(involution()).save(directory)  # an adapter from an earlier, larger graph
         decision = GraphAdaptation(store, search, directory, min_pairs=200).run()
         assert decision.status == "too_few_pairs"
         assert QueryAdapter.load(directory, DIM) is None and not (directory / ADAPTER_MATRIX).exists()

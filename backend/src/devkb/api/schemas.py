@@ -443,9 +443,19 @@ class AdaptationOut(BaseModel):
     enabled: bool = Field(description="DEVKB_ADAPTATION.")
     status: AdaptationStatusOut
     in_use_with_anchor: bool = Field(
-        description="The adapter moves the query vector of questions about an issue."
+        description="Questions about an issue are ranked as adapted to this graph (method_with_anchor)."
     )
-    in_use_text_only: bool = Field(description="The adapter moves the query vector of other questions.")
+    in_use_text_only: bool = Field(
+        description="Other questions are ranked as adapted to this graph (method_text_only)."
+    )
+    method_with_anchor: Literal["defaults", "adapter", "ranker"] = Field(
+        "defaults",
+        description="What questions about an issue use: the shipped defaults, the query adapter "
+        "(the query vector moved) or the ranking's weights refitted on this graph.",
+    )
+    method_text_only: Literal["defaults", "adapter", "ranker"] = Field(
+        "defaults", description="What other questions use (as method_with_anchor)."
+    )
     decision: str | None = Field(
         description="The last adaptation's decision: adapted | defaults | too_few_pairs | no_snapshot."
     )

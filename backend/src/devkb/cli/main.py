@@ -330,7 +330,10 @@ def evaluate(
             f"time split: {split.train_pairs} pairs before {split.test_from or '—'} (adaptation), "
             f"{split.test_pairs} after (test)"
         )
-        typer.echo(f"adaptation on the earlier pairs: {d.status}" + (f" — {d.note}" if d.note else ""))
+        typer.echo(
+            f"adaptation on the earlier pairs: {d.status} (with an anchor: {d.methods['anchor']}, "
+            f"text only: {d.methods['text']})" + (f" — {d.note}" if d.note else "")
+        )
         for mode in ("anchor", "text"):
             label = "anchor = the issue" if mode == "anchor" else "text only"
             typer.echo(_figures_line(f"{label}, shipped defaults", report["defaults"][mode]))
@@ -364,7 +367,9 @@ def adapt() -> None:
         typer.echo(f"adaptation: {decision.status}" + (f" — {decision.note}" if decision.note else ""))
         for name, figures in sorted(decision.validation.items()):
             typer.echo(f"  validation {name:<20} nDCG@10 {figures['ndcg@10']:.3f}")
-        typer.echo(f"in use: with an anchor {decision.use_anchor}, text only {decision.use_text}")
+        typer.echo(
+            f"in use: with an anchor {decision.methods['anchor']}, text only {decision.methods['text']}"
+        )
     except (ConfigurationError, SchemaMismatchError) as e:
         _fail(str(e))
     finally:

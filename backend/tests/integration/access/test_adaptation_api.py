@@ -36,6 +36,7 @@ def test_admin_starts_an_adaptation_and_reads_its_decision(demo_workspace, embed
         assert report["status"]["state"] == "succeeded", report
         assert report["decision"] == "too_few_pairs" and "shipped defaults" in report["note"]
         assert report["in_use_with_anchor"] is False and report["in_use_text_only"] is False
+        assert report["method_with_anchor"] == report["method_text_only"] == "defaults"
         # the time-split figure is there, the defaults beside an "adapted" that is the defaults
         assert {f["mode"] for f in report["figures"]} <= {"anchor", "text"}
         for f in report["figures"]:

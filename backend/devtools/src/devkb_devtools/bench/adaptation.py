@@ -1,8 +1,8 @@
 """Adaptation: what learning retrieval from the deployment's own graph costs (issue 62) — on the
 store the ingest benchmark indexed (the whole Fluid corpus by default, its issue links included,
 as a deployment holds them): the snapshot, the pairs from every edge, then ``GraphAdaptation.run``
-(fit on the earlier pairs, the validation slice against the defaults for each ridge and mode, the
-refit), wall and CPU seconds, and what it decided. The goal: ≤ 5 minutes on two cores."""
+(fit on the earlier pairs, the validation slice against the defaults for each ridge, each ranker
+refit and mode, the refit), wall and CPU seconds, and what it decided. The goal: ≤ 5 minutes on two cores."""
 
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ def run(store_path: Path, embedder: TextEmbedder, out_dir: Path) -> dict[str, An
         "decision": decision.status,
         "use_anchor": decision.use_anchor,
         "use_text": decision.use_text,
+        "methods": decision.methods,
         "validation": decision.validation,
         "goals": [
             {

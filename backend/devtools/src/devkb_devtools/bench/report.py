@@ -1156,10 +1156,12 @@ def adaptation_section(d: dict[str, Any] | None) -> list[str]:
         "| --- | ---: |",
         f"| snapshot (shared with the search in a server) | {d['snapshot_seconds']:.1f} |",
         f"| pairs from every edge | {d['pairs_seconds']:.1f} |",
-        f"| fit, validation (3 ridges × 2 modes + defaults), refit | {d['adaptation_seconds']:.1f} |",
+        "| fit, validation (3 ridges and 3 ranker refits × 2 modes + defaults), refit "
+        f"| {d['adaptation_seconds']:.1f} |",
         f"| **total** (CPU {d['cpu_seconds']:.0f} s) | **{d['total_seconds']:.1f}** |",
         "",
-        f"Decision: **{d['decision']}** (with an anchor: {d['use_anchor']}, text only: {d['use_text']}).",
+        f"Decision: **{d['decision']}** (with an anchor: {d.get('methods', {}).get('anchor', d['use_anchor'])}, "
+        f"text only: {d.get('methods', {}).get('text', d['use_text'])}).",
         "",
     ]
     return lines

@@ -12,8 +12,9 @@ mentions) are the store's own.
 
 - **Cut**: the time leaving the last ``--test-share`` (20 %) of the issue links after it.
 - **Adaptation** (``devkb.agent.retrieval.adaptation.adapt``, the product's code): every pair
-  before the cut; it fits on the earlier 80 % of them and decides on the later 20 % (its
-  validation slice) — the test links are never seen, by the fit or by the decision.
+  before the cut; it fits each candidate (query adapter, refitted ranking weights) on the earlier
+  80 % of them and decides on the later 20 % (its validation slice) — the test links are never
+  seen, by the fits or by the decision.
 - **Test**: every issue with a link after the cut asks for those links (both directions, grade 2
   for a duplicate); its links from before the cut are left out of the ranking (the graph gives
   them). The query is the issue's summary and description (links stripped, normalised as
@@ -137,6 +138,7 @@ def run(
                     [SourceType.JIRA],
                     snapshot=snapshot,
                     vector=vector,
+                    weights=adapted.model(anchored) if adapted is not None else None,
                 )
                 ids = [snap.ids[i] for i in docs]
                 out[q.doc_id] = [d for d in ids if d != q.doc_id and d not in q.known][:K]

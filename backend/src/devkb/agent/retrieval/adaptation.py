@@ -18,6 +18,12 @@ decided adapter is then refitted on every pair and written, with the figures, to
 ``<data_dir>/retrieval/adapter.npz`` and ``adapter.json``. ``time_split_evaluation`` (``devkb
 eval``) holds out the last ``TEST_SHARE`` of the pairs as a test the adaptation never sees.
 
+The other candidate is the **ranking's weights refitted** on the deployment's pairs
+(``ranker_fit``: a pairwise logistic regression over the same features, regularised towards the
+shipped weights, each pair left out of its own co-citation feature). Each candidate is judged on
+the validation slice; a mode uses the one whose per-query gain over the defaults is above 0 by
+``CONFIDENCE`` standard errors (the best such), else the defaults.
+
 Too few pairs (``min_pairs``) → nothing is written and the shipped defaults stay.
 """
 
@@ -29,7 +35,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +43,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from devkb.agent.retrieval import ranker_fit
 from devkb.agent.retrieval.fields import document_fields
 from devkb.agent.retrieval.snapshot import CorpusSnapshot
 from devkb.store.models import Reference, SourceType
@@ -53,7 +60,13 @@ DIRECT_KINDS = frozenset({"jira-issuelink", "jira-subtask", "jira-epic", "jira-k
 VALIDATION_SHARE = 0.2
 TEST_SHARE = 0.2
 RIDGES = (0.25, 1.0, 4.0)  # λ = ridge · rows / dimension, the mean eigenvalue of QᵀQ for unit rows
-MIN_GAIN = 0.002  # nDCG@10 on the validation slice the adapter must add to be used
+STRENGTHS = (1.0, 10.0, 100.0)  # the ranker refit's pull towards the shipped weights (ranker_fit)
+# A setting is used only when its mean nDCG@10 gain over the defaults on the validation queries,
+# less this many standard errors of the per-query gains, is above 0: "no worse" with confidence.
+CONFIDENCE = 2.0
+FIT_QUERIES = 1000  # fit-period queries whose candidate pools the ranker refit learns from
+LINK_KINDS = frozenset({"jira-issuelink"})  # the related-issue task: validated on these when enough
+MIN_LINK_QUERIES = 100
 MAX_QUERY_CHARS = 1000
 MAX_COCITED = 30  # a commit or page naming more issues than this is a release list, not a pair
 K = 10
@@ -75,7 +88,12 @@ class Ranking(Protocol):
         document_ids: Sequence[str] | None = None,
         snapshot: CorpusSnapshot | None = None,
         vector: np.ndarray | None = None,
+        depth: int | None = None,
+        leave_out: Collection[str] = (),
+        weights: Mapping[str, float] | None = None,
     ) -> tuple[CorpusSnapshot, np.ndarray, dict[str, np.ndarray], np.ndarray, bool]: ...
+
+    def model(self, anchored: bool) -> Mapping[str, float]: ...
 
 
 @dataclass(frozen=True)
@@ -148,60 +166,118 @@ def cut_by_time(pairs: Sequence[Pair], share: float) -> tuple[list[Pair], list[P
 
 
 # -- the adapter ---------------------------------------------------------------------------------
+METHODS = ("defaults", "adapter", "ranker")
+
+
 @dataclass
 class QueryAdapter:
-    """``v ↦ normalise(v W)`` — the query vector moved toward what this deployment links."""
+    """What one deployment uses in place of the shipped defaults, per mode (``"anchor"``,
+    ``"text"``): ``"adapter"`` — the query vector moved by ``v ↦ normalise(v W)`` toward what this
+    deployment links; ``"ranker"`` — the ranking's weights refitted on its pairs (``weights``);
+    ``"defaults"`` — neither."""
 
-    matrix: np.ndarray
-    use_anchor: bool = True
-    use_text: bool = True
+    matrix: np.ndarray | None = None
+    methods: dict[str, str] = field(default_factory=lambda: {"anchor": "defaults", "text": "defaults"})
+    weights: dict[str, dict[str, float]] = field(default_factory=dict)
     report: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def vector_map(cls, matrix: np.ndarray, use_anchor: bool = True, use_text: bool = True) -> QueryAdapter:
+        """A query adapter alone, used in the given modes."""
+        return cls(
+            matrix,
+            {
+                "anchor": "adapter" if use_anchor else "defaults",
+                "text": "adapter" if use_text else "defaults",
+            },
+        )
+
+    def method(self, anchored: bool) -> str:
+        return self.methods.get("anchor" if anchored else "text", "defaults")
+
     def apply(self, vector: np.ndarray) -> np.ndarray:
+        if self.matrix is None:
+            return np.asarray(vector, dtype=np.float32)
         moved = np.asarray(vector, dtype=np.float32) @ self.matrix
         norm = float(np.linalg.norm(moved))
         return (moved / norm).astype(np.float32) if norm > 0 else np.asarray(vector, dtype=np.float32)
 
     def used(self, anchored: bool) -> bool:
-        return self.use_anchor if anchored else self.use_text
+        """Whether the query vector is moved in this mode."""
+        return self.matrix is not None and self.method(anchored) == "adapter"
+
+    def model(self, anchored: bool) -> dict[str, float] | None:
+        """The refitted ranking weights of this mode, when they are what it uses."""
+        mode = "anchor" if anchored else "text"
+        return self.weights.get(mode) if self.method(anchored) == "ranker" else None
+
+    @property
+    def use_anchor(self) -> bool:
+        return self.method(True) != "defaults"
+
+    @property
+    def use_text(self) -> bool:
+        return self.method(False) != "defaults"
 
     def save(self, directory: Path) -> None:
-        """Both files written beside and renamed into place: a reader never sees half of one."""
+        """Both files written beside and renamed into place: a reader never sees half of one
+        (the matrix file only when a mode moves the vector; an old one is removed)."""
         directory.mkdir(parents=True, exist_ok=True)
-        tmp = directory / f".{ADAPTER_MATRIX}.{os.getpid()}.tmp.npz"
-        np.savez(tmp, matrix=self.matrix.astype(np.float32))
-        os.replace(tmp, directory / ADAPTER_MATRIX)
-        body = {"use_anchor": self.use_anchor, "use_text": self.use_text, **self.report}
+        if self.matrix is not None and "adapter" in self.methods.values():
+            tmp = directory / f".{ADAPTER_MATRIX}.{os.getpid()}.tmp.npz"
+            np.savez(tmp, matrix=self.matrix.astype(np.float32))
+            os.replace(tmp, directory / ADAPTER_MATRIX)
+        else:
+            (directory / ADAPTER_MATRIX).unlink(missing_ok=True)
+        body = {
+            **self.report,
+            "use_anchor": self.use_anchor,
+            "use_text": self.use_text,
+            "methods": dict(self.methods),
+            "weights": self.weights,
+        }
         tmp_json = directory / f".{ADAPTER_REPORT}.{os.getpid()}.tmp"
         tmp_json.write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp_json, directory / ADAPTER_REPORT)
 
     @classmethod
     def load(cls, directory: Path, dimension: int | None = None) -> QueryAdapter | None:
-        """The stored adapter, or ``None`` when there is none (or it does not fit ``dimension``)."""
+        """The stored adaptation, or ``None`` when there is none (or its matrix does not fit
+        ``dimension``)."""
         matrix_path, report_path = directory / ADAPTER_MATRIX, directory / ADAPTER_REPORT
-        if not matrix_path.is_file() or not report_path.is_file():
+        if not report_path.is_file():
             return None
         try:
-            with np.load(matrix_path, allow_pickle=False) as data:
-                matrix = np.asarray(data["matrix"], dtype=np.float32)
             report = json.loads(report_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, KeyError) as e:
-            log.warning("the retrieval adapter in %s is unreadable (%s): shipped defaults", directory, e)
+            methods = report.get("methods") or {  # written before the ranker refit: the adapter
+                "anchor": "adapter" if report.get("use_anchor") else "defaults",
+                "text": "adapter" if report.get("use_text") else "defaults",
+            }
+            methods = {m: str(methods.get(m, "defaults")) for m in ("anchor", "text")}
+            weights = {
+                mode: {str(k): float(v) for k, v in model.items()}
+                for mode, model in (report.get("weights") or {}).items()
+            }
+            matrix = None
+            if "adapter" in methods.values():
+                with np.load(matrix_path, allow_pickle=False) as data:
+                    matrix = np.asarray(data["matrix"], dtype=np.float32)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            log.warning("the retrieval adaptation in %s is unreadable (%s): shipped defaults", directory, e)
             return None
-        if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        if any(m not in METHODS or (m == "ranker" and mode not in weights) for mode, m in methods.items()):
             return None
-        if dimension is not None and matrix.shape[0] != dimension:
-            log.warning(
-                "the retrieval adapter is for %d dimensions, not %d: ignored", matrix.shape[0], dimension
-            )
+        if matrix is not None:
+            if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+                return None
+            if dimension is not None and matrix.shape[0] != dimension:
+                log.warning(
+                    "the retrieval adapter is for %d dimensions, not %d: ignored", matrix.shape[0], dimension
+                )
+                return None
+        if all(m == "defaults" for m in methods.values()):
             return None
-        return cls(
-            matrix,
-            use_anchor=bool(report.get("use_anchor")),
-            use_text=bool(report.get("use_text")),
-            report=report,
-        )
+        return cls(matrix, methods, weights, report)
 
 
 class AdapterFile:
@@ -325,6 +401,19 @@ class Figures:
     ndcg: float = 0.0
     recall: float = 0.0
     per_project: dict[str, dict[str, float]] = field(default_factory=dict)
+    per_query: list[float] = field(default_factory=list, repr=False)  # nDCG@10, in query order
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k != "per_query"}
+
+
+def gain_bound(base: Figures, other: Figures) -> tuple[float, float]:
+    """The mean per-query nDCG@10 gain of ``other`` over ``base`` (same queries) and that mean
+    less ``CONFIDENCE`` standard errors."""
+    d = np.asarray(other.per_query, dtype=np.float64) - np.asarray(base.per_query, dtype=np.float64)
+    if d.size < 2:
+        return float(d.mean()) if d.size else 0.0, -math.inf
+    return float(d.mean()), float(d.mean() - CONFIDENCE * d.std(ddof=1) / math.sqrt(d.size))
 
 
 def judge(
@@ -338,8 +427,10 @@ def judge(
     stage: str = "judging",
 ) -> Figures:
     """nDCG@10 and Recall@10 of the real ranking (``RelatedSearch.rank``) on ``queries``, with the
-    query issue as anchor or text only, the query vector moved by ``adapter`` when given.
-    ``vectors``: each query's vector (default: its first chunk's stored vector — no embedding)."""
+    query issue as anchor or text only, as ``adapter`` adapts it in that mode when given (the
+    query vector moved, or the refitted weights). ``vectors``: each query's vector (default: its
+    first chunk's stored vector — no embedding)."""
+    weights = adapter.model(anchored) if adapter is not None else None
     ndcgs: list[float] = []
     recalls: list[float] = []
     by_project: dict[str, list[float]] = {}
@@ -353,11 +444,16 @@ def judge(
             vector = snapshot.vectors[int(snapshot.chunk_start[i])]
         else:
             vector = None
-        if vector is not None and adapter is not None:
+        if vector is not None and adapter is not None and adapter.used(anchored):
             vector = adapter.apply(vector)
         text = query_text(snapshot, i)
         snap, docs, _, _, _ = search.rank(
-            text, q.doc_id if anchored else None, [SourceType.JIRA], snapshot=snapshot, vector=vector
+            text,
+            q.doc_id if anchored else None,
+            [SourceType.JIRA],
+            snapshot=snapshot,
+            vector=vector,
+            weights=weights,
         )
         ranking = [snap.ids[j] for j in docs if snap.ids[j] != q.doc_id and snap.ids[j] not in q.known][:K]
         score = ndcg_at(ranking, q.relevant)
@@ -374,20 +470,24 @@ def judge(
         per_project={
             p: {"queries": len(v), "ndcg": float(np.mean(v))} for p, v in sorted(by_project.items())
         },
+        per_query=ndcgs,
     )
 
 
 # -- adapting -----------------------------------------------------------------------------------
 @dataclass
 class Decision:
-    """What an adaptation decided and on what figures."""
+    """What an adaptation decided and on what figures (``methods``: per mode, ``METHODS``)."""
 
     status: str  # "adapted" | "defaults" | "too_few_pairs" | "no_snapshot"
     pairs: int = 0
     fit_pairs: int = 0
     validation_pairs: int = 0
     validation_from: str = ""
+    validation_queries: str = ""  # "issue links" | "issue pairs": what the validation asks for
     ridge: float | None = None
+    strength: dict[str, float] = field(default_factory=dict)
+    methods: dict[str, str] = field(default_factory=lambda: {"anchor": "defaults", "text": "defaults"})
     use_anchor: bool = False
     use_text: bool = False
     validation: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -403,6 +503,56 @@ def _iso(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds") if not math.isnan(t) else ""
 
 
+def _spread(queries: Sequence[Query], limit: int) -> list[Query]:
+    """At most ``limit`` of ``queries``, evenly spaced."""
+    if len(queries) <= limit:
+        return list(queries)
+    step = len(queries) / limit
+    return [queries[int(k * step)] for k in range(limit)]
+
+
+def _first_vector(snapshot: CorpusSnapshot, i: int) -> np.ndarray | None:
+    return snapshot.vectors[int(snapshot.chunk_start[i])] if snapshot.chunk_count[i] else None
+
+
+def ranker_pools(
+    search: Ranking, snapshot: CorpusSnapshot, queries: Sequence[Query], anchored: bool
+) -> list[ranker_fit.Pool]:
+    """Each query's candidate pool for the ranker refit, its own pairs left out of its
+    co-citation (a pair must not describe itself)."""
+    out = []
+    for q in queries:
+        i = snapshot.position.get(q.doc_id)
+        if i is None:
+            continue
+        out.append(
+            ranker_fit.collect_pool(
+                search.rank,
+                snapshot,
+                q.doc_id,
+                query_text(snapshot, i),
+                _first_vector(snapshot, i),
+                q.relevant,
+                anchored,
+                known=q.known,
+                leave_out=frozenset(q.relevant),
+            )
+        )
+    return out
+
+
+def _record(decision: Decision, key: str, figures: Figures, base: Figures | None) -> None:
+    row = {
+        "ndcg@10": round(figures.ndcg, 4),
+        "recall@10": round(figures.recall, 4),
+        "queries": figures.queries,
+    }
+    if base is not None:
+        gain, bound = gain_bound(base, figures)
+        row.update({"gain": round(gain, 4), "gain_bound": round(bound, 4)})
+    decision.validation[key] = row
+
+
 def adapt(
     search: Ranking,
     snapshot: CorpusSnapshot,
@@ -411,10 +561,15 @@ def adapt(
     ridges: Sequence[float] = RIDGES,
     progress: Progress = _quiet,
     validation_queries: int = 400,
+    strengths: Sequence[float] = STRENGTHS,
+    fit_queries: int = FIT_QUERIES,
 ) -> tuple[QueryAdapter | None, Decision]:
-    """Fit on the earlier pairs, judge on the validation slice (the last ``VALIDATION_SHARE``)
-    against the defaults, per mode; refit the chosen setting on every pair. ``None`` and the
-    reason when the defaults stay."""
+    """Fit each candidate on the earlier pairs — the query adapter for each ridge, the ranking's
+    weights refitted for each strength — and judge it on the validation slice (the last
+    ``VALIDATION_SHARE``: its issue links when it holds ``MIN_LINK_QUERIES`` issues asking for
+    them, else every issue pair) against the defaults, per mode. A mode takes the candidate with
+    the best lower bound of its gain (``gain_bound``) when that bound is above 0; the chosen one
+    is refitted on every pair. ``None`` and the reason when the defaults stay."""
     started = time.monotonic()
     direct = [p for p in pairs if p.kind != "cocited"]
     if len(direct) < min_pairs:
@@ -426,34 +581,39 @@ def adapt(
             note=f"{len(direct)} issue-to-issue pairs < {min_pairs}: shipped defaults",
         )
     fit, validation, at = cut_by_time(pairs, VALIDATION_SHARE)
-    queries = queries_of(validation, fit)
-    if len(queries) > validation_queries:  # evenly over time, so the slice stays the latest period
-        step = len(queries) / validation_queries
-        queries = [queries[int(k * step)] for k in range(validation_queries)]
+    links = queries_of([p for p in validation if p.kind in LINK_KINDS], fit)
+    queries = links if len(links) >= MIN_LINK_QUERIES else queries_of(validation, fit)
+    queries = _spread(queries, validation_queries)  # evenly, so the slice stays the latest period
     decision = Decision(
         "defaults",
         pairs=len(pairs),
         fit_pairs=len(fit),
         validation_pairs=len(validation),
         validation_from=_iso(at),
+        validation_queries="issue links" if queries and len(links) >= MIN_LINK_QUERIES else "issue pairs",
         created=_iso(time.time()),
     )
-    progress("vectors", 0, 1)
-    q_fit, d_fit = pair_vectors(snapshot, fit)
-    best: dict[bool, tuple[float, float | None]] = {}
-    for anchored in (True, False):
-        base = judge(
+    modes = {"anchor": True, "text": False}
+    base: dict[str, Figures] = {}
+    for mode, anchored in modes.items():
+        base[mode] = judge(
             search, snapshot, queries, None, anchored, progress=progress, stage="validation, defaults"
         )
-        decision.validation[f"{'anchor' if anchored else 'text'}_defaults"] = {
-            "ndcg@10": round(base.ndcg, 4),
-            "recall@10": round(base.recall, 4),
-            "queries": base.queries,
-        }
-        best[anchored] = (base.ndcg, None)
+        _record(decision, f"{mode}_defaults", base[mode], None)
+    # (mode) → (bound, method, setting)
+    best: dict[str, tuple[float, str, float]] = dict.fromkeys(modes, (0.0, "defaults", 0.0))
+
+    def consider(mode: str, method: str, setting: float, figures: Figures) -> None:
+        _record(decision, f"{mode}_{method}_{setting:g}", figures, base[mode])
+        _, bound = gain_bound(base[mode], figures)
+        if bound > best[mode][0]:
+            best[mode] = (bound, method, setting)
+
+    progress("vectors", 0, 1)
+    q_fit, d_fit = pair_vectors(snapshot, fit)
     for ridge in ridges:
-        adapter = QueryAdapter(fit_matrix(q_fit, d_fit, ridge))
-        for anchored in (True, False):
+        adapter = QueryAdapter.vector_map(fit_matrix(q_fit, d_fit, ridge))
+        for mode, anchored in modes.items():
             got = judge(
                 search,
                 snapshot,
@@ -463,37 +623,62 @@ def adapt(
                 progress=progress,
                 stage=f"validation, λ={ridge}",
             )
-            decision.validation[f"{'anchor' if anchored else 'text'}_ridge_{ridge:g}"] = {
-                "ndcg@10": round(got.ndcg, 4),
-                "recall@10": round(got.recall, 4),
-                "queries": got.queries,
-            }
-            if got.ndcg > best[anchored][0]:
-                best[anchored] = (got.ndcg, ridge)
-    base_anchor = decision.validation["anchor_defaults"]["ndcg@10"]
-    base_text = decision.validation["text_defaults"]["ndcg@10"]
-    decision.use_anchor = best[True][1] is not None and best[True][0] >= base_anchor + MIN_GAIN
-    decision.use_text = best[False][1] is not None and best[False][0] >= base_text + MIN_GAIN
+            consider(mode, "ridge", ridge, got)
+    fit_asking = _spread(queries_of(fit, []), fit_queries)
+    pools: dict[str, list[ranker_fit.Pool]] = {}
+    for mode, anchored in modes.items():
+        if not strengths:
+            break
+        progress(f"candidates, {mode}", 0, len(fit_asking))
+        pools[mode] = ranker_pools(search, snapshot, fit_asking, anchored)
+        prior = ranker_fit.as_vector(search.model(anchored), anchored)
+        rows = ranker_fit.pairwise_differences(pools[mode], prior)
+        for strength in strengths:
+            model = ranker_fit.as_model(ranker_fit.fit_logistic(rows, prior, strength), anchored)
+            refit = QueryAdapter(methods={mode: "ranker"}, weights={mode: model})
+            got = judge(
+                search,
+                snapshot,
+                queries,
+                refit,
+                anchored,
+                progress=progress,
+                stage=f"validation, ranker {strength:g}",
+            )
+            consider(mode, "ranker", strength, got)
+    for mode in modes:
+        decision.methods[mode] = "adapter" if best[mode][1] == "ridge" else best[mode][1]
+    decision.use_anchor = decision.methods["anchor"] != "defaults"
+    decision.use_text = decision.methods["text"] != "defaults"
     decision.seconds = time.monotonic() - started
     if not (decision.use_anchor or decision.use_text):
-        decision.note = f"no setting added {MIN_GAIN} nDCG@10 on the validation slice: shipped defaults"
+        decision.note = (
+            "no setting's gain on the validation slice was above 0 by "
+            f"{CONFIDENCE:g} standard errors: shipped defaults"
+        )
         return None, decision
-    # one matrix: the anchor mode's ridge when it is used (the task the pairs are made of)
-    chosen = best[True][1] if decision.use_anchor else best[False][1]
-    assert chosen is not None
-    decision.ridge = chosen
+    # refit what was chosen on every pair
     progress("refit", 0, 1)
-    q_all, d_all = pair_vectors(snapshot, pairs)
-    adapter = QueryAdapter(
-        fit_matrix(q_all, d_all, chosen),
-        use_anchor=decision.use_anchor,
-        use_text=decision.use_text,
-        report=decision.to_json(),
-    )
+    matrix = None
+    ridges_chosen = [best[m][2] for m in modes if best[m][1] == "ridge"]
+    if ridges_chosen:
+        decision.ridge = best["anchor"][2] if best["anchor"][1] == "ridge" else ridges_chosen[0]
+        q_all, d_all = pair_vectors(snapshot, pairs)
+        matrix = fit_matrix(q_all, d_all, decision.ridge)
+    weights: dict[str, dict[str, float]] = {}
+    later = _spread(queries_of(validation, []), max(1, fit_queries // 4))
+    for mode, anchored in modes.items():
+        if best[mode][1] != "ranker":
+            continue
+        decision.strength[mode] = best[mode][2]
+        progress(f"refit, {mode}", 0, len(later))
+        every = pools[mode] + ranker_pools(search, snapshot, later, anchored)
+        prior = ranker_fit.as_vector(search.model(anchored), anchored)
+        rows = ranker_fit.pairwise_differences(every, prior)
+        weights[mode] = ranker_fit.as_model(ranker_fit.fit_logistic(rows, prior, best[mode][2]), anchored)
     decision.status = "adapted"
     decision.seconds = time.monotonic() - started
-    adapter.report = decision.to_json()
-    return adapter, decision
+    return QueryAdapter(matrix, dict(decision.methods), weights, decision.to_json()), decision
 
 
 @dataclass
@@ -514,8 +699,8 @@ class TimeSplit:
             "train_pairs": self.train_pairs,
             "test_pairs": self.test_pairs,
             "decision": self.decision.to_json(),
-            "defaults": {k: asdict(v) for k, v in self.defaults.items()},
-            "adapted": {k: asdict(v) for k, v in self.adapted.items()},
+            "defaults": {k: v.to_json() for k, v in self.defaults.items()},
+            "adapted": {k: v.to_json() for k, v in self.adapted.items()},
             "seconds": round(self.seconds, 1),
         }
 
@@ -539,7 +724,7 @@ def time_split_evaluation(
         defaults[mode] = judge(
             search, snapshot, queries, None, anchored, progress=progress, stage=f"test, {mode}, defaults"
         )
-        if adapter is not None and adapter.used(anchored):
+        if adapter is not None and adapter.method(anchored) != "defaults":
             adapted[mode] = judge(
                 search,
                 snapshot,
@@ -696,7 +881,7 @@ class GraphAdaptation:
             adapter.save(self.directory)
         else:
             (self.directory / ADAPTER_MATRIX).unlink(missing_ok=True)
-            self._write(ADAPTER_REPORT, {"use_anchor": False, "use_text": False, **decision.to_json()})
+            self._write(ADAPTER_REPORT, {**decision.to_json(), "use_anchor": False, "use_text": False})
         log.info("retrieval adaptation: %s (%s)", decision.status, decision.note or decision.validation)
         return decision
 

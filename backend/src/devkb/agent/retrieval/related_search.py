@@ -30,7 +30,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -98,9 +98,10 @@ class RelatedSearch(HybridSearch):
         ``candidate_chunks``: above ``max_documents``, chunks each of full-text and vector search
         whose documents are ranked (the candidates); ``candidate_cache``: documents kept read
         and tokenized between queries (re-used while their content hash holds).
-        ``adapter``: this deployment's query adapter (``adaptation.py``; an ``AdapterFile`` re-reads
-        it when a background adaptation replaces it) — the query vector is moved by it before the
-        dense scan and the dense features, in the modes it was judged to help."""
+        ``adapter``: this deployment's adaptation (``adaptation.py``; an ``AdapterFile`` re-reads
+        it when a background adaptation replaces it) — in the modes it was judged to help, the
+        query vector is moved by its matrix before the dense scan and the dense features, or the
+        ranking uses its refitted weights."""
         if policy is None and not unrestricted:
             raise ConfigurationError(
                 "RelatedSearch needs an access policy (or unrestricted=True for a caller that reads everything)"
@@ -249,6 +250,13 @@ class RelatedSearch(HybridSearch):
         adapter = self.current_adapter()
         return adapter.apply(vector) if adapter is not None and adapter.used(anchored) else vector
 
+    def model(self, anchored: bool) -> Mapping[str, float]:
+        """The linear model in use for the mode: this deployment's refitted weights where its
+        adaptation chose them (``adaptation.py``), else the shipped ones."""
+        adapter = self.current_adapter()
+        refitted = adapter.model(anchored) if adapter is not None else None
+        return refitted if refitted is not None else self.weights["anchor" if anchored else "text"]
+
     # -- features -------------------------------------------------------------------------
     def resolve_anchor(self, snapshot: CorpusSnapshot, anchor: str | None) -> int | None:
         """The snapshot position of ``anchor`` (a document id, or a bare Jira key) — only a
@@ -263,14 +271,15 @@ class RelatedSearch(HybridSearch):
             return None
         return found
 
-    def cocited(self, anchor_id: str) -> Counter[str]:
+    def cocited(self, anchor_id: str, leave_out: Collection[str] = ()) -> Counter[str]:
         """Documents sharing a REFERENCES neighbour (other than through issue links) with the
         anchor, with how many they share. Direct neighbours are left out: the graph tools
-        reach them already."""
+        reach them already. ``leave_out``: documents whose direct edge with the anchor is
+        ignored (a pair being learnt from must not describe itself: adaptation)."""
         first = [
             n
             for n in self.store.neighbors([anchor_id], "both", limit=self.cocitation_limit)
-            if n.kind not in LINK_KINDS
+            if n.kind not in LINK_KINDS and n.document.id not in leave_out
         ]
         direct = {n.document.id for n in first}
         counts: Counter[str] = Counter()
@@ -286,10 +295,15 @@ class RelatedSearch(HybridSearch):
         return counts
 
     def score(
-        self, feats: Mapping[str, np.ndarray], anchored: bool, skip: tuple[str, ...] = ()
+        self,
+        feats: Mapping[str, np.ndarray],
+        anchored: bool,
+        skip: tuple[str, ...] = (),
+        weights: Mapping[str, float] | None = None,
     ) -> np.ndarray:
-        """The model's linear score (without the features in ``skip``)."""
-        model = self.weights["anchor" if anchored else "text"]
+        """The model's linear score (without the features in ``skip``); ``weights``: this model
+        instead of the search's own."""
+        model = weights if weights is not None else self.model(anchored)
         n = len(feats["bm25"])
         total = np.full(n, model.get("bias", 0.0), dtype=np.float32)
         for name, w in model.items():
@@ -305,16 +319,22 @@ class RelatedSearch(HybridSearch):
         document_ids: Sequence[str] | None = None,
         snapshot: CorpusSnapshot | None = None,
         vector: np.ndarray | None = None,
+        depth: int | None = None,
+        leave_out: Collection[str] = (),
+        weights: Mapping[str, float] | None = None,
     ) -> tuple[CorpusSnapshot, np.ndarray, dict[str, np.ndarray], np.ndarray, bool]:
         """Candidates (snapshot positions, best first), their features and final scores, and the
         per-chunk cosines of the candidates (for passages); the last value says whether an
         anchor was used. ``snapshot``: rank these documents (default: the whole store's
-        snapshot); ``vector``: the query's embedding when already computed."""
+        snapshot); ``vector``: the query's embedding when already computed; ``depth``: the
+        first stage's candidates (default ``rerank_depth``); ``leave_out``: documents whose
+        direct edges with the anchor the co-citation ignores; ``weights``: this linear model
+        instead of the one in use (adaptation judges its candidates with them)."""
         snapshot = snapshot if snapshot is not None else self.snapshot()
         a = self.resolve_anchor(snapshot, anchor)
         feats = lexical_features(snapshot, query)
         if a is not None:
-            feats.update(anchor_features(snapshot, a, self.cocited(snapshot.ids[a])))
+            feats.update(anchor_features(snapshot, a, self.cocited(snapshot.ids[a], leave_out)))
         allowed = snapshot.type_mask(types) & self.readable_mask(snapshot)
         if document_ids is not None:
             wanted = [snapshot.position[i] for i in document_ids if i in snapshot.position]
@@ -326,8 +346,8 @@ class RelatedSearch(HybridSearch):
         pool = np.flatnonzero(allowed)
         if pool.size == 0:
             return snapshot, pool, {}, np.zeros(0, np.float32), a is not None
-        first = self.score(feats, a is not None, skip=DENSE)[pool]
-        depth = min(self.rerank_depth, pool.size)
+        first = self.score(feats, a is not None, skip=DENSE, weights=weights)[pool]
+        depth = min(depth or self.rerank_depth, pool.size)
         chosen = pool[np.argpartition(-first, depth - 1)[:depth]]
         if vector is None and query.strip():
             vector = self.query_vector(query, a is not None)
@@ -340,7 +360,7 @@ class RelatedSearch(HybridSearch):
         if self.prf:
             feedback = pool[np.argsort(-first, kind="stable")[: self.prf]]
             cand.update(prf_features(snapshot, feedback, chosen))
-        scores = self.score(cand, a is not None)
+        scores = self.score(cand, a is not None, weights=weights)
         order = np.argsort(-scores, kind="stable")
         _, offsets = snapshot.chunk_rows(chosen)
         cand = {name: values[order] for name, values in cand.items()}

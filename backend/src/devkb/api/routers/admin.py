@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel, Field
@@ -152,6 +152,14 @@ def list_gaps(
     return GapReportOut.model_validate(asdict(gaps.report(store, days, kind or (), limit, votes)))
 
 
+def _method(decision: dict[str, Any], mode: str) -> Literal["defaults", "adapter", "ranker"]:
+    """What a mode uses; a decision written before the ranker refit only had the adapter."""
+    method = (decision.get("methods") or {}).get(mode)
+    if method in ("defaults", "adapter", "ranker"):
+        return method  # type: ignore[no-any-return]
+    return "adapter" if decision.get("use_anchor" if mode == "anchor" else "use_text") else "defaults"
+
+
 def _adaptation(container: ContainerDep, settings: SettingsDep) -> AdaptationOut:
     adaptation = container.adaptation()
     decision = adaptation.decision() or {}
@@ -176,6 +184,8 @@ def _adaptation(container: ContainerDep, settings: SettingsDep) -> AdaptationOut
         status=AdaptationStatusOut(**asdict(adaptation.status)),
         in_use_with_anchor=bool(decision.get("use_anchor")),
         in_use_text_only=bool(decision.get("use_text")),
+        method_with_anchor=_method(decision, "anchor"),
+        method_text_only=_method(decision, "text"),
         decision=decision.get("status"),
         note=str(decision.get("note") or ""),
         test_from=evaluation.get("test_from"),

@@ -1167,14 +1167,28 @@ export interface components {
             figures?: components["schemas"]["AdaptationFiguresOut"][];
             /**
              * In Use Text Only
-             * @description The adapter moves the query vector of other questions.
+             * @description Other questions are ranked as adapted to this graph (method_text_only).
              */
             in_use_text_only: boolean;
             /**
              * In Use With Anchor
-             * @description The adapter moves the query vector of questions about an issue.
+             * @description Questions about an issue are ranked as adapted to this graph (method_with_anchor).
              */
             in_use_with_anchor: boolean;
+            /**
+             * Method Text Only
+             * @description What other questions use (as method_with_anchor).
+             * @default defaults
+             * @enum {string}
+             */
+            method_text_only: "defaults" | "adapter" | "ranker";
+            /**
+             * Method With Anchor
+             * @description What questions about an issue use: the shipped defaults, the query adapter (the query vector moved) or the ranking's weights refitted on this graph.
+             * @default defaults
+             * @enum {string}
+             */
+            method_with_anchor: "defaults" | "adapter" | "ranker";
             /**
              * Note
              * @default
