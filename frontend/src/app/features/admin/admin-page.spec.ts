@@ -52,6 +52,31 @@ function type(el: HTMLElement, selector: string, value: string): void {
 }
 
 const NOT_FOUND = { status: 404, statusText: 'Not Found' };
+/** The retrieval card's first read: never adapted, not evaluated (retrieval-card.spec.ts tests it). */
+const NEVER_ADAPTED = {
+  enabled: true,
+  status: {
+    state: 'idle',
+    stage: '',
+    done: 0,
+    total: 0,
+    started: '',
+    finished: '',
+    error: '',
+    edges_seen: 0,
+  },
+  in_use_with_anchor: false,
+  in_use_text_only: false,
+  method_with_anchor: 'defaults',
+  method_text_only: 'defaults',
+  decision: null,
+  note: '',
+  test_from: null,
+  train_pairs: null,
+  test_pairs: null,
+  figures: [],
+  evaluated: null,
+};
 
 describe('AdminPage', () => {
   it('lists users, changes a role, shows the API’s refusal, disables and adds a user', async () => {
@@ -60,6 +85,7 @@ describe('AdminPage', () => {
     http.expectOne('/admin/shared').flush({ changed: 0, shared: [] });
     http.expectOne('/admin/permissions').flush({ interval_minutes: 15, sources: [JIRA] });
     await until(() => expect(el.querySelectorAll('tbody tr')).toHaveLength(3));
+    http.expectOne('/admin/retrieval/adaptation').flush(NEVER_ADAPTED);
     const erin = el.querySelector('tr[data-email="erin@acme.example"]')!;
     expect(erin.textContent).toContain('SSO');
     expect(erin.textContent).toContain('Active');
@@ -140,6 +166,7 @@ describe('AdminPage', () => {
       sources: [{ ...JIRA, state: 'never', last_run: null, pairs: 0 }],
     });
     await until(() => expect(el.textContent).toContain('Nothing is shared with everyone.'));
+    http.expectOne('/admin/retrieval/adaptation').flush(NEVER_ADAPTED);
     expect(el.querySelector('[data-source=jira]')!.textContent).toContain('never run');
 
     type(el, '#share-id', 'jira:NOPE-1');
@@ -193,6 +220,7 @@ describe('AdminPage', () => {
     await until(() => expect(el.querySelector('[data-testid=admins-only]')).not.toBeNull());
     expect(el.querySelector('table')).toBeNull();
     expect(el.textContent).not.toContain('Sync permissions now');
+    expect(el.querySelector('[data-testid=retrieval-card]')).toBeNull();
     http.verify();
   });
 

@@ -6,19 +6,14 @@ import { ApiClient } from '../../core/api/api-client';
 import { toApiError } from '../../core/api/api-error';
 import type { components } from '../../core/api/schema';
 import { AuthStore, type AuthUser } from '../../core/auth/auth-store';
+import { when } from './format';
+import { RetrievalCard } from './retrieval-card';
 
 type S = components['schemas'];
 export type Role = S['UserIn']['role'];
 export type PermissionSource = S['PermissionSourceOut'];
 
 export const ROLES: readonly Role[] = ['admin', 'member'];
-
-/** An ISO date or seconds since the epoch, in the reader's locale; empty for none. */
-export function when(value: string | number | null | undefined): string {
-  if (value === null || value === undefined || value === '') return '';
-  const d = new Date(typeof value === 'number' ? value * 1000 : value);
-  return Number.isNaN(d.getTime()) ? String(value) : d.toLocaleString();
-}
 
 /** One line for the result of a permission sync: each source with its state and pairs. */
 export function syncSummary(sources: readonly PermissionSource[]): string {
@@ -30,12 +25,12 @@ export function syncSummary(sources: readonly PermissionSource[]): string {
 
 /**
  * `/admin` ("People", admins only): the users (role, disable, add), the documents shared with
- * every member, and the permission sync of each source. A member sees only a note that the page
+ * every member, the permission sync of each source, and retrieval adapted to the graph. A member sees only a note that the page
  * is for admins, and no request is made.
  */
 @Component({
   selector: 'app-admin-page',
-  imports: [FormsModule],
+  imports: [FormsModule, RetrievalCard],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './admin-page.html',
   styleUrl: './admin-page.scss',
