@@ -26,12 +26,13 @@ from devkb.agent.focus import (
     strength,
     under_heading,
 )
-from devkb.agent.question import ParsedQuestion
+from devkb.agent.question import ParsedQuestion, has_phrase
 from devkb.agent.tools.filter_docs import document_keywords, keywords
-from devkb.agent.words import STOPWORDS
+from devkb.agent.words import KEYWORD, NAME, STOPWORDS, search, word_pattern
+from devkb.agent.words import words as words_in
 
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
+_WORD = word_pattern(KEYWORD)  # the one tokeniser (words.py): "FLUID-5327" one word
 NO_ANSWER = "The knowledge base does not contain an answer to this question."
 
 
@@ -70,23 +71,36 @@ _METADATA_LINE = re.compile(
     r"^(?:[A-Z][\w ]{1,20}: [^·]{0,80} · ){2,}|^#{1,6}\s|^[A-Z][A-Z0-9]+-\d+: .{0,200}$|"
     r"^Space: [^·\n]{0,120} · Path: "  # a Confluence page's header line (sources/confluence/convert.py)
 )
-BOILERPLATE = re.compile(
-    r"closing (?:all )?issues that were resolved|bulk[- ]clos|this issue (?:has been|was) automatically|"
-    r"automatically (?:closed|transitioned)|mass[- ]clos|cleaning up (?:old|stale) issues",
-    re.IGNORECASE,
+# what a tracker's bulk edits say (word patterns of words.py, read over a sentence's words)
+_BOILERPLATE = (
+    "closing all? issues that were resolved",
+    "bulk clos*",
+    "bulk-clos*",
+    "this issue has|was been? automatically",
+    "automatically closed|transitioned",
+    "mass clos*",
+    "mass-clos*",
+    "cleaning up old|stale issues",
 )
-_CAUSE = re.compile(
-    r"\b(?:because|caused|cause[sd]?|root cause|due to|as a result|led to|triggered|the reason|resulted)\b",
-    re.IGNORECASE,
-)
+_CAUSE = frozenset("because caused cause causes triggered resulted".split())
+_CAUSE_PHRASES = (("root", "cause"), ("due", "to"), ("as", "a", "result"), ("led", "to"), ("the", "reason"))
 _DATED = re.compile(
     r"\b(?:19|20)\d\d-\d\d(?:-\d\d)?\b|\b(?:January|February|March|April|May|June|July|August|"
     r"September|October|November|December)\s+\d{1,2}\b|\b(?:on|in|since)\s+(?:19|20)\d\d\b"
 )
-_CHANGE = re.compile(
-    r"\b(?:changed?|added|removed|renamed|replaced|upgraded|migrated|deprecated|moved|switched)\b",
-    re.IGNORECASE,
+_CHANGE = frozenset(
+    "change changed added removed renamed replaced upgraded migrated deprecated moved switched".split()
 )
+
+
+def boilerplate(sentence: str) -> bool:
+    """A tracker's bulk edit ("Closing issues that were resolved for 1.0 and earlier releases.")."""
+    ws = words_in(sentence, KEYWORD)
+    return any(search(p, ws) for p in _BOILERPLATE)
+
+
+def _states_cause(ws: tuple[str, ...]) -> bool:
+    return bool(_CAUSE.intersection(ws)) or has_phrase(ws, _CAUSE_PHRASES)
 
 
 def clean(text: str) -> str:
@@ -107,11 +121,12 @@ def passage_sentences(text: str) -> tuple[tuple[int, str, frozenset[str], bool, 
         if _METADATA_LINE.search(stripped) or stripped.startswith("|"):
             continue  # metadata lines, headers and table rows are not sentences
         sentence = raw.strip(" #*-\t")
-        if len(sentence) < 25 or len(sentence) > 600 or BOILERPLATE.search(sentence):
+        if len(sentence) < 25 or len(sentence) > 600 or boilerplate(sentence):
             continue
         dated = _DATED.search(sentence) is not None
-        cause = _CAUSE.search(sentence) is not None
-        change = _CHANGE.search(sentence) is not None
+        ws = words_in(sentence, NAME)  # "root-cause" is "root", "cause", as a regex's word boundary reads it
+        cause = _states_cause(ws)
+        change = bool(_CHANGE.intersection(ws))
         out.append((j, sentence, sentence_terms(sentence), cause, dated, change))
     return tuple(out)
 
@@ -158,7 +173,7 @@ def compose_extractive(
             body = [
                 s.strip()
                 for s in _SENT.split(clean(text))
-                if len(s.strip()) >= 25 and not _METADATA_LINE.search(s.strip()) and not BOILERPLATE.search(s)
+                if len(s.strip()) >= 25 and not _METADATA_LINE.search(s.strip()) and not boilerplate(s)
             ]
             first = body[0] if body else clean(text)[:300]
             return f"{first} [{n}]"
@@ -217,8 +232,22 @@ _FIELD_NAMES = {
     "created": "created",
     "author": "author",
 }
-_COMMENTER = re.compile(r"^### (.+?) \((\d{4}-\d{2}-\d{2})?\)", re.MULTILINE)
-_SECTION = re.compile(r"^## (\w[\w ]*)\n", re.MULTILINE)
+
+
+def _sections(text: str) -> list[tuple[str, int, int]]:
+    """A text's "## Heading" lines (a word first, words and spaces after, a line of its own):
+    (heading, where its line starts, where the text under it starts)."""
+    out, at = [], 0
+    for line in text.splitlines(keepends=True):
+        name = line[3:].rstrip("\n")
+        if line.startswith("## ") and line.endswith("\n") and _plain_heading(name):
+            out.append((name, at, at + len(line)))
+        at += len(line)
+    return out
+
+
+def _plain_heading(name: str) -> bool:
+    return all(c.isalnum() or c in "_ " for c in name) and (name[:1].isalnum() or name[:1] == "_")
 
 
 def identifier(doc: EvidenceDoc) -> str:
@@ -309,9 +338,8 @@ def transitions(parsed: ParsedQuestion, meta: dict[str, Any]) -> str | None:
     changes = [h for h in meta.get("history") or [] if isinstance(h, dict) and h.get("field") == "status"]
     if not changes:
         return None
-    named = [
-        h for h in changes if h.get("to") and re.search(rf"\b{re.escape(str(h['to']))}\b", parsed.text, re.I)
-    ]
+    said = words_in(parsed.text, NAME)
+    named = [h for h in changes if h.get("to") and has_phrase(said, (words_in(str(h["to"]), NAME),))]
     chosen = named or changes
     return "; ".join(
         f"moved to {h['to']} on {str(h.get('at', ''))[:16].replace('T', ' ')} by {h.get('by', 'unknown')}"
@@ -320,25 +348,30 @@ def transitions(parsed: ParsedQuestion, meta: dict[str, Any]) -> str | None:
 
 
 def _commenters(doc: EvidenceDoc) -> list[str]:
-    names = [m.group(1) for p in doc.passages for m in _COMMENTER.finditer(p)]
+    names = [
+        name
+        for p in doc.passages
+        for line in p.splitlines()
+        if line.startswith("### ") and (name := comment_author(line[4:]))
+    ]
     return [n for n in dict.fromkeys(names) if n != "unknown"][:6]
 
 
 def description(doc: EvidenceDoc, number: int, max_sentences: int = 3) -> str | None:
     """The opening of a document's own text (an issue's description, a page's first paragraph)."""
     text = clean(doc.passages[0]) if doc.passages else ""
-    sections = {m.group(1).lower(): m.end() for m in _SECTION.finditer(text)}
+    sections = {name.lower(): end for name, _, end in _sections(text)}
     start = sections.get("description")
     if start is None:
         body = _without_title(text, doc.document.title)
     else:
         body = text[start:]
-    nxt = _SECTION.search(body)
-    body = body[: nxt.start()] if nxt else body
+    nxt = _sections(body)
+    body = body[: nxt[0][1]] if nxt else body
     sentences = [
         s.strip(" #*-\t")
         for s in _SENT.split(body)
-        if len(s.strip()) >= 20 and not _METADATA_LINE.search(s.strip()) and not BOILERPLATE.search(s)
+        if len(s.strip()) >= 20 and not _METADATA_LINE.search(s.strip()) and not boilerplate(s)
     ]
     if not sentences:
         return None
@@ -352,18 +385,18 @@ def outline(doc: EvidenceDoc, number: int, sections: int = 4) -> str | None:
     not sentences."""
     text = clean(doc.passages[0]) if doc.passages else ""
     body = _without_title(text, doc.document.title)
-    heads = list(_SECTION.finditer(body))
-    ends = [h.start() for h in heads[1:]] + ([len(body)] if heads else [])
-    parts: list[tuple[str | None, str]] = [(None, body[: heads[0].start()] if heads else body)]
-    parts += [(h.group(1).strip(), body[h.end() : e]) for h, e in zip(heads, ends, strict=True)]
+    heads = _sections(body)
+    ends = [h[1] for h in heads[1:]] + ([len(body)] if heads else [])
+    parts: list[tuple[str | None, str]] = [(None, body[: heads[0][1]] if heads else body)]
+    parts += [(name.strip(), body[end:e]) for (name, _, end), e in zip(heads, ends, strict=True)]
     out = []
     for heading, part in parts[: sections + 1]:
-        part = re.sub(r"```.*?(?:```|$)", " ", part, flags=re.S)
+        part = " ".join(part.split("```")[::2])  # code blocks are not sentences
         part = "\n".join(line for line in part.splitlines() if not line.lstrip().startswith("|"))
         said = ""
         for sentence in _SENT.split(part):
             sentence = sentence.strip(" #*-\t")
-            if len(sentence) < 3 or _METADATA_LINE.search(sentence) or BOILERPLATE.search(sentence):
+            if len(sentence) < 3 or _METADATA_LINE.search(sentence) or boilerplate(sentence):
                 continue
             # list items carry no full stop: "Reading list: Architecture Overview; Keys Design"
             said = (
@@ -383,7 +416,7 @@ def outline(doc: EvidenceDoc, number: int, sections: int = 4) -> str | None:
 LIST_SHOWN = 25  # items a list answer names before "and N more"
 # "summarize the onboarding page", "an overview of …": the named page's own text, not the best
 # sentences of every source found
-_SUMMARY = re.compile(r"\b(?:summar(?:y|ies|i[sz]e[sd]?)|overview|outline|recap|gist|tldr)\b", re.I)
+_SUMMARY = "summary|summaries|summarise|summarize|summarised|summarized|summarises|summarizes|overview|outline|recap|gist|tldr"
 
 
 def _page_named(
@@ -720,7 +753,9 @@ def _plan(
         )
     lead_in = _page_named(parsed, docs, named)
     summary = None
-    if lead_in and _SUMMARY.search(parsed.text):  # the page's own text, not every source's best
+    if lead_in and search(
+        _SUMMARY, words_in(parsed.text, NAME)
+    ):  # the page's own text, not every source's best
         summary = outline(docs[0], 1) or description(docs[0], 1, max_sentences + 1)
     return _Plan(lines, summary is None, summary, lead_in)
 
