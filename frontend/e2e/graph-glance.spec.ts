@@ -127,3 +127,53 @@ async function axeClean(page: Page): Promise<void> {
     ),
   ).toEqual([]);
 }
+
+/** Issue 61, item 6: edge labels read "me linked issue ue" where two were drawn on one spot. */
+interface Box {
+  text: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+async function boxesOf(page: Page, selector: string): Promise<Box[]> {
+  return page.locator(selector).evaluateAll((els) =>
+    els
+      .map((el) => ({ text: el.textContent?.trim() ?? '', r: el.getBoundingClientRect() }))
+      .filter(({ r }) => r.width > 0 && r.height > 0)
+      .map(({ text, r }) => ({ text, x: r.x, y: r.y, w: r.width, h: r.height })),
+  );
+}
+const overlap = (a: Box, c: Box) =>
+  !(
+    a.x + a.w <= c.x + 0.5 ||
+    c.x + c.w <= a.x + 0.5 ||
+    a.y + a.h <= c.y + 0.5 ||
+    c.y + c.h <= a.y + 0.5
+  );
+
+for (const view of [
+  { name: 'a selected issue', width: 1440, height: 900, mode: 'auto' },
+  { name: 'a selected issue on a phone', width: 360, height: 740, mode: 'auto' },
+  { name: 'every edge labelled', width: 1440, height: 900, mode: 'all' },
+]) {
+  test(`no two edge labels overlap (${view.name})`, async ({ page }) => {
+    await page.setViewportSize({ width: view.width, height: view.height });
+    await page.goto(
+      view.mode === 'all' ? '/explore' : `/explore?focus=${encodeURIComponent('jira:PAY-12')}`,
+    );
+    await settled(page);
+    if (view.mode === 'all') await page.getByLabel('Edge labels').selectOption('all');
+    await page.waitForTimeout(500);
+    const labels = await boxesOf(page, '[data-testid="edge-label"]');
+    expect(labels.length, 'some edges are labelled').toBeGreaterThan(2);
+    for (let i = 0; i < labels.length; i++)
+      for (let j = i + 1; j < labels.length; j++)
+        expect(
+          overlap(labels[i], labels[j]),
+          `"${labels[i].text}" overlaps "${labels[j].text}"`,
+        ).toBe(false);
+    const shot = `graph-edge-labels-${view.mode}-${view.width}`;
+    await screenshot(page, shot, view.mode === 'auto' ? `docs/screenshots/${shot}.png` : undefined);
+  });
+}

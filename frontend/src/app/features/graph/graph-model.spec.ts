@@ -1,4 +1,11 @@
-import { edgeId, kindFamily, mergeGraph, shortLabel } from './graph-model';
+import {
+  borderToBorder,
+  edgeId,
+  kindFamily,
+  mergeGraph,
+  placeEdgeLabels,
+  shortLabel,
+} from './graph-model';
 
 const node = (id: string, type = 'JIRA') => ({ id, type, title: id, url: '', metadata: {} });
 
@@ -67,5 +74,60 @@ describe('labels', () => {
     );
     expect([...placed]).toEqual(['a', 'c', 'd']);
     expect(placeLabels([box('a', 0, 0), box('c', 200, 0)], 1)).toEqual(new Set(['a']));
+  });
+});
+
+describe('edge labels', () => {
+  const box = (x: number, y: number) => ({ x, y, width: 220, height: 60 });
+  const line = (id: string, from: string, to: string, text: string, a: number[], b: number[]) => ({
+    id,
+    from,
+    to,
+    text,
+    a: { x: a[0], y: a[1] },
+    b: { x: b[0], y: b[1] },
+  });
+
+  it('gives the edges between two documents one label, never two on the same spot', () => {
+    // issue 61: "mentions" and "linked issue" drawn at one midpoint read "me linked issue ue"
+    const placed = placeEdgeLabels(
+      [
+        line('e1', 'a', 'b', 'linked issue', [0, 0], [600, 0]),
+        line('e2', 'b', 'a', 'mentions the issue', [600, 0], [0, 0]),
+        line('e3', 'a', 'b', 'linked issue', [0, 0], [600, 0]),
+      ],
+      [],
+    );
+    expect([...placed]).toEqual([
+      ['e1', { text: 'linked issue · mentions the issue', position: 0.5 }],
+    ]);
+  });
+
+  it('moves a label along its edge off another label and off the nodes, or leaves it out', () => {
+    // three edges fanning out of one node cross near their middles
+    const placed = placeEdgeLabels(
+      [
+        line('e1', 's', 'x', 'linked issue', [0, 100], [400, 100]),
+        line('e2', 's', 'y', 'fixed by commit', [0, 104], [400, 96]),
+        line('e3', 's', 'z', 'page links a page', [0, 108], [400, 92]),
+      ],
+      [box(500, 300)],
+    );
+    expect(placed.get('e1')?.position).toBe(0.5);
+    expect(placed.get('e2')?.position).not.toBe(0.5);
+    const spots = [...placed.values()].map((p) => p.position);
+    expect(new Set(spots).size).toBe(spots.length);
+    // a label whose every place is on a node is not drawn
+    const covered = placeEdgeLabels(
+      [line('e', 'p', 'q', 'links', [0, 0], [100, 0])],
+      [box(-100, -30)],
+    );
+    expect(covered.size).toBe(0);
+  });
+
+  it('measures an edge from border to border, as a floating connection is drawn', () => {
+    const { a, b } = borderToBorder(box(0, 0), box(600, 0));
+    expect(a).toEqual({ x: 220, y: 30 });
+    expect(b).toEqual({ x: 600, y: 30 });
   });
 });

@@ -133,3 +133,84 @@ export function placeLabels(candidates: readonly LabelBox[], max: number, gap = 
   }
   return new Set(taken.map((t) => t.id));
 }
+
+/** An edge as the label placer sees it: its id, kind words and its ends' centres (canvas units). */
+export interface EdgeLine {
+  id: string;
+  from: string;
+  to: string;
+  text: string;
+  a: { x: number; y: number };
+  b: { x: number; y: number };
+}
+
+/** Where along an edge a label may sit, best first (the middle, then either side of it). */
+const SLOTS = [0.5, 0.35, 0.65, 0.25, 0.75];
+const LABEL_CHAR = 6.2; // 10 px monospace, per character (measured: 6.0)
+const LABEL_PAD = 20; // padding and border (measured: 13 at 1:1, more when zoomed out)
+const LABEL_HEIGHT = 18; // measured: 17
+
+/**
+ * Edge labels that never overlap one another nor a node: the edges between the same two
+ * documents share one label ("linked issue · mentions the issue", not two drawn on the same
+ * spot), and each label, in the given priority order, takes the first place along its edge that
+ * is clear; one that finds none is not drawn (its edge keeps its evidence as a tooltip).
+ * Returns edge id → the label's text and position along the edge (0–1).
+ */
+export function placeEdgeLabels(
+  edges: readonly EdgeLine[],
+  nodes: readonly Rect[],
+  max = 200,
+): Map<string, { text: string; position: number }> {
+  const pairs = new Map<string, EdgeLine & { texts: string[] }>();
+  for (const e of edges) {
+    const key = [e.from, e.to].sort().join('\u0001');
+    const seen = pairs.get(key);
+    if (!seen) pairs.set(key, { ...e, texts: [e.text] });
+    else if (!seen.texts.includes(e.text)) seen.texts.push(e.text);
+  }
+  const taken: Rect[] = [];
+  const out = new Map<string, { text: string; position: number }>();
+  for (const e of pairs.values()) {
+    if (out.size >= max) break;
+    const text = e.texts.join(' · ');
+    const width = text.length * LABEL_CHAR + LABEL_PAD;
+    for (const t of SLOTS) {
+      const cx = e.a.x + (e.b.x - e.a.x) * t;
+      const cy = e.a.y + (e.b.y - e.a.y) * t;
+      const box = { x: cx - width / 2, y: cy - LABEL_HEIGHT / 2, width, height: LABEL_HEIGHT };
+      if (taken.every((r) => apart(box, r, 6)) && nodes.every((n) => apart(box, n, 0))) {
+        taken.push(box);
+        out.set(e.id, { text, position: t });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The part of the line between two boxes' centres that lies outside both boxes (a floating
+ * straight connection is drawn border to border, and its labels' positions are along that part).
+ */
+export function borderToBorder(
+  a: Rect,
+  b: Rect,
+): { a: { x: number; y: number }; b: { x: number; y: number } } {
+  const ca = { x: a.x + a.width / 2, y: a.y + a.height / 2 };
+  const cb = { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+  const dx = cb.x - ca.x;
+  const dy = cb.y - ca.y;
+  // how far along the centre line (0–1) a box's border is met, leaving from its centre
+  const exit = (r: Rect) => {
+    const tx = dx === 0 ? Infinity : r.width / 2 / Math.abs(dx);
+    const ty = dy === 0 ? Infinity : r.height / 2 / Math.abs(dy);
+    return Math.min(tx, ty, 0.5);
+  };
+  const s = exit(a);
+  const e = 1 - exit(b);
+  return {
+    a: { x: ca.x + dx * s, y: ca.y + dy * s },
+    b: { x: ca.x + dx * e, y: ca.y + dy * e },
+  };
+}

@@ -22,7 +22,14 @@ import { CompareTray } from './compare-tray';
 import { DocumentPanel } from './document-panel';
 import { Icon } from '../../shared/icon';
 import { NODE_HEIGHT, NODE_WIDTH } from './graph-layout';
-import { kindFamily, nodeName, placeLabels, shortLabel } from './graph-model';
+import {
+  borderToBorder,
+  kindFamily,
+  nodeName,
+  placeEdgeLabels,
+  placeLabels,
+  shortLabel,
+} from './graph-model';
 import { GraphSearch } from './graph-search';
 import { GRAPH_LIMITS, GraphStore } from './graph-store';
 
@@ -194,13 +201,37 @@ export class GraphPage {
     const selected = this.store.selectedId();
     const labels = this.labelMode() !== 'none';
     const all = this.labelsAll();
+    const positions = this.store.positions();
+    const box = (id: string) => ({
+      ...(positions.get(id) ?? { x: 0, y: 0 }),
+      width: NODE_WIDTH,
+      height: NODE_HEIGHT,
+    });
+    const touching = (e: { source: string; target: string }) =>
+      selected !== null && (e.source === selected || e.target === selected);
+    // With a selection, only its own edges keep their labels (the rest are dimmed); those first.
+    const wanted = this.store
+      .visibleEdges()
+      .filter(
+        (e) => labels && (touching(e) || (all && selected === null) || this.labelMode() === 'all'),
+      )
+      .sort((a, b) => Number(touching(b)) - Number(touching(a)));
+    const placed = placeEdgeLabels(
+      wanted.map((e) => ({
+        id: e.id,
+        from: e.source,
+        to: e.target,
+        text: edgeLabel(e.kind),
+        ...borderToBorder(box(e.source), box(e.target)),
+      })),
+      [...positions.values()].map((p) => ({ ...p, width: NODE_WIDTH, height: NODE_HEIGHT })),
+    );
     return this.store.visibleEdges().map((e) => {
-      const touches = selected !== null && (e.source === selected || e.target === selected);
+      const touches = touching(e);
       return {
         edge: e,
         cls: `edge fam-${kindFamily(e.kind)}${touches ? ' hl' : ''}${selected !== null && !touches ? ' dim' : ''}`,
-        // With a selection, only its own edges keep their labels (the rest are dimmed).
-        label: labels && (touches || (all && selected === null) || this.labelMode() === 'all'),
+        label: placed.get(e.id) ?? null,
       };
     });
   });
