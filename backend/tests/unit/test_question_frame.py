@@ -408,3 +408,13 @@ def test_the_frame_carries_the_forms_the_kinds_recognise():
     assert forms("which open issues haven't been updated in a year?")["stale"] == {"n": "a", "unit": "year"}
     assert "expert" in forms("who knows about kafka?")
     assert "how_many" not in forms("how many story points is a typical ticket?")
+
+
+def test_a_statement_to_remember_names_no_condition_and_a_search_its_period_as_applied() -> None:
+    """ "Remember that the payments freeze starts on 15 December": the date is what is remembered,
+    not a condition; a search with a period keeps what was created or updated in it."""
+    remembered = frame("Remember that the payments freeze starts on 15 December")
+    assert remembered.shape == "remember" and remembered.describe() == []
+    searched = frame("Why were customers charged twice in April?")
+    assert searched.shape == "search"
+    assert searched.describe() == [f"created or updated {searched.period.label}"]  # type: ignore[union-attr]

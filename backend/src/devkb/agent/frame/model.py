@@ -129,8 +129,12 @@ class Frame(_Slot):
         return out
 
     def describe(self) -> list[str]:
-        """Each condition as the answer names it ("assignee Marcus Chen", "created in 2011")."""
+        """Each condition as the answer names it ("assignee Marcus Chen", "created in 2011").
+        None for a statement to remember: its dates and names are what is remembered, not
+        conditions on anything."""
         out: list[str] = []
+        if self.shape == "remember":
+            return out
         for p in self.people:
             out.append(f"{_ROLE_SAID[p.role]} {p.resolved or p.said}")
         if self.scope.projects:
@@ -151,8 +155,11 @@ class Frame(_Slot):
             out.append("fix version " + " or ".join(self.versions))
         if self.labels:
             out.append("label/component " + " or ".join(self.labels))
-        if self.period is not None:
-            out.append(f"{self.period.event} {self.period.label}")
+        if self.period is not None:  # a search keeps what was created or updated in the period
+            event = self.period.event
+            if self.shape == "search" and event == "created":
+                event = "created or updated"
+            out.append(f"{event} {self.period.label}")
         return out
 
 
