@@ -112,6 +112,7 @@ def test_a_habit_the_shipped_weights_ignore_is_learnt_and_used(habit, tmp_path):
     best = max(v["anchor_ranker_1"]["ndcg@10"], v["anchor_ranker_100"]["ndcg@10"])
     assert best > v["anchor_defaults"]["ndcg@10"] + 0.3
     assert v["anchor_ranker_1"]["gain_bound"] > 0 >= v["text_ranker_1"]["gain_bound"]
+    assert decision.projects == {"anchor": ["PRJ"]} and adapter.projects == {"anchor": ["PRJ"]}
     shipped = search.model(anchored=True)
     learnt = adapter.model(anchored=True)
     assert learnt is not None and learnt["same_reporter"] > shipped["same_reporter"] + 1.0
@@ -154,3 +155,27 @@ def test_noise_keeps_the_defaults(tmp_path):
         assert QueryAdapter.load(tmp_path / "nothing", DIM) is None
     finally:
         store.close()
+
+
+def test_questions_about_a_project_without_evidence_keep_the_defaults(tmp_path):
+    """The refit is used for questions about an issue only in projects whose validation queries
+    (enough of them) do not lose with it; a new project, or one that loses, keeps the defaults."""
+    from devkb.agent.retrieval.adaptation import Figures, helped_projects
+
+    base = Figures(per_query=[0.5] * 70, query_projects=["OLD"] * 30 + ["LOSES"] * 25 + ["FEW"] * 15)
+    refit = Figures(
+        per_query=[0.6] * 30 + [0.4] * 25 + [0.9] * 15,
+        query_projects=base.query_projects,
+    )
+    assert helped_projects(base, refit, min_queries=20) == ["OLD"]
+
+    model = {"bm25": 1.0, "same_reporter": 5.0}
+    adapter = QueryAdapter(methods={"anchor": "ranker", "text": "defaults"}, weights={"anchor": model})
+    adapter.projects = {"anchor": ["OLD"]}
+    adapter.save(tmp_path)
+    loaded = QueryAdapter.load(tmp_path, DIM)
+    assert loaded is not None
+    assert loaded.model(anchored=True, project="OLD") == model
+    assert loaded.model(anchored=True, project="NEW") is None  # not judged there: the defaults
+    assert loaded.model(anchored=True) == model  # no project known: the mode's choice
+    assert loaded.model(anchored=False, project="OLD") is None

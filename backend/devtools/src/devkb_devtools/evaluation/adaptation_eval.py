@@ -130,7 +130,8 @@ def run(
             out = {}
             for q in queries:
                 vector = np.asarray(vectors[q.doc_id], dtype=np.float32)
-                if adapted is not None and adapted.used(anchored):
+                project = q.doc_id.split(":", 1)[1].split("-")[0]
+                if adapted is not None and adapted.used(anchored, project):
                     vector = adapted.apply(vector)
                 snap, docs, _, _, _ = related.rank(
                     texts[q.doc_id],
@@ -138,7 +139,7 @@ def run(
                     [SourceType.JIRA],
                     snapshot=snapshot,
                     vector=vector,
-                    weights=adapted.model(anchored) if adapted is not None else None,
+                    weights=adapted.model(anchored, project) if adapted is not None else None,
                 )
                 ids = [snap.ids[i] for i in docs]
                 out[q.doc_id] = [d for d in ids if d != q.doc_id and d not in q.known][:K]

@@ -67,6 +67,9 @@ CONFIDENCE = 2.0
 FIT_QUERIES = 1000  # fit-period queries whose candidate pools the ranker refit learns from
 LINK_KINDS = frozenset({"jira-issuelink"})  # the related-issue task: validated on these when enough
 MIN_LINK_QUERIES = 100
+# Questions about an issue use a learnt setting only in projects whose validation queries (at least
+# this many) do not lose with it: a project with no earlier pairs (a new one) keeps the defaults.
+MIN_PROJECT_QUERIES = 20
 MAX_QUERY_CHARS = 1000
 MAX_COCITED = 30  # a commit or page naming more issues than this is a release list, not a pair
 K = 10
@@ -93,7 +96,7 @@ class Ranking(Protocol):
         weights: Mapping[str, float] | None = None,
     ) -> tuple[CorpusSnapshot, np.ndarray, dict[str, np.ndarray], np.ndarray, bool]: ...
 
-    def model(self, anchored: bool) -> Mapping[str, float]: ...
+    def model(self, anchored: bool, project: str | None = None) -> Mapping[str, float]: ...
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,8 @@ class QueryAdapter:
     methods: dict[str, str] = field(default_factory=lambda: {"anchor": "defaults", "text": "defaults"})
     weights: dict[str, dict[str, float]] = field(default_factory=dict)
     report: dict[str, Any] = field(default_factory=dict)
+    # mode → the projects where it is used (a mode not named here: everywhere)
+    projects: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def vector_map(cls, matrix: np.ndarray, use_anchor: bool = True, use_text: bool = True) -> QueryAdapter:
@@ -192,8 +197,14 @@ class QueryAdapter:
             },
         )
 
-    def method(self, anchored: bool) -> str:
-        return self.methods.get("anchor" if anchored else "text", "defaults")
+    def method(self, anchored: bool, project: str | None = None) -> str:
+        """What the mode uses — for a question about an issue of ``project``, the defaults where
+        the adaptation was not judged to help that project."""
+        mode = "anchor" if anchored else "text"
+        only = self.projects.get(mode)
+        if only is not None and project is not None and project not in only:
+            return "defaults"
+        return self.methods.get(mode, "defaults")
 
     def apply(self, vector: np.ndarray) -> np.ndarray:
         if self.matrix is None:
@@ -202,14 +213,14 @@ class QueryAdapter:
         norm = float(np.linalg.norm(moved))
         return (moved / norm).astype(np.float32) if norm > 0 else np.asarray(vector, dtype=np.float32)
 
-    def used(self, anchored: bool) -> bool:
+    def used(self, anchored: bool, project: str | None = None) -> bool:
         """Whether the query vector is moved in this mode."""
-        return self.matrix is not None and self.method(anchored) == "adapter"
+        return self.matrix is not None and self.method(anchored, project) == "adapter"
 
-    def model(self, anchored: bool) -> dict[str, float] | None:
+    def model(self, anchored: bool, project: str | None = None) -> dict[str, float] | None:
         """The refitted ranking weights of this mode, when they are what it uses."""
         mode = "anchor" if anchored else "text"
-        return self.weights.get(mode) if self.method(anchored) == "ranker" else None
+        return self.weights.get(mode) if self.method(anchored, project) == "ranker" else None
 
     @property
     def use_anchor(self) -> bool:
@@ -235,6 +246,7 @@ class QueryAdapter:
             "use_text": self.use_text,
             "methods": dict(self.methods),
             "weights": self.weights,
+            "projects": self.projects,
         }
         tmp_json = directory / f".{ADAPTER_REPORT}.{os.getpid()}.tmp"
         tmp_json.write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -258,6 +270,9 @@ class QueryAdapter:
                 mode: {str(k): float(v) for k, v in model.items()}
                 for mode, model in (report.get("weights") or {}).items()
             }
+            projects = {
+                str(mode): [str(p) for p in names] for mode, names in (report.get("projects") or {}).items()
+            }
             matrix = None
             if "adapter" in methods.values():
                 with np.load(matrix_path, allow_pickle=False) as data:
@@ -277,7 +292,7 @@ class QueryAdapter:
                 return None
         if all(m == "defaults" for m in methods.values()):
             return None
-        return cls(matrix, methods, weights, report)
+        return cls(matrix, methods, weights, report, projects)
 
 
 class AdapterFile:
@@ -402,9 +417,10 @@ class Figures:
     recall: float = 0.0
     per_project: dict[str, dict[str, float]] = field(default_factory=dict)
     per_query: list[float] = field(default_factory=list, repr=False)  # nDCG@10, in query order
+    query_projects: list[str] = field(default_factory=list, repr=False)  # each query issue's project
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if k != "per_query"}
+        return {k: v for k, v in asdict(self).items() if k not in ("per_query", "query_projects")}
 
 
 def gain_bound(base: Figures, other: Figures) -> tuple[float, float]:
@@ -430,21 +446,23 @@ def judge(
     query issue as anchor or text only, as ``adapter`` adapts it in that mode when given (the
     query vector moved, or the refitted weights). ``vectors``: each query's vector (default: its
     first chunk's stored vector — no embedding)."""
-    weights = adapter.model(anchored) if adapter is not None else None
     ndcgs: list[float] = []
     recalls: list[float] = []
+    projects: list[str] = []
     by_project: dict[str, list[float]] = {}
     for n, q in enumerate(queries):
         i = snapshot.position.get(q.doc_id)
         if i is None:
             continue
+        project = str((snapshot.documents[i].metadata or {}).get("project") or "")
+        weights = adapter.model(anchored, project) if adapter is not None else None
         if vectors is not None and q.doc_id in vectors:
             vector: np.ndarray | None = np.asarray(vectors[q.doc_id], dtype=np.float32)
         elif snapshot.chunk_count[i]:
             vector = snapshot.vectors[int(snapshot.chunk_start[i])]
         else:
             vector = None
-        if vector is not None and adapter is not None and adapter.used(anchored):
+        if vector is not None and adapter is not None and adapter.used(anchored, project):
             vector = adapter.apply(vector)
         text = query_text(snapshot, i)
         snap, docs, _, _, _ = search.rank(
@@ -459,7 +477,7 @@ def judge(
         score = ndcg_at(ranking, q.relevant)
         ndcgs.append(score)
         recalls.append(recall_at(ranking, q.relevant))
-        project = str((snapshot.documents[i].metadata or {}).get("project") or "")
+        projects.append(project)
         by_project.setdefault(project, []).append(score)
         if n % 50 == 0:
             progress(stage, n, len(queries))
@@ -471,6 +489,7 @@ def judge(
             p: {"queries": len(v), "ndcg": float(np.mean(v))} for p, v in sorted(by_project.items())
         },
         per_query=ndcgs,
+        query_projects=projects,
     )
 
 
@@ -487,6 +506,7 @@ class Decision:
     validation_queries: str = ""  # "issue links" | "issue pairs": what the validation asks for
     ridge: float | None = None
     strength: dict[str, float] = field(default_factory=dict)
+    projects: dict[str, list[str]] = field(default_factory=dict)  # as QueryAdapter.projects
     methods: dict[str, str] = field(default_factory=lambda: {"anchor": "defaults", "text": "defaults"})
     use_anchor: bool = False
     use_text: bool = False
@@ -539,6 +559,14 @@ def ranker_pools(
             )
         )
     return out
+
+
+def helped_projects(base: Figures, chosen: Figures, min_queries: int = MIN_PROJECT_QUERIES) -> list[str]:
+    """Projects with at least ``min_queries`` validation queries whose mean gain is not below 0."""
+    gains: dict[str, list[float]] = {}
+    for project, a, b in zip(chosen.query_projects, base.per_query, chosen.per_query, strict=True):
+        gains.setdefault(project, []).append(b - a)
+    return sorted(p for p, g in gains.items() if p and len(g) >= min_queries and float(np.mean(g)) >= 0.0)
 
 
 def _record(decision: Decision, key: str, figures: Figures, base: Figures | None) -> None:
@@ -600,14 +628,16 @@ def adapt(
             search, snapshot, queries, None, anchored, progress=progress, stage="validation, defaults"
         )
         _record(decision, f"{mode}_defaults", base[mode], None)
-    # (mode) → (bound, method, setting)
+    # (mode) → (bound, method, setting); the chosen candidate's validation figures
     best: dict[str, tuple[float, str, float]] = dict.fromkeys(modes, (0.0, "defaults", 0.0))
+    chosen: dict[str, Figures] = {}
 
     def consider(mode: str, method: str, setting: float, figures: Figures) -> None:
         _record(decision, f"{mode}_{method}_{setting:g}", figures, base[mode])
         _, bound = gain_bound(base[mode], figures)
         if bound > best[mode][0]:
             best[mode] = (bound, method, setting)
+            chosen[mode] = figures
 
     progress("vectors", 0, 1)
     q_fit, d_fit = pair_vectors(snapshot, fit)
@@ -676,9 +706,22 @@ def adapt(
         prior = ranker_fit.as_vector(search.model(anchored), anchored)
         rows = ranker_fit.pairwise_differences(every, prior)
         weights[mode] = ranker_fit.as_model(ranker_fit.fit_logistic(rows, prior, best[mode][2]), anchored)
+    if decision.use_anchor:  # questions about an issue: only in projects that do not lose with it
+        decision.projects["anchor"] = helped_projects(base["anchor"], chosen["anchor"])
+        if not decision.projects["anchor"]:
+            decision.methods["anchor"], decision.use_anchor = "defaults", False
+            weights.pop("anchor", None)
+            decision.strength.pop("anchor", None)
+            decision.projects.pop("anchor")
+            if not decision.use_text:
+                decision.note = f"no project has {MIN_PROJECT_QUERIES} validation queries that gain: defaults"
+                return None, decision
     decision.status = "adapted"
     decision.seconds = time.monotonic() - started
-    return QueryAdapter(matrix, dict(decision.methods), weights, decision.to_json()), decision
+    return (
+        QueryAdapter(matrix, dict(decision.methods), weights, decision.to_json(), dict(decision.projects)),
+        decision,
+    )
 
 
 @dataclass

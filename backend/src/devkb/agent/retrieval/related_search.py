@@ -242,19 +242,20 @@ class RelatedSearch(HybridSearch):
             return self.adapter.current()
         return self.adapter
 
-    def query_vector(self, query: str, anchored: bool) -> np.ndarray | None:
-        """The query's embedding, moved by the deployment's adapter where it was judged to help."""
+    def query_vector(self, query: str, anchored: bool, project: str | None = None) -> np.ndarray | None:
+        """The query's embedding, moved by the deployment's adapter where it was judged to help
+        (``project``: the anchor's)."""
         if not query.strip():
             return None
         vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
         adapter = self.current_adapter()
-        return adapter.apply(vector) if adapter is not None and adapter.used(anchored) else vector
+        return adapter.apply(vector) if adapter is not None and adapter.used(anchored, project) else vector
 
-    def model(self, anchored: bool) -> Mapping[str, float]:
-        """The linear model in use for the mode: this deployment's refitted weights where its
-        adaptation chose them (``adaptation.py``), else the shipped ones."""
+    def model(self, anchored: bool, project: str | None = None) -> Mapping[str, float]:
+        """The linear model in use for the mode (``project``: the anchor's): this deployment's
+        refitted weights where its adaptation chose them (``adaptation.py``), else the shipped ones."""
         adapter = self.current_adapter()
-        refitted = adapter.model(anchored) if adapter is not None else None
+        refitted = adapter.model(anchored, project) if adapter is not None else None
         return refitted if refitted is not None else self.weights["anchor" if anchored else "text"]
 
     # -- features -------------------------------------------------------------------------
@@ -332,6 +333,9 @@ class RelatedSearch(HybridSearch):
         instead of the one in use (adaptation judges its candidates with them)."""
         snapshot = snapshot if snapshot is not None else self.snapshot()
         a = self.resolve_anchor(snapshot, anchor)
+        project = str((snapshot.documents[a].metadata or {}).get("project") or "") if a is not None else None
+        if weights is None:
+            weights = self.model(a is not None, project)
         feats = lexical_features(snapshot, query)
         if a is not None:
             feats.update(anchor_features(snapshot, a, self.cocited(snapshot.ids[a], leave_out)))
@@ -350,7 +354,7 @@ class RelatedSearch(HybridSearch):
         depth = min(depth or self.rerank_depth, pool.size)
         chosen = pool[np.argpartition(-first, depth - 1)[:depth]]
         if vector is None and query.strip():
-            vector = self.query_vector(query, a is not None)
+            vector = self.query_vector(query, a is not None, project)
         scan = self.dense_scan if self.dense_scan is not None else (0 if a is not None else 100)
         if scan and vector is not None and snapshot.vectors.size:
             chosen = np.union1d(chosen, pool[snapshot.top_dense(pool, vector, scan)])
