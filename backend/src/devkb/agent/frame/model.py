@@ -156,7 +156,7 @@ class Frame(_Slot):
         if self.labels:
             out.append("label/component " + " or ".join(self.labels))
         if self.period is not None:  # a search keeps what was created or updated in the period
-            event = self.period.event
+            event: str = self.period.event
             if self.shape == "search" and event == "created":
                 event = "created or updated"
             out.append(f"{event} {self.period.label}")
