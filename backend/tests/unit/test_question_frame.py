@@ -418,3 +418,24 @@ def test_a_statement_to_remember_names_no_condition_and_a_search_its_period_as_a
     searched = frame("Why were customers charged twice in April?")
     assert searched.shape == "search"
     assert searched.describe() == [f"created or updated {searched.period.label}"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What happens if Meridian's charges API is slow and our client times out?",
+        "What happens when Meridian has a maintenance window?",
+        "What would happen if Meridian's sandbox rejects our key?",
+    ],
+)
+def test_a_consequence_asked_is_a_search_and_a_vendors_possessive_no_person(question: str) -> None:
+    """Found on the focus evaluation's held-out part: "Meridian's charges API" was read as the
+    assignee Meridian, routed to the combined conditions and answered "nobody named 'Meridian'"
+    at high confidence."""
+    f = frame(question)
+    assert f.shape == "search" and f.people == () and f.describe() == [], f
+
+
+def test_a_possessive_before_work_is_still_a_person_and_an_unknown_one_is_reported() -> None:
+    f = frame("Which of Zedd's bugs are open?")
+    assert [(p.said, p.role, p.resolved) for p in f.people] == [("Zedd", "assignee", None)], f.people

@@ -185,6 +185,16 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
         found = resolver.people(said)
         if not found and role is None:
             continue  # a capitalised topic ("Apple Pay"), not a person
+        if not found and shape == "search":
+            continue  # "What happens when Meridian has a window?": no one the store knows, a topic
+        if (
+            not found
+            and words[end : end + 1] == ("s",)
+            and not kinds
+            and not types
+            and _no_role_before(words, start)
+        ):
+            continue  # "Meridian's charges API": a possessive of no one the store knows, before no work
         used.update(range(start, end))
         person_role: Role = role or "involved"
         if len(found) == 1:
@@ -372,6 +382,14 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
                     end += 1
                 runs.append((k, end))
     return runs
+
+
+def _no_role_before(words: Sequence[str], start: int) -> bool:
+    """Whether no role phrase ("assigned to", "filed by" …) comes right before ``start``."""
+    return not any(
+        start >= len(phrase) and tuple(words[start - len(phrase) : start]) == phrase
+        for phrase, _ in P.ROLE_BEFORE
+    )
 
 
 def _role(words: Sequence[str], start: int, end: int, kinds: Sequence[str]) -> Role | None:

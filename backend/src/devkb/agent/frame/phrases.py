@@ -22,6 +22,10 @@ RECALL = ABOUT_CONVERSATIONS + ABOUT_MEMORIES
 
 # -- shape: the first row whose phrase occurs decides (the order is the precedence) --------------
 SHAPES: tuple[tuple[tuple[str, ...], str], ...] = (
+    # a consequence asked ("What happens if Meridian times out?"): a search, not a list or a date
+    (("what", "happens"), "search"),
+    (("what", "will", "happen"), "search"),
+    (("what", "would", "happen"), "search"),
     (("how", "many"), "count"),
     (("number", "of"), "count"),
     (("count", "of"), "count"),
