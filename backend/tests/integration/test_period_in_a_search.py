@@ -45,3 +45,18 @@ def test_a_period_no_source_falls_in_is_said_and_caps_the_confidence(ask) -> Non
 def test_what_happened_in_a_period_still_lists_it(ask) -> None:
     a = ask("What happened in April?")
     assert "April 2026" in a.answer and a.sources, a.answer
+
+
+def test_a_type_none_has_is_said_with_the_issues_of_other_types(ask) -> None:
+    """ "Which bugs in PAY were resolved in February 2026?" — none of type Bug was (the raw demo
+    Jira: PAY-7, a Story, was resolved 2026-02-19): the answer says there are none and names the
+    issue that meets every other condition, as such, instead of a bare "none"."""
+    a = ask("Which bugs in PAY were resolved in February 2026?")
+    assert a.answer.startswith("There are no issues in PAY (type Bug, resolved 2026-02-01 to 2026-02-28)."), (
+        a.answer
+    )
+    assert (
+        "Of other types, 1 issue meets the other conditions" in a.answer and "PAY-7 (Story) [1]" in a.answer
+    )
+    assert [s.document_id for s in a.sources] == ["jira:PAY-7"]
+    assert a.understood is not None and a.understood.route == "conditions: conditions"

@@ -85,6 +85,11 @@ class Conditions(QuestionKind):
                     found.setdefault(d.id, d)
         docs = [d for d in found.values() if ctx.scope.allows(d)]
         kept = [d for d in docs if holds(frame, d)]
+        if not kept and frame.issue_types and frame.shape != "rank":
+            near = _other_types(ctx, frame)  # "which bugs …?" when none is a Bug: said, with what is
+            ctx.scope.add(
+                [EvidenceDoc(d, (d.title,), 1.0 / (1 + i), GraphQuery.name) for i, d in enumerate(near)]
+            )
         kept.sort(key=lambda d: _when(frame, d), reverse=frame.order != "oldest")
         if frame.limit and frame.shape == "list" and frame.order in ("newest", "oldest"):
             kept = kept[: frame.limit]
@@ -108,7 +113,9 @@ class Conditions(QuestionKind):
         ctx.took(STEP)
 
     def sources(self, out: Outcome, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
-        return (out.listed or [])[:most]
+        """The set found; when it is empty for a type, the issues of other types that meet every
+        other condition (named as such)."""
+        return (out.listed or list(selection))[:most]
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         frame = out.frame
@@ -125,6 +132,17 @@ class Conditions(QuestionKind):
             top = "; ".join(f"{who} ({c})" for who, c in out.ranked[:10])
             return f"By {field}, among the {out.ranked_of} {_noun(frame, out.ranked_of)}{said}: {top}."
         n = len(listed)
+        if not listed and docs and frame.issue_types:
+            others = describe(frame.model_copy(update={"issue_types": ()}))
+            numbers = {d.id: i + 1 for i, d in enumerate(docs)}
+            named = "; ".join(
+                f"{identifier(d)} ({d.document.metadata.get('issue_type') or 'no type'}){citation(d, numbers)}"
+                for d in docs[:LIST_SHOWN]
+            )
+            return (
+                f"There are no {_noun(frame, 2)}{said}. Of other types, {len(docs)} "
+                f"{'issue meets' if len(docs) == 1 else 'issues meet'} the other conditions{others}: {named}."
+            )
         if not listed:
             return f"There are no {_noun(frame, 2)}{said}."
         count = f"at least {n}" if capped else str(n)
@@ -155,6 +173,17 @@ class Conditions(QuestionKind):
         return "answered", trust.exact_confidence(
             f"{len(listed)} found with every condition ({said})", docs, "graph_list", shown, len(listed)
         )
+
+
+def _other_types(ctx: Context, frame: Frame) -> list[Document]:
+    """The issues that meet every condition of ``frame`` but its issue type, newest first."""
+    other = frame.model_copy(update={"issue_types": ()})
+    filters, types = query(other)
+    store = ctx.toolbox.graph_query.store
+    found = [d for d in store.find_documents(filters, types=types, limit=MOST) if ctx.scope.allows(d)]
+    kept = [d for d in found if holds(other, d)]
+    kept.sort(key=lambda d: _when(other, d), reverse=True)
+    return kept[:LIST_SHOWN]
 
 
 def query(frame: Frame) -> tuple[dict[str, list[str]], list[SourceType] | None]:
