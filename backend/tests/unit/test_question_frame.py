@@ -439,3 +439,30 @@ def test_a_consequence_asked_is_a_search_and_a_vendors_possessive_no_person(ques
 def test_a_possessive_before_work_is_still_a_person_and_an_unknown_one_is_reported() -> None:
     f = frame("Which of Zedd's bugs are open?")
     assert [(p.said, p.role, p.resolved) for p in f.people] == [("Zedd", "assignee", None)], f.people
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("hey, where are we on DECA-101", False),  # the trust evaluation's H03: a question
+        ("ok so what is the status of PAY-3", False),
+        ("hi team the payments freeze starts on 15 December", True),
+        ("The payments freeze starts on 15 December.", True),
+    ],
+)
+def test_a_greeting_before_the_question_does_not_make_it_a_statement(text: str, statement: bool) -> None:
+    assert frame(text).statement is statement
+
+
+def test_a_not_found_answer_keeps_its_confidence_when_capped() -> None:
+    """ "The sources do not say" claims nothing a missing focus or condition could weaken: its
+    confidence that they do not say is kept (the trust evaluation's unanswerable "how do we …"
+    questions read 0.35 instead of 0.97-0.995); an answer is still capped."""
+    from devkb.agent import confidence as trust
+    from devkb.agent.answer import Confidence
+
+    sure = Confidence(0.97, "high", "no source mentions chargeback")
+    status, kept = trust.capped("not_found", sure, "no source says how")
+    assert status == "not_found" and kept.probability == 0.97 and kept.reason.endswith("no source says how")
+    status, capped = trust.capped("answered", sure, "no source says how")
+    assert status == "partial" and capped.probability == trust.CAPPED_PROBABILITY and capped.level != "high"

@@ -431,9 +431,12 @@ def _versions(text: str, resolver: Resolver) -> list[str]:
 def _statement(text: str, words: Sequence[str], shape: str) -> bool:
     """ "The payments freeze starts on 15 December." — a sentence saying something, not asking (a
     keyword query, "webhook retries", is not one: it has no verb)."""
-    if shape == "remember" or "?" in text or len(words) < 5 or words[0] in P.QUESTION_OPENERS:
+    first = next((i for i, w in enumerate(words) if w not in P.GREETINGS), len(words))
+    if shape == "remember" or "?" in text or len(words) < 5 or first >= len(words):
         return False
-    return any(w in P.STATEMENT_VERBS for w in words[1:])
+    if words[first] in P.QUESTION_OPENERS:
+        return False
+    return any(w in P.STATEMENT_VERBS for w in words[first + 1 :])
 
 
 def _compared_titles(

@@ -246,6 +246,11 @@ QUESTION_OPENERS: frozenset[str] = frozenset(
      "give", "find", "tell", "compare", "explain", "describe", "summarize", "summarise", "count", "any",
      "and", "so", "or", "remember", "please", "note", "get", "search", "look", "in", "since", "for", "between")
 )  # fmt: skip
+# words said before the question proper ("hey, where are we on DECA-101"): skipped when deciding
+# whether a sentence asks or states
+GREETINGS: frozenset[str] = frozenset(
+    ("hey", "hi", "hello", "ok", "okay", "um", "uh", "quick", "question", "folks", "team", "all", "there")
+)
 STATEMENT_VERBS: frozenset[str] = frozenset(
     ("is", "are", "was", "were", "will", "has", "have", "starts", "ends", "uses", "should", "must", "needs",
      "begins", "moved", "changed", "became", "runs", "owns")
