@@ -466,3 +466,10 @@ def test_a_not_found_answer_keeps_its_confidence_when_capped() -> None:
     assert status == "not_found" and kept.probability == 0.97 and kept.reason.endswith("no source says how")
     status, capped = trust.capped("answered", sure, "no source says how")
     assert status == "partial" and capped.probability == trust.CAPPED_PROBABILITY and capped.level != "high"
+
+
+def test_story_points_are_not_the_issue_type_story() -> None:
+    """The trust evaluation's U076, "how many story points is a typical ticket?", was counted as
+    issues of type Story (0 found, at 0.995)."""
+    assert frame("how many story points is a typical ticket?").issue_types == ()
+    assert frame("how many stories are open in PAY?").issue_types == ("Story",)

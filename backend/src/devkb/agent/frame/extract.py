@@ -89,6 +89,11 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     for table, out in ((P.KINDS, kinds), (P.ISSUE_TYPES, types)):
         for phrase, meaning in table:
             for at in _all(words, phrase):
+                if (
+                    words[at + len(phrase) : at + len(phrase) + 1]
+                    and words[at + len(phrase)] in P.NOT_A_TYPE_BEFORE
+                ):
+                    continue  # "story points", "task force": a compound, not the type
                 if used.isdisjoint(range(at, at + len(phrase))):
                     take(phrase, at)
                     if meaning not in out:

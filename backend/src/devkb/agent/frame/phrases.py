@@ -246,6 +246,10 @@ QUESTION_OPENERS: frozenset[str] = frozenset(
      "give", "find", "tell", "compare", "explain", "describe", "summarize", "summarise", "count", "any",
      "and", "so", "or", "remember", "please", "note", "get", "search", "look", "in", "since", "for", "between")
 )  # fmt: skip
+# a type word before these is part of a compound ("story points", "task force"), not an issue type
+NOT_A_TYPE_BEFORE: frozenset[str] = frozenset(
+    ("point", "points", "pointing", "force", "estimate", "estimates")
+)
 # words said before the question proper ("hey, where are we on DECA-101"): skipped when deciding
 # whether a sentence asks or states
 GREETINGS: frozenset[str] = frozenset(
