@@ -60,3 +60,14 @@ def test_a_type_none_has_is_said_with_the_issues_of_other_types(ask) -> None:
     )
     assert [s.document_id for s in a.sources] == ["jira:PAY-7"]
     assert a.understood is not None and a.understood.route == "conditions: conditions"
+
+
+def test_does_not_say_keeps_its_confidence_and_a_statement_is_still_capped(ask) -> None:
+    """A "how do we …" question nothing holds is answered "does not say" with the confidence that
+    the sources do not say (the focus check — "no source says how" — caps answers, not this: it
+    read 0.35 on the trust evaluation's unanswerable questions); a statement that is not a question
+    still never reads high."""
+    a = ask("How do we handle credit card chargebacks?")
+    assert a.status == "not_found" and a.confidence.probability > 0.5, a.confidence
+    s = ask("The payments freeze starts on 15 December and lasts two weeks.")
+    assert s.confidence.level == "low", s.confidence

@@ -454,20 +454,6 @@ def test_a_greeting_before_the_question_does_not_make_it_a_statement(text: str, 
     assert frame(text).statement is statement
 
 
-def test_a_not_found_answer_keeps_its_confidence_when_capped() -> None:
-    """ "The sources do not say" claims nothing a missing focus or condition could weaken: its
-    confidence that they do not say is kept (the trust evaluation's unanswerable "how do we …"
-    questions read 0.35 instead of 0.97-0.995); an answer is still capped."""
-    from devkb.agent import confidence as trust
-    from devkb.agent.answer import Confidence
-
-    sure = Confidence(0.97, "high", "no source mentions chargeback")
-    status, kept = trust.capped("not_found", sure, "no source says how")
-    assert status == "not_found" and kept.probability == 0.97 and kept.reason.endswith("no source says how")
-    status, capped = trust.capped("answered", sure, "no source says how")
-    assert status == "partial" and capped.probability == trust.CAPPED_PROBABILITY and capped.level != "high"
-
-
 def test_story_points_are_not_the_issue_type_story() -> None:
     """The trust evaluation's U076, "how many story points is a typical ticket?", was counted as
     issues of type Story (0 found, at 0.995)."""

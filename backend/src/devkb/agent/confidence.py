@@ -272,8 +272,6 @@ def capped(status: Status, confidence: Confidence, why: str) -> tuple[Status, Co
     """``confidence`` no higher than :data:`CAPPED_PROBABILITY`, with ``why`` added to its reason:
     an answer that did not do all the question asked never reads "high" (a dropped or unresolved
     condition, a side of a comparison not found, history over missing records)."""
-    if status == "not_found":  # saying the sources do not say claims nothing to cap
-        return status, Confidence(confidence.probability, confidence.level, f"{confidence.reason}; {why}")
     p = min(confidence.probability, CAPPED_PROBABILITY)
     new_status: Status = "partial" if status == "answered" else status
     return new_status, Confidence(p, level(p), f"{confidence.reason}; {why}")

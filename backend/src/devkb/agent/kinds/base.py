@@ -193,6 +193,8 @@ class QuestionKind:
         identifier or through the graph, else from how much of the question the sources hold —
         capped when the sources do not hold what the question asks (its focus)."""
         status, confidence = self.assess_evidence(out, docs)
+        if status == "not_found":  # "does not say" claims nothing a missing focus could weaken
+            return status, confidence
         unmet = self.unmet_focus(out, docs)
         return (
             trust.capped(status, confidence, f"no source says {unmet.asks}")
