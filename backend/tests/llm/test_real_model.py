@@ -133,7 +133,10 @@ def test_a_follow_up_is_answered_in_the_conversation(devkb: RunningServer) -> No
 
 
 def test_the_confidence_combines_the_models_token_probabilities(devkb: RunningServer) -> None:
-    question = "Why were customers charged twice in April?"
+    # a question whose evidence is exact (found by its key), so the model's words are shown and
+    # their probabilities pooled whatever this small model chooses to cite; a topic question's
+    # status rests on which documents the model cites, which varies from run to run
+    question = "What is PAY-12 about?"
     with httpx.Client() as client:
         streamed = final(stream(client, devkb.base_url, question))
         plain = client.post(f"{devkb.base_url}/ask", json={"question": question}, timeout=300)
