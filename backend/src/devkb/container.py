@@ -56,6 +56,7 @@ from devkb.indexing.uploads import UploadIngest
 from devkb.mcp.parts import McpParts
 from devkb.mcp.server import build_mcp_server
 from devkb.memory.conversations import ConversationRecall
+from devkb.memory.said import SaidTurns
 from devkb.memory.service import MemoryService
 from devkb.memory.verified import VerifiedAnswers
 from devkb.scheduling import SyncScheduler
@@ -634,14 +635,20 @@ class Container(containers.DeclarativeContainer):
         planner,
     )
     ask = providers.Singleton(
-        lambda planner, runner, llm, s, verified: AskService(
-            planner, runner, llm, answer_slots=s.answer_slots or None, verified=verified
+        lambda planner, runner, llm, s, verified, memories: AskService(
+            planner,
+            runner,
+            llm,
+            answer_slots=s.answer_slots or None,
+            verified=verified,
+            said=SaidTurns(memories),
         ),
         planner,
         agent_runner,
         llm,
         settings,
         verified_answers,
+        memories,
     )
     chat_memory = providers.Singleton(build_chat_memory, settings, shared_state.provider)
     # a fresh MCP server per call (the SDK runs a server's HTTP session manager once); its parts

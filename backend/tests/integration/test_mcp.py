@@ -37,6 +37,7 @@ TOOLS = {
     "sync_source",
     "ingest",
     "remember",
+    "remember_conversation",
     "recall",
     "forget",
     "verify",

@@ -34,6 +34,7 @@ from devkb.agent.providers import LlmChoice, LlmProvider
 from devkb.agent.question import expand_ellipsis
 from devkb.agent.tools import GraphQuery
 from devkb.errors import DevkbError
+from devkb.memory.said import SaidTurns
 from devkb.memory.verified import VerifiedAnswers
 from devkb.store.models import SourceType
 
@@ -51,6 +52,7 @@ class AskService:
         max_sources: int = 8,
         answer_slots: int | None = None,
         verified: VerifiedAnswers | None = None,
+        said: SaidTurns | None = None,
     ) -> None:
         """``answer_slots``: questions answered without an LLM at once (default one per core)."""
         self.planner = planner
@@ -58,6 +60,7 @@ class AskService:
         self.llm = llm
         self.max_sources = max_sources
         self.verified = verified  # answers a reviewer verified (memory/verified.py): served first
+        self.said = said  # turns of conversations told to devkb (memory/said.py): then these
         # The rules path is CPU work under the GIL: more threads in it than cores only trade the
         # GIL back and forth (docs/deployment.md, "One machine"); the others wait here, in arrival
         # order, without holding it.
@@ -84,7 +87,7 @@ class AskService:
     ) -> Answer:
         events = _Events(on_event)
         events.status("retrieving")
-        served = self._verified(question, sources)
+        served = self._verified(question, sources) or self._said(question, sources)
         if served is not None:
             return served
         choice = self.llm.current() if self.llm is not None else None
@@ -131,6 +134,26 @@ class AskService:
             mode="verified",
             question=question,
             status="answered",
+        )
+
+    def _said(self, question: str, sources: Sequence[SourceType] | None) -> Answer | None:
+        """An answer quoted from the turns of conversations told to devkb that the asker may read
+        (who said it, when, the words), or "not found" when a person it names said nothing on the
+        topic (memory/said.py); None when no turn bears on the question."""
+        if self.said is None or (sources and SourceType.MEMORY not in sources):
+            return None
+        found = self.said.answer(question)
+        if found is None:
+            return None
+        cited = [
+            Citation(m.id, m.title, "", "MEMORY", round(found.coverage, 4), m.said[:300]) for m in found.turns
+        ]
+        return Answer(
+            answer=found.text,
+            sources=cited,
+            mode="extractive",  # quoted from the turns, no model
+            question=question,
+            status="answered" if found.found else "not_found",
         )
 
     def _needs_no_model(self, question: str, history: Sequence[HistoryTurn]) -> bool:

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import anyio
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from devkb.access.readers import bound_to_current_reader
 from devkb.agent.evidence import EvidenceDoc, Scope
@@ -38,6 +38,7 @@ from devkb.mcp.parts import McpParts
 from devkb.mcp.results import document_ref, evidence_result, neighbor_result, snippet
 from devkb.memory.model import Memory
 from devkb.memory.service import MemoryError, MemoryService
+from devkb.memory.transcripts import MAX_SESSIONS, MAX_SPEAKER, MAX_TURN_CHARS, MAX_TURNS
 from devkb.sources.uploads import UploadError
 from devkb.store.models import Document, Neighbor, SourceType
 
@@ -538,6 +539,36 @@ class KnowledgeBaseTools:
         return memory_result(m)
 
     @tool(
+        description="Remember a long conversation (a meeting, a chat, an issue's comment thread) so that "
+        "questions about it can be answered later (`ask`, `recall`): sessions, each with its date, of "
+        "turns, each with its speaker and words. Each turn is stored as a memory of yours (private by "
+        "default; scope=team needs an admin), dated by its session (or its own time), citeable by "
+        "speaker and date. Sending the same conversation again stores nothing twice. Returns the "
+        "conversation's id and how many turns were written."
+    )
+    def remember_conversation(
+        self,
+        sessions: Annotated[
+            list[SessionIn],
+            Field(description="The sessions, oldest first.", min_length=1, max_length=MAX_SESSIONS),
+        ],
+        title: Annotated[str, Field(description="What the conversation is (optional).", max_length=300)] = "",
+        scope: Annotated[
+            Literal["private", "team"], Field(description="private (default) or team (admins).")
+        ] = "private",
+        conversation_id: Annotated[
+            str | None,
+            Field(
+                description="Your id for it (default: derived from title and first session).", max_length=100
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        raw = [s.model_dump() for s in sessions]
+        return _memory_call(
+            lambda: self._memories().remember_conversation(raw, title, scope, conversation_id)
+        )
+
+    @tool(
         description="Recall facts remembered by you or your team that answer a query: what is true now, or "
         "as_of a date (what was true then). One result per subject and attribute, best first."
     )
@@ -570,6 +601,23 @@ class KnowledgeBaseTools:
         return memory_result(_memory_call(lambda: self._memories().verify(memory_id)))
 
 
+class TurnIn(BaseModel):
+    speaker: Annotated[str, Field(description="Who said it.", min_length=1, max_length=MAX_SPEAKER)]
+    text: Annotated[str, Field(description="What they said.", min_length=1, max_length=MAX_TURN_CHARS)]
+    time: Annotated[
+        str | None, Field(description="When, if not the session's date (ISO-8601).", max_length=40)
+    ] = None
+
+
+class SessionIn(BaseModel):
+    date: Annotated[
+        str,
+        Field(description="When the session was held: 2023-05-08 or an ISO-8601 date-time.", max_length=40),
+    ]
+    turns: Annotated[list[TurnIn], Field(min_length=1, max_length=MAX_TURNS)]
+    title: Annotated[str | None, Field(description="The session's topic (optional).", max_length=300)] = None
+
+
 def _memory_call(fn: Callable[[], T]) -> T:
     try:
         return fn()
@@ -587,6 +635,8 @@ def memory_result(m: Memory) -> dict[str, Any]:
     )
     if m.verified_by:
         out.update(verified_by=m.verified_by, verified_at=m.verified_at)
+    if m.speaker:  # a turn of a conversation (remember_conversation)
+        out.update(speaker=m.speaker, conversation=m.conversation, turn=m.turn, said=m.said)
     return out
 
 

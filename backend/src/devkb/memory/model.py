@@ -21,12 +21,13 @@ SOURCE = "memory"  # the documents' ``source``
 KIND = "memory"
 Scope = Literal["private", "team"]
 Status = Literal["proposed", "active", "verified", "superseded", "retracted"]
-Origin = Literal["conversation", "documents", "admin", "agent", "correction", "summary"]
+Origin = Literal["conversation", "documents", "admin", "agent", "correction", "summary", "transcript"]
 SCOPES: tuple[Scope, ...] = ("private", "team")
 STATUSES: tuple[Status, ...] = ("proposed", "active", "verified", "superseded", "retracted")
 ORIGINS: tuple[Origin, ...] = ("conversation", "documents", "admin", "agent", "correction")
-# a summary of a person's older memories (memory/summary.py) is written by devkb, never asked for
-WRITTEN_BY_DEVKB: tuple[Origin, ...] = ("summary",)
+# a summary of a person's older memories (memory/summary.py) and the turns of a conversation told
+# to devkb (memory/transcripts.py) are written by devkb, never asked for as an origin
+WRITTEN_BY_DEVKB: tuple[Origin, ...] = ("summary", "transcript")
 ABOUT = "memory-about"  # memory → a document it names (given, or found by the reference rules)
 DERIVED = "memory-derived-from"  # memory → a document it was derived from
 SUPERSEDES = "supersedes"  # newer memory → the memory it replaced
@@ -96,6 +97,14 @@ class Memory:
     cited_hashes: tuple[tuple[str, str], ...] = ()
     # a summary (memory/summary.py): the memories it folds, each (id, key, valid_from, text)
     folded: tuple[tuple[str, str, str, str], ...] = ()
+    # a turn of a conversation told to devkb (memory/transcripts.py): who said it, in which
+    # conversation (id and title), the session's title and the turn's place (``<conv>#s1t2``)
+    speaker: str = ""
+    conversation: str = ""
+    conversation_title: str = ""
+    session_title: str = ""
+    turn: str = ""
+    said_day: str = ""  # the day it was said, in the speaker's time zone
     gates: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
 
     @property
@@ -115,8 +124,17 @@ class Memory:
         return self.valid_from <= moment and (not self.valid_until or moment < self.valid_until)
 
     @property
+    def said(self) -> str:
+        """A turn as it is quoted: "Speaker on 2010-11-25: words" (empty for any other memory)."""
+        return f"{self.speaker} on {self.said_on}: {self.text}" if self.speaker else ""
+
+    @property
+    def said_on(self) -> str:
+        return self.said_day or self.valid_from[:10]
+
+    @property
     def title(self) -> str:
-        line = " ".join((self.question or self.text).split())
+        line = " ".join((self.said or self.question or self.text).split())
         return line if len(line) <= 80 else line[:79].rstrip() + "…"
 
     def metadata(self) -> dict[str, Any]:
@@ -143,6 +161,12 @@ class Memory:
             "expires_at": self.expires_at,
             "cited_hashes": dict(self.cited_hashes),
             "folded": [list(f) for f in self.folded],
+            "speaker": self.speaker,
+            "conversation": self.conversation,
+            "conversation_title": self.conversation_title,
+            "session_title": self.session_title,
+            "turn": self.turn,
+            "said_day": self.said_day,
             "memory_key": self.key,
             "author": self.owner,
             "acl": [list(g) for g in self.gates],
@@ -163,10 +187,18 @@ class Memory:
             title=self.title,
             url="",
             updated_at=max(self.recorded_at, self.changed_at),
-            content=f"{self.question}\n\n{self.text}" if self.question else self.text,
+            content=self._content(),
             metadata=self.metadata(),
             references=refs,
         )
+
+    def _content(self) -> str:
+        if self.question:
+            return f"{self.question}\n\n{self.text}"
+        if self.speaker:  # a turn: who said it and when are part of what is searched
+            heading = " — ".join(x for x in (self.conversation_title, self.session_title) if x)
+            return f"{heading}\n\n{self.said}" if heading else self.said
+        return self.text
 
     def with_(self, **changes: Any) -> Memory:
         return replace(self, **changes)
@@ -197,6 +229,9 @@ def export_row(m: Memory) -> dict[str, Any]:
         "expires_at": m.expires_at,
         "cited_hashes": dict(m.cited_hashes),
         "folded": [{"id": i, "key": k, "valid_from": v, "text": t} for i, k, v, t in m.folded],
+        "speaker": m.speaker,
+        "conversation": m.conversation,
+        "turn": m.turn,
     }
 
 
@@ -261,5 +296,11 @@ def from_document(doc: Document) -> Memory | None:
             for f in m.get("folded") or ()
             if isinstance(f, (list, tuple)) and len(f) == 4
         ),
+        speaker=str(m.get("speaker", "") or ""),
+        conversation=str(m.get("conversation", "") or ""),
+        conversation_title=str(m.get("conversation_title", "") or ""),
+        session_title=str(m.get("session_title", "") or ""),
+        turn=str(m.get("turn", "") or ""),
+        said_day=str(m.get("said_day", "") or ""),
         gates=tuple(tuple(g) for g in (acl.gates_of(m) or [])),
     )

@@ -42,6 +42,7 @@ from devkb.memory.model import (
     parse_when,
 )
 from devkb.memory.subject import strip_lead, topic_of
+from devkb.memory.transcripts import TranscriptError, conversation_id, memories_of, parse_sessions
 from devkb.store.models import Document, SourceType
 from devkb.store.protocol import GraphStore
 
@@ -295,6 +296,52 @@ class MemoryService:
             written = self._supersede(current, memory)
             self._drop_from_summary(written)
             return written
+
+    def remember_conversation(
+        self,
+        sessions: Any,
+        title: str = "",
+        scope: Scope = "private",
+        conversation: str | None = None,
+    ) -> dict[str, Any]:
+        """Store a conversation told to devkb (``memory/transcripts.py``): one memory per turn,
+        the caller's, valid from when it was said. The same conversation again writes nothing
+        new. A team conversation needs a reviewer (an admin): there is no one to verify a
+        thousand proposed turns."""
+        owner, reviewer = self.who()
+        if scope not in SCOPES:
+            raise MemoryError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        if scope == "team" and not reviewer:
+            raise MemoryError("a team conversation is stored by an admin; store it as private", 403)
+        try:
+            parsed = parse_sessions(sessions)
+            name = " ".join((title or "").split())
+            if len(name) > 300:
+                raise TranscriptError("title is over 300 characters")
+            conv = " ".join((conversation or "").split()) or conversation_id(owner, name, parsed)
+            if len(conv) > 100 or not all(c.isalnum() or c in "-_.:" for c in conv):
+                raise TranscriptError("conversation must be up to 100 letters, digits, '-', '_', '.' or ':'")
+        except TranscriptError as e:
+            raise MemoryError(str(e)) from e
+        turns = memories_of(parsed, conv, name, scope, owner, self.clock())
+        with self._lock:
+            have = {d.id for d in self.store.get_documents([m.id for m in turns])}
+            new = [m for m in turns if m.id not in have]
+            for at in range(0, len(new), 64):
+                self.pipeline.run([m.source_document() for m in new[at : at + 64]], SOURCE)
+        if new:
+            self._notify()
+        return {
+            "conversation": conv,
+            "title": name,
+            "scope": scope,
+            "sessions": len(parsed),
+            "turns": len(turns),
+            "written": len(new),
+            "unchanged": len(turns) - len(new),
+            "first": turns[0].turn if turns else "",
+            "ids": [m.id for m in turns[:2000]],
+        }
 
     def propose_correction(self, text: str, cited: Sequence[str] = ()) -> Memory:
         """A thumbs-down with "the right answer is …": a *proposed* team memory (origin

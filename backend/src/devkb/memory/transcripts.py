@@ -1,0 +1,155 @@
+"""A long conversation told to devkb (MCP ``remember_conversation``, ``POST /memories/conversations``):
+sessions, each with its date, of turns, each with its speaker and words — a meeting, a chat, an
+issue's comment thread. Each turn becomes one memory (``Memory``, origin ``transcript``) of the
+caller, private or team, valid from the moment it was said, with its speaker, its conversation and
+its place in it (``turn_ref``: ``<conversation>#s<session>t<turn>``), so that retrieval finds turns
+and answers cite them with who said what, when.
+
+Checked before anything is written (``TranscriptError``, a 422): sizes are bounded so that a
+hostile caller cannot make the server embed without end — at most ``MAX_SESSIONS`` sessions,
+``MAX_TURNS`` turns, ``MAX_TURN_CHARS`` per turn and ``MAX_TOTAL_CHARS`` in all.
+
+Ids are derived from the content (owner, scope, conversation, session date, position, speaker,
+words): telling devkb the same conversation again writes nothing new; a changed turn is a new
+memory (the old one stays until forgotten)."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from devkb.errors import DevkbError
+from devkb.memory.model import PREFIX, Memory, Scope, gates_for, parse_when
+
+MAX_SESSIONS = 1000
+MAX_TURNS = 10_000
+MAX_TURN_CHARS = 20_000
+MAX_TOTAL_CHARS = 2_000_000
+MAX_SPEAKER = 200
+MAX_TITLE = 300
+NAMESPACE = uuid.UUID("6f1c3f0e-9a51-4c1e-8f55-2b1f2a4c7d10")
+
+
+class TranscriptError(DevkbError):
+    """A conversation that cannot be stored as given (a 422 with what to change)."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    speaker: str
+    text: str
+    said_at: str  # ISO UTC
+    said_on: str  # the day it was said, as the speaker's calendar had it (YYYY-MM-DD)
+
+
+@dataclass(frozen=True)
+class Session:
+    date: str  # ISO UTC, the session's start
+    title: str
+    turns: tuple[Turn, ...]
+
+
+def _text(value: Any, what: str, most: int, required: bool = True) -> str:
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise TranscriptError(f"{what} must be text")
+    clean = " ".join(value.split())
+    if required and not clean:
+        raise TranscriptError(f"{what} is empty")
+    if len(clean) > most:
+        raise TranscriptError(f"{what} is over {most} characters ({len(clean)})")
+    return clean
+
+
+def _when(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise TranscriptError(f"{what} must be a date like 2026-12-15 or an ISO-8601 date-time")
+    try:
+        found = parse_when(value, what)
+    except ValueError as e:
+        raise TranscriptError(str(e)) from e
+    if found is None:
+        raise TranscriptError(f"{what} is empty")
+    return found
+
+
+def parse_sessions(raw: Any) -> list[Session]:
+    """``[{date, title?, turns: [{speaker, text, time?}]}]`` → sessions, checked and bounded."""
+    if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or not raw:
+        raise TranscriptError("sessions must be a non-empty list of {date, turns}")
+    if len(raw) > MAX_SESSIONS:
+        raise TranscriptError(f"at most {MAX_SESSIONS} sessions per call, not {len(raw)}")
+    out: list[Session] = []
+    turns = chars = 0
+    for i, s in enumerate(raw, start=1):
+        where = f"session {i}"
+        if not isinstance(s, Mapping):
+            raise TranscriptError(f"{where} must be an object with date and turns")
+        date = _when(s.get("date"), f"{where}: date")
+        title = _text(s.get("title"), f"{where}: title", MAX_TITLE, required=False)
+        items = s.get("turns")
+        if not isinstance(items, Sequence) or isinstance(items, (str, bytes)) or not items:
+            raise TranscriptError(f"{where}: turns must be a non-empty list of {{speaker, text}}")
+        turns += len(items)
+        if turns > MAX_TURNS:
+            raise TranscriptError(f"at most {MAX_TURNS} turns per call")
+        kept: list[Turn] = []
+        for j, t in enumerate(items, start=1):
+            at = f"{where}, turn {j}"
+            if not isinstance(t, Mapping):
+                raise TranscriptError(f"{at} must be an object with speaker and text")
+            text = _text(t.get("text"), f"{at}: text", MAX_TURN_CHARS)
+            chars += len(text)
+            if chars > MAX_TOTAL_CHARS:
+                raise TranscriptError(f"at most {MAX_TOTAL_CHARS} characters of turns per call")
+            said = _when(t["time"], f"{at}: time") if t.get("time") else date
+            day = str(t["time"] if t.get("time") else s.get("date")).strip()[:10]
+            kept.append(Turn(_text(t.get("speaker"), f"{at}: speaker", MAX_SPEAKER), text, said, day))
+        out.append(Session(date, title, tuple(kept)))
+    return out
+
+
+def conversation_id(owner: str, title: str, sessions: Sequence[Session]) -> str:
+    """A conversation's id when the caller gives none: from its owner, title and first session."""
+    first = sessions[0].date if sessions else ""
+    return "c" + hashlib.sha256(f"{owner}\n{title}\n{first}".encode()).hexdigest()[:16]
+
+
+def turn_ref(conversation: str, session: int, turn: int) -> str:
+    return f"{conversation}#s{session}t{turn}"
+
+
+def memories_of(
+    sessions: Sequence[Session], conversation: str, title: str, scope: Scope, owner: str, recorded_at: str
+) -> list[Memory]:
+    """One memory per turn, its id derived from what it is (the same turn → the same id)."""
+    gates = gates_for(scope, owner, [])
+    out: list[Memory] = []
+    for si, s in enumerate(sessions, start=1):
+        for ti, t in enumerate(s.turns, start=1):
+            ref = turn_ref(conversation, si, ti)
+            digest = "\n".join((owner, scope, ref, s.date, t.said_at, t.speaker, t.text))
+            out.append(
+                Memory(
+                    id=f"{PREFIX}{uuid.uuid5(NAMESPACE, digest)}",
+                    text=t.text,
+                    scope=scope,
+                    owner=owner,
+                    status="active",
+                    recorded_at=recorded_at,
+                    valid_from=t.said_at,
+                    origin="transcript",
+                    speaker=t.speaker,
+                    conversation=conversation,
+                    conversation_title=title,
+                    session_title=s.title,
+                    turn=ref,
+                    said_day=t.said_on,
+                    gates=gates,
+                )
+            )
+    return out
