@@ -140,3 +140,54 @@ export function layoutGraph(
   }
   return out;
 }
+
+export interface View {
+  scale: number;
+  /** The canvas point (canvas units) drawn at the centre of the visible canvas. */
+  centre: Point;
+}
+
+/**
+ * Where to look when one document is selected or expanded: the document and its neighbours,
+ * fitted into the visible canvas (`width` × `height` screen pixels less `padding` per side,
+ * which is what the details panel leaves), never zoomed in past 1 nor out below `minScale`.
+ * When the neighbourhood does not fit at `minScale`, the view still holds the document itself and
+ * as much of its neighbourhood as fits around it, rather than the document alone at the centre.
+ */
+export function neighbourhoodView(
+  id: string,
+  positions: ReadonlyMap<string, Point>,
+  edges: readonly { source: string; target: string }[],
+  width: number,
+  height: number,
+  padding: Point,
+  minScale: number,
+): View | null {
+  const own = positions.get(id);
+  if (!own) return null;
+  const members = [own];
+  for (const e of edges) {
+    const other = e.source === id ? e.target : e.target === id ? e.source : null;
+    const p = other === null || other === id ? undefined : positions.get(other);
+    if (p) members.push(p);
+  }
+  const x0 = Math.min(...members.map((p) => p.x));
+  const y0 = Math.min(...members.map((p) => p.y));
+  const x1 = Math.max(...members.map((p) => p.x + NODE_WIDTH));
+  const y1 = Math.max(...members.map((p) => p.y + NODE_HEIGHT));
+  const roomX = Math.max(1, width - 2 * padding.x);
+  const roomY = Math.max(1, height - 2 * padding.y);
+  const scale = Math.max(minScale, Math.min(1, roomX / (x1 - x0), roomY / (y1 - y0)));
+  // the neighbourhood's centre, moved towards the document until the document is fully in view
+  const half = { x: roomX / 2 / scale, y: roomY / 2 / scale };
+  const clamp = (c: number, lo: number, hi: number, span: number) => {
+    // keep [lo, hi] (the document) inside [c - span, c + span] when it can be
+    if (hi - lo >= 2 * span) return (lo + hi) / 2;
+    return Math.min(Math.max(c, hi - span), lo + span);
+  };
+  const centre = {
+    x: clamp((x0 + x1) / 2, own.x, own.x + NODE_WIDTH, half.x),
+    y: clamp((y0 + y1) / 2, own.y, own.y + NODE_HEIGHT, half.y),
+  };
+  return { scale, centre };
+}

@@ -21,7 +21,7 @@ import { addToCompare, compareQuestion } from './compare';
 import { CompareTray } from './compare-tray';
 import { DocumentPanel } from './document-panel';
 import { Icon } from '../../shared/icon';
-import { NODE_HEIGHT, NODE_WIDTH } from './graph-layout';
+import { NODE_HEIGHT, NODE_WIDTH, neighbourhoodView } from './graph-layout';
 import {
   borderToBorder,
   kindFamily,
@@ -301,7 +301,8 @@ export class GraphPage {
 
   /**
    * Fits the whole graph (never zooming in past 1); with an id, keeps that fit when the graph is
-   * small and the fit readable, else centres the node at a readable zoom.
+   * small and the fit readable, else fits the document and its neighbours at a readable zoom
+   * (`neighbourhoodView`), keeping the document in view.
    */
   private applyView(id: string | null): void {
     const canvas = this.canvas();
@@ -322,12 +323,33 @@ export class GraphPage {
       else
         canvas.fitToScreen({ x: (2 * FIT_PADDING.x) / fit, y: (2 * FIT_PADDING.y) / fit }, false);
       scale = Math.min(fit, 1);
-    } else if (canvas.getScale() < READABLE_SCALE) {
-      canvas.resetScaleAndCenterGroupOrNode(id, false);
-      scale = 1;
     } else {
-      canvas.centerGroupOrNode(id, true);
-      scale = canvas.getScale();
+      // the document and its neighbours in the part of the canvas the details panel leaves
+      // (the panel is beside the canvas, so the host's box is what can be seen)
+      const view = neighbourhoodView(
+        id,
+        this.store.positions(),
+        this.store.visibleEdges(),
+        host.width,
+        host.height,
+        FIT_PADDING,
+        READABLE_SCALE,
+      );
+      if (view) {
+        const t = canvas.transform;
+        t.scaledPosition = { x: 0, y: 0 };
+        t.scale = view.scale;
+        t.position = {
+          x: host.width / 2 - view.centre.x * view.scale,
+          y: host.height / 2 - view.centre.y * view.scale,
+        };
+        canvas.redraw();
+        canvas.emitCanvasChangeEvent();
+        scale = view.scale;
+      } else {
+        canvas.resetScaleAndCenterGroupOrNode(id, false);
+        scale = 1;
+      }
     }
     this.onCanvasChange(scale);
   }
