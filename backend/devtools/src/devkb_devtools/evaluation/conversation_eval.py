@@ -34,7 +34,11 @@ from devkb_devtools.bench.server_process import DevkbServer
 from devkb_devtools.evaluation.corpus import DEFAULT_FLUID_DIR, REPO_ROOT
 
 DATA = REPO_ROOT / "backend" / "tests" / "data" / "memory"
-PARTS = {"tuning": DATA / "conversations.json", "heldout": DATA / "conversations_heldout.json"}
+PARTS = {
+    "tuning": DATA / "conversations.json",
+    "heldout": DATA / "conversations_heldout.json",
+    "heldout2": DATA / "conversations_heldout2.json",
+}
 KEY = "conversation-eval-key-0123456789"
 
 
@@ -85,6 +89,47 @@ def sessions_of(keys: list[str], fluid_dir: Path = DEFAULT_FLUID_DIR) -> list[di
     return out
 
 
+def sessions_between(
+    people: list[str], since: str, until: str, fluid_dir: Path = DEFAULT_FLUID_DIR
+) -> list[dict[str, Any]]:
+    """What ``people`` said to one another in ``[since, until)``: every comment of theirs on an
+    issue where all of them commented, one untitled session per day (as a chat between two people
+    reads: no issue named), oldest first."""
+    days: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    with gzip.open(fluid_dir / "jira" / "issues.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            comments = json.loads(line)["fields"]["comment"]["comments"]
+            if not set(people) <= {c["author"]["displayName"] for c in comments}:
+                continue
+            for c in comments:
+                body = (c.get("body") or "").strip()
+                if body and c["author"]["displayName"] in people and since <= c["created"][:10] < until:
+                    days[c["created"][:10]].append(c)
+    out = []
+    for _, comments in sorted(days.items()):
+        comments.sort(key=lambda c: c["created"])
+        out.append(
+            {
+                "date": _iso(comments[0]["created"]),
+                "turns": [
+                    {
+                        "speaker": c["author"]["displayName"],
+                        "text": c["body"].strip(),
+                        "time": _iso(c["created"]),
+                    }
+                    for c in comments
+                ],
+            }
+        )
+    return out
+
+
+def conversation_of(spec: dict[str, Any], fluid_dir: Path = DEFAULT_FLUID_DIR) -> list[dict[str, Any]]:
+    if "issues" in spec:
+        return sessions_of(spec["issues"], fluid_dir)
+    return sessions_between(spec["people"], spec["since"], spec["until"], fluid_dir)
+
+
 def _iso(jira_time: str) -> str:
     """``2010-11-25T08:28:00.000-0500`` → ``2010-11-25T08:28:00-05:00``."""
     head, zone = jira_time[:19], jira_time[-5:]
@@ -118,7 +163,7 @@ def _payload(result: Any) -> dict[str, Any]:
 
 
 async def run_part(url: str, spec: dict[str, Any], fluid_dir: Path) -> dict[str, Any]:
-    sessions = sessions_of(spec["conversation"]["issues"], fluid_dir)
+    sessions = conversation_of(spec["conversation"], fluid_dir)
     rows = []
     headers = {"Authorization": f"Bearer {KEY}"}
     async with (
@@ -196,11 +241,11 @@ def evaluate(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["tuning", "heldout", "all"], default="all")
+    ap.add_argument("--part", choices=[*PARTS, "all"], default="all")
     ap.add_argument("--json", type=Path, help="write every answer here")
     ap.add_argument("--fluid-dir", type=Path, default=DEFAULT_FLUID_DIR)
     args = ap.parse_args(argv)
-    parts = ["tuning", "heldout"] if args.part == "all" else [args.part]
+    parts = list(PARTS) if args.part == "all" else [args.part]
     out = evaluate(parts, args.fluid_dir)
     for part, result in out.items():
         s = result["summary"]
