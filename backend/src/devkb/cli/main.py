@@ -616,6 +616,41 @@ def memory_add(
     _print_memories([m], as_json)
 
 
+@memory_app.command("conversation")
+def memory_conversation(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help='A JSON file: {"title"?, "conversation_id"?, "sessions": [{"date", "title"?, '
+            '"turns": [{"speaker", "text", "time"?}]}]} (or the sessions list alone).'
+        ),
+    ],
+    team: Annotated[bool, typer.Option("--team", help="A team conversation (admins).")] = False,
+    as_user: AsUser = None,
+) -> None:
+    """Remember a long conversation, one memory per turn (the same file again writes nothing)."""
+    if not path.is_file():
+        _fail(f"no file {path}")
+    if path.stat().st_size > 20_000_000:
+        _fail(f"{path} is over 20 MB")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        _fail(f"{path} is not JSON: {e}")
+    spec = raw if isinstance(raw, dict) else {"sessions": raw}
+    title = spec.get("title") or ""
+    conversation = spec.get("conversation_id")
+    if not isinstance(title, str) or not (conversation is None or isinstance(conversation, str)):
+        _fail("title and conversation_id must be text")
+    told = _memory_run(
+        as_user,
+        lambda s: s.remember_conversation(
+            spec.get("sessions"), title, "team" if team else "private", conversation
+        ),
+    )
+    typer.echo(json.dumps({k: v for k, v in told.items() if k != "ids"}, indent=2))
+
+
 @memory_app.command("list")
 def memory_list(
     team: Annotated[bool, typer.Option("--team", help="Team memories only.")] = False,

@@ -20,6 +20,7 @@ only from the turns the asker may read, and only when the evidence is there:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,80 @@ SAYING = content_stems(
     "when what which why how where did does do was were is are the a an of to in on for with him her "
     "them they he she his their someone somebody anyone person people"
 )
+
+
+MONTHS = {
+    name: n
+    for n, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}|[a-z]+|\d+")
+
+
+@dataclass(frozen=True)
+class Day:
+    """The day, month or year a question names ("on June 4", "in November 2015", "2015-06-04"):
+    turns said then, and the question's words that named it (not its topic)."""
+
+    year: int | None
+    month: int | None
+    day: int | None
+    words: frozenset[str]
+
+    def holds(self, said_day: str) -> bool:
+        try:
+            y, m, d = (int(x) for x in said_day[:10].split("-"))
+        except ValueError:
+            return False
+        return (
+            (self.year is None or y == self.year)
+            and (self.month is None or m == self.month)
+            and (self.day is None or d == self.day)
+        )
+
+
+def day_in(question: str) -> Day | None:
+    """The date a question names: an ISO day, or a month name with a day number beside it and a
+    year anywhere; a number or a year alone is not one ("version 1.9", "in 2015")."""
+    tokens = _TOKEN.findall(question.lower())
+    for t in tokens:
+        if len(t) == 10 and t[4] == "-":
+            y, m, d = (int(x) for x in t.split("-"))
+            return Day(y, m, d, frozenset({t}))
+    years = [t for t in tokens if t.isdigit() and len(t) == 4 and 1900 <= int(t) <= 2100]
+    for i, t in enumerate(tokens):
+        month = MONTHS.get(t)
+        if month is None or ((t == "may" or len(t) <= 4) and not _dayish(tokens, i) and not years):
+            continue  # "may" (a verb), "jan" (a name): a month only with a day or a year beside
+        day = next((int(tokens[j]) for j in (i + 1, i - 1) if _dayish(tokens, j, at=j)), None)
+        words = {t, *(years[:1])} | ({str(day)} if day else set())
+        return Day(int(years[0]) if years else None, month, day, frozenset(words))
+    return None
+
+
+def _dayish(tokens: Sequence[str], i: int, at: int | None = None) -> bool:
+    def ok(j: int) -> bool:
+        return (
+            0 <= j < len(tokens) and tokens[j].isdigit() and 1 <= int(tokens[j]) <= 31 and len(tokens[j]) <= 2
+        )
+
+    return ok(at) if at is not None else ok(i + 1) or ok(i - 1)
 
 
 @dataclass(frozen=True)
@@ -76,11 +151,18 @@ class SaidTurns:
         hits = store.keyword_search(question, DEPTH, types=[SourceType.MEMORY])
         if not any(h.document.metadata.get("origin") == "transcript" for h in hits):
             return None  # no conversation holds these words: the usual way (and no embedding)
+        when = day_in(question)
+        depth = DEPTH if when is None else DEPTH * 4  # the day's turns may rank low on words
         ranked = [
-            r.memory for r in self.memories.search(question, limit=DEPTH) if r.memory.origin == "transcript"
+            r.memory for r in self.memories.search(question, limit=depth) if r.memory.origin == "transcript"
         ]
         if not ranked:
             return None
+        if when is not None:
+            then = [m for m in ranked if when.holds(m.said_on)]
+            if then:  # turns said that day (month, year); else the date is not one of theirs
+                ranked = then
+                words -= _stems(" ".join(when.words))
         named = {w for m in ranked for w in _names(m) if w in words}
         topic = words - SAYING - ASKING - named
         if not topic:

@@ -1,0 +1,44 @@
+"""The day a question about a conversation names (memory/said.py): turns said then are the ones
+that answer; a number or a verb that only looks like a date is not one."""
+
+from __future__ import annotations
+
+import pytest
+
+from devkb.memory.said import day_in
+
+
+@pytest.mark.parametrize(
+    ("question", "year", "month", "day"),
+    [
+        ("Which test page broke after the merge on June 4?", None, 6, 4),
+        ("What did Justin say on 31 October 2017 about requests?", 2017, 10, 31),
+        ("Where did Cindy copy the reports to in November?", None, 11, None),
+        ("What moved on March 6, 2020?", 2020, 3, 6),
+        ("What was merged on 2015-06-04?", 2015, 6, 4),
+        ("What did Bob say on 7 May 2023?", 2023, 5, 7),
+        ("What did Jan say on Jan 5?", None, 1, 5),
+    ],
+)
+def test_a_named_day(question, year, month, day):
+    found = day_in(question)
+    assert found is not None and (found.year, found.month, found.day) == (year, month, day)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What may break the build?",
+        "Which fix version, 1.9?",
+        "What did we decide in 2015?",
+        "What should it say, after the discussion with Jan?",
+    ],
+)
+def test_no_day(question):
+    assert day_in(question) is None
+
+
+def test_holds_the_turns_of_that_day():
+    june4 = day_in("on June 4")
+    assert june4 is not None and june4.holds("2015-06-04") and june4.holds("2019-06-04")
+    assert not june4.holds("2015-06-05") and not june4.holds("")
