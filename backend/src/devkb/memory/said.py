@@ -116,6 +116,13 @@ def _dayish(tokens: Sequence[str], i: int, at: int | None = None) -> bool:
     return ok(at) if at is not None else ok(i + 1) or ok(i - 1)
 
 
+# words that ask what someone said: the people named are then the speakers, not the topic
+SAYS = content_stems(
+    "say said says tell told mention mentioned suggest suggested propose proposed ask asked write "
+    "wrote report reported according recommend recommended"
+)
+
+
 @dataclass(frozen=True)
 class Said:
     """An answer from turns: ``found`` false when a named speaker said nothing on the topic."""
@@ -164,15 +171,16 @@ class SaidTurns:
                 ranked = then
                 words -= _stems(" ".join(when.words))
         named = {w for m in ranked for w in _names(m) if w in words}
-        topic = words - SAYING - ASKING - named
+        says = bool(words & SAYS)  # "what did Colin say …": Colin's turns; "what is Colin's …": any
+        topic = words - SAYING - ASKING - (named if says else set())
         if not topic:
             return None
 
         def coverage(m: Memory) -> float:
-            held = _stems(f"{m.text} {m.session_title}")
+            held = _stems(f"{m.text} {m.session_title}") | (set() if says else _names(m))
             return len(topic & held) / len(topic)
 
-        by = [m for m in ranked if not named or _names(m) & named]
+        by = [m for m in ranked if not (named and says) or _names(m) & named]
         scored = sorted(((coverage(m), -i, m) for i, m in enumerate(by)), key=lambda x: x[:2], reverse=True)
         best = scored[0][0] if scored else 0.0
         if best >= COVERAGE:
@@ -189,11 +197,21 @@ class SaidTurns:
         return None
 
 
+def _day(iso: str) -> str:
+    """``2010-12-15`` → ``15 December 2010 (2010-12-15)``: as people say it, and as machines read it."""
+    try:
+        y, m, d = (int(x) for x in iso[:10].split("-"))
+        month = [name for name, n in MONTHS.items() if n == m][0]  # the full name is listed first
+    except (ValueError, IndexError):
+        return iso
+    return f"{d} {month.capitalize()} {y} ({iso[:10]})"
+
+
 def _quote(turns: Sequence[Memory], short: bool = False) -> str:
     lines = []
     for n, m in enumerate(turns, start=1):
         words = " ".join(m.text.split())
         most = 200 if short else QUOTE
         words = words if len(words) <= most else words[: most - 1].rstrip() + "…"
-        lines.append(f"{m.speaker} said on {m.said_on}: “{words}” [{n}]")
+        lines.append(f"{m.speaker} said on {_day(m.said_on)}: “{words}” [{n}]")
     return "\n".join(lines)

@@ -94,7 +94,7 @@ def test_a_persons_conversation_reaches_no_one_else(memory_world: Any) -> None:
     assert (
         r.status_code == 200
         and "Priyanka" in r.json()["answer"]
-        and "Dana said on 2026-03-02" in r.json()["answer"]
+        and "Dana said on 2 March 2026 (2026-03-02)" in r.json()["answer"]
     )
     for other in (CAROL, "alice@acme.example"):  # a member, and an admin
         sign_in(client, other)
