@@ -26,6 +26,7 @@ FILES = {
     "paraphrases_heldout.json": 0.8,
     "paraphrases_heldout2.json": 0.9,
     "paraphrases_heldout3.json": 0.5,
+    "paraphrases_heldout4.json": 0.0,
 }
 
 
