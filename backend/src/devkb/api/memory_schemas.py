@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from devkb.memory.model import MAX_TEXT, Memory
+from devkb.memory.transcripts import MAX_SESSIONS, SessionIn
 
 ScopeName = Literal["private", "team"]
 StatusName = Literal["proposed", "active", "verified", "superseded", "retracted"]
@@ -170,3 +171,24 @@ class RecalledTurnOut(BaseModel):
     question: str
     answer: str
     cited: list[str]
+
+
+class ConversationIn(BaseModel):
+    """A long conversation to remember, one memory per turn (docs/memory.md, "Long conversations")."""
+
+    model_config = ConfigDict(extra="forbid")
+    sessions: list[SessionIn] = Field(min_length=1, max_length=MAX_SESSIONS)
+    title: str = Field(default="", max_length=300)
+    scope: Literal["private", "team"] = "private"
+    conversation_id: str | None = Field(default=None, max_length=100)
+
+
+class ConversationOut(BaseModel):
+    conversation: str
+    title: str
+    scope: str
+    sessions: int
+    turns: int
+    written: int
+    unchanged: int
+    first: str

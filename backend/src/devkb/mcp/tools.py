@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import anyio
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from devkb.access.readers import bound_to_current_reader
 from devkb.agent.evidence import EvidenceDoc, Scope
@@ -38,7 +38,7 @@ from devkb.mcp.parts import McpParts
 from devkb.mcp.results import document_ref, evidence_result, neighbor_result, snippet
 from devkb.memory.model import Memory
 from devkb.memory.service import MemoryError, MemoryService
-from devkb.memory.transcripts import MAX_SESSIONS, MAX_SPEAKER, MAX_TURN_CHARS, MAX_TURNS
+from devkb.memory.transcripts import MAX_SESSIONS, SessionIn
 from devkb.sources.uploads import UploadError
 from devkb.store.models import Document, Neighbor, SourceType
 
@@ -599,23 +599,6 @@ class KnowledgeBaseTools:
         self, memory_id: Annotated[str, Field(description="The memory's id (memory:…).", min_length=1)]
     ) -> dict[str, Any]:
         return memory_result(_memory_call(lambda: self._memories().verify(memory_id)))
-
-
-class TurnIn(BaseModel):
-    speaker: Annotated[str, Field(description="Who said it.", min_length=1, max_length=MAX_SPEAKER)]
-    text: Annotated[str, Field(description="What they said.", min_length=1, max_length=MAX_TURN_CHARS)]
-    time: Annotated[
-        str | None, Field(description="When, if not the session's date (ISO-8601).", max_length=40)
-    ] = None
-
-
-class SessionIn(BaseModel):
-    date: Annotated[
-        str,
-        Field(description="When the session was held: 2023-05-08 or an ISO-8601 date-time.", max_length=40),
-    ]
-    turns: Annotated[list[TurnIn], Field(min_length=1, max_length=MAX_TURNS)]
-    title: Annotated[str | None, Field(description="The session's topic (optional).", max_length=300)] = None
 
 
 def _memory_call(fn: Callable[[], T]) -> T:

@@ -19,7 +19,9 @@ import hashlib
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
 
 from devkb.errors import DevkbError
 from devkb.memory.model import PREFIX, Memory, Scope, gates_for, parse_when
@@ -31,6 +33,27 @@ MAX_TOTAL_CHARS = 2_000_000
 MAX_SPEAKER = 200
 MAX_TITLE = 300
 NAMESPACE = uuid.UUID("6f1c3f0e-9a51-4c1e-8f55-2b1f2a4c7d10")
+
+
+class TurnIn(BaseModel):
+    """A turn as MCP and the API take it (typed, bounded; ``parse_sessions`` checks the rest)."""
+
+    speaker: Annotated[str, Field(description="Who said it.", min_length=1, max_length=MAX_SPEAKER)]
+    text: Annotated[str, Field(description="What they said.", min_length=1, max_length=MAX_TURN_CHARS)]
+    time: Annotated[
+        str | None, Field(description="When, if not the session's date (ISO-8601).", max_length=40)
+    ] = None
+
+
+class SessionIn(BaseModel):
+    date: Annotated[
+        str,
+        Field(description="When the session was held: 2023-05-08 or an ISO-8601 date-time.", max_length=40),
+    ]
+    turns: Annotated[list[TurnIn], Field(min_length=1, max_length=MAX_TURNS)]
+    title: Annotated[
+        str | None, Field(description="The session's topic (optional).", max_length=MAX_TITLE)
+    ] = None
 
 
 class TranscriptError(DevkbError):

@@ -102,3 +102,33 @@ def test_a_persons_conversation_reaches_no_one_else(memory_world: Any) -> None:
         assert r.status_code == 200 and "Priyanka" not in r.text and "quarkspill rollback owner" not in r.text
         other_token = client.post("/auth/tokens", json={"name": "c"}).json()["token"]
         assert "quarkspill" not in mcp(client, other_token, "recall", {"query": "quarkspill rollback"}).text
+
+
+def test_rest_remember_conversation(memory_world: Any) -> None:
+    """``POST /memories/conversations``: the same as MCP's tool, with the API's errors."""
+    _, client, _ = memory_world
+    sign_in(client, CAROL)
+    body = {
+        "title": "design review",
+        "sessions": [
+            {
+                "date": "2026-04-01T15:00:00+02:00",
+                "turns": [{"speaker": "Eve", "text": "Zorbleflux needs a cache."}],
+            }
+        ],
+    }
+    r = client.post("/memories/conversations", json=body)
+    assert r.status_code == 201 and r.json()["written"] == 1, r.text
+    again = client.post("/memories/conversations", json=body)
+    assert again.status_code == 201 and again.json()["written"] == 0 and again.json()["unchanged"] == 1
+    assert client.post("/memories/conversations", json={**body, "scope": "team"}).status_code == 403
+    bad = client.post(
+        "/memories/conversations",
+        json={"sessions": [{"date": "2026-13-45", "turns": [{"speaker": "a", "text": "b"}]}]},
+    )
+    assert bad.status_code == 422 and "date" in bad.text
+    assert client.post("/memories/conversations", json={"sessions": []}).status_code == 422
+    r = client.post("/ask", json={"question": "What did Eve say zorbleflux needs?"})
+    assert "Eve said on 1 April 2026 (2026-04-01)" in r.json()["answer"] and "cache" in r.json()["answer"]
+    client.cookies.clear()
+    assert client.post("/memories/conversations", json=body).status_code == 401

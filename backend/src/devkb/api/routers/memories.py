@@ -9,6 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 
 from devkb.api.memory_schemas import (
+    ConversationIn,
+    ConversationOut,
     ForgottenOut,
     MemoryExportOut,
     MemoryIn,
@@ -232,6 +234,25 @@ def review_answers(
             403, "reviewing verified answers needs a reviewer (an admin, or one for a project or space)"
         )
     return [verified_out(m, f) for m, f in verified.review(within_days)]
+
+
+@router.post(
+    "/conversations",
+    response_model=ConversationOut,
+    status_code=201,
+    operation_id="rememberConversation",
+    responses=ERRORS,
+)
+def remember_conversation(body: ConversationIn, memories: MemoriesDep) -> ConversationOut:
+    """Remember a long conversation (sessions with dates, turns with speakers): one memory per
+    turn, yours, valid from when it was said; the same conversation again writes nothing."""
+    try:
+        told = memories.remember_conversation(
+            [s.model_dump() for s in body.sessions], body.title, body.scope, body.conversation_id
+        )
+    except MemoryError as e:
+        raise _http(e) from e
+    return ConversationOut(**{k: v for k, v in told.items() if k != "ids"})
 
 
 # -- conversation recall (memory/conversations.py) -----------------------------------------------------

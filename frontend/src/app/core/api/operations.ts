@@ -49,6 +49,7 @@ export const OPERATIONS = {
   "oidcLogin": { method: 'GET', path: '/auth/oidc/login' },
   "permissionSyncStatus": { method: 'GET', path: '/admin/permissions' },
   "recallConversations": { method: 'GET', path: '/memories/conversations/recall' },
+  "rememberConversation": { method: 'POST', path: '/memories/conversations' },
   "renameConversation": { method: 'PATCH', path: '/conversations/{conversation_id}' },
   "retrievalAdaptation": { method: 'GET', path: '/admin/retrieval/adaptation' },
   "reviewVerifiedAnswers": { method: 'GET', path: '/memories/answers/review' },

@@ -843,6 +843,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memories/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remember Conversation
+         * @description Remember a long conversation (sessions with dates, turns with speakers): one memory per
+         *     turn, yours, valid from when it was said; the same conversation again writes nothing.
+         */
+        post: operations["rememberConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memories/conversations/recall": {
         parameters: {
             query?: never;
@@ -1450,22 +1471,30 @@ export interface components {
         };
         /** ConversationDetail */
         ConversationDetail: {
-            conversation: components["schemas"]["ConversationOut"];
+            conversation: components["schemas"]["devkb__api__schemas__ConversationOut"];
             /** Messages */
             messages: components["schemas"]["ChatMessageOut"][];
         };
-        /** ConversationOut */
-        ConversationOut: {
-            /** Created At */
-            created_at: string;
-            /** Id */
-            id: string;
-            /** Message Count */
-            message_count: number;
-            /** Title */
+        /**
+         * ConversationIn
+         * @description A long conversation to remember, one memory per turn (docs/memory.md, "Long conversations").
+         */
+        ConversationIn: {
+            /** Conversation Id */
+            conversation_id?: string | null;
+            /**
+             * Scope
+             * @default private
+             * @enum {string}
+             */
+            scope: "private" | "team";
+            /** Sessions */
+            sessions: components["schemas"]["SessionIn"][];
+            /**
+             * Title
+             * @default
+             */
             title: string;
-            /** Updated At */
-            updated_at: string;
         };
         /** ConversationRename */
         ConversationRename: {
@@ -2055,6 +2084,21 @@ export interface components {
             /** Total */
             total: number | null;
         };
+        /** SessionIn */
+        SessionIn: {
+            /**
+             * Date
+             * @description When the session was held: 2023-05-08 or an ISO-8601 date-time.
+             */
+            date: string;
+            /**
+             * Title
+             * @description The session's topic (optional).
+             */
+            title?: string | null;
+            /** Turns */
+            turns: components["schemas"]["TurnIn"][];
+        };
         /** SessionOut */
         SessionOut: {
             /** Created At */
@@ -2210,6 +2254,27 @@ export interface components {
             result_count: number;
             /** Tool */
             tool: string;
+        };
+        /**
+         * TurnIn
+         * @description A turn as MCP and the API take it (typed, bounded; ``parse_sessions`` checks the rest).
+         */
+        TurnIn: {
+            /**
+             * Speaker
+             * @description Who said it.
+             */
+            speaker: string;
+            /**
+             * Text
+             * @description What they said.
+             */
+            text: string;
+            /**
+             * Time
+             * @description When, if not the session's date (ISO-8601).
+             */
+            time?: string | null;
         };
         /**
          * UnderstoodOut
@@ -2442,6 +2507,38 @@ export interface components {
              * @description The reason the person gave ('' when none).
              */
             reason: string;
+        };
+        /** ConversationOut */
+        devkb__api__memory_schemas__ConversationOut: {
+            /** Conversation */
+            conversation: string;
+            /** First */
+            first: string;
+            /** Scope */
+            scope: string;
+            /** Sessions */
+            sessions: number;
+            /** Title */
+            title: string;
+            /** Turns */
+            turns: number;
+            /** Unchanged */
+            unchanged: number;
+            /** Written */
+            written: number;
+        };
+        /** ConversationOut */
+        devkb__api__schemas__ConversationOut: {
+            /** Created At */
+            created_at: string;
+            /** Id */
+            id: string;
+            /** Message Count */
+            message_count: number;
+            /** Title */
+            title: string;
+            /** Updated At */
+            updated_at: string;
         };
     };
     responses: never;
@@ -3685,7 +3782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationOut"][];
+                    "application/json": components["schemas"]["devkb__api__schemas__ConversationOut"][];
                 };
             };
             /** @description Missing or invalid API key (header X-API-Key). */
@@ -3861,7 +3958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationOut"];
+                    "application/json": components["schemas"]["devkb__api__schemas__ConversationOut"];
                 };
             };
             /** @description The body could not be decoded (not UTF-8). */
@@ -4731,6 +4828,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifiedAnswerOut"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rememberConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["devkb__api__memory_schemas__ConversationOut"];
+                };
+            };
+            /** @description The body could not be decoded (not UTF-8). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Unauthorized */
