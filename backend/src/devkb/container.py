@@ -66,7 +66,7 @@ from devkb.sources.formats import ConversionLimits
 from devkb.sources.formats.sandbox import configure as configure_conversion
 from devkb.sources.registry import build_loader
 from devkb.sources.uploads import UploadStore
-from devkb.store.protocol import GraphStore, VerifiableStore
+from devkb.store.protocol import GenerationStore, GraphStore, VerifiableStore
 from devkb.store.shared_state import SharedState
 
 log = logging.getLogger(__name__)
@@ -242,17 +242,50 @@ class StoreViews:
     succeeded, before the run returns to its caller: an upload acknowledged "indexed" (API, MCP,
     CLI), a deletion and a sync's documents are found, or gone, for the next question by every
     path, not after a view's own refresh period. Another process's writes reach these views by
-    their periods (``RelatedSearch.refresh_seconds``, ``ScopedStore.catalog_seconds``)."""
+    their periods (``RelatedSearch.refresh_seconds``, ``ScopedStore.catalog_seconds``) — or, on a
+    store that counts its writes (``GenerationStore``: the embedded store), at the next request
+    after them (``catch_up``, called by the API for every request): a ``devkb upload`` or
+    ``devkb memory add`` in another process beside a running server is found by the next question."""
 
-    def __init__(self) -> None:
+    def __init__(self, generation: Callable[[], int] | None = None) -> None:
         self._refreshers: list[tuple[str, Callable[[], object]]] = []
         self._lock = threading.Lock()
+        self._generation = generation
+        self._catching = threading.Lock()
+        # views built from now on read what is written up to now
+        self._seen = self._read_generation()
+
+    def _read_generation(self) -> int | None:
+        if self._generation is None:
+            return None
+        try:
+            return self._generation()
+        except Exception:  # a store that cannot be read now: the views' periods still hold
+            log.debug("reading the store's write generation failed", exc_info=True)
+            return None
+
+    def catch_up(self) -> bool:
+        """Re-read every view when the store was written since they were last read — by another
+        process, or by this one outside a sync; one request re-reads, the others that arrive
+        meanwhile wait for it. True when it re-read."""
+        now = self._read_generation()
+        if now is None or now == self._seen:
+            return False
+        with self._catching:
+            if self._seen is not None and now <= self._seen:
+                return False  # another request re-read them meanwhile
+            self._seen = now  # writes during the re-read bump it again: the next request re-reads
+            self.refresh()
+        return True
 
     def add(self, name: str, refresh: Callable[[], object]) -> None:
         with self._lock:
             self._refreshers.append((name, refresh))
 
     def refresh(self, _status: object = None) -> None:
+        now = self._read_generation()
+        if now is not None and (self._seen is None or now > self._seen):
+            self._seen = now
         with self._lock:
             refreshers = list(self._refreshers)
         for name, refresh in refreshers:
@@ -510,7 +543,9 @@ class Container(containers.DeclarativeContainer):
         settings,
     )
     shared_state = providers.Resource(shared_state_resource, settings, store)  # persistent mode only
-    store_views = providers.Singleton(StoreViews)  # refreshed after each sync of this process
+    store_views = providers.Singleton(  # refreshed after each sync of this process, and after others' writes
+        lambda store: StoreViews(store.generation if isinstance(store, GenerationStore) else None), store
+    )
     runs = providers.Singleton(build_runs, settings, sync, loaders, shared_state.provider, store_views)
     knowledge_gaps = providers.Singleton(build_knowledge_gaps, settings, shared_state.provider)
     uploads = providers.Singleton(build_upload_ingest, settings, runs)
@@ -518,9 +553,13 @@ class Container(containers.DeclarativeContainer):
     accounts = providers.Resource(accounts_resource, settings)
     access_policy = providers.Singleton(AccessPolicy, accounts.provider)
     reader_store = providers.Singleton(  # every read made for a person
-        lambda store, policy, views: viewed(
-            views, "the access catalog", ScopedStore(store, policy), ScopedStore.forget_catalog
+        lambda s, store, policy, views: viewed(
+            views,
+            "the access catalog",
+            ScopedStore(store, policy, catalog_seconds=min(5.0, s.views_refresh_seconds / 6)),
+            ScopedStore.forget_catalog,
         ),
+        settings,
         store,
         access_policy,
         store_views,
@@ -546,6 +585,7 @@ class Container(containers.DeclarativeContainer):
                 reader_store,
                 emb,
                 max_documents=s.related_search_max_documents,
+                refresh_seconds=s.views_refresh_seconds,
                 snapshot_store=store,
                 policy=policy,
                 adapter=AdapterFile(s.data_dir / ADAPTER_DIR, emb.dimension) if s.adaptation else None,

@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from devkb import __version__
 from devkb.api import openapi_errors, security
@@ -174,6 +175,25 @@ def app_from_environment() -> FastAPI:
     return create_app(Container())
 
 
+class StoreCatchUp:
+    """Pure ASGI middleware: before a request is handled, the process's views of the store (the
+    access catalog, the retrieval snapshot) are re-read when the store was written since — by
+    ``devkb upload`` or ``devkb memory add`` in another process, say (``StoreViews.catch_up``; one
+    counter read, in a worker thread, when nothing changed)."""
+
+    def __init__(self, app: ASGIApp, catch_up: Callable[[], bool]) -> None:
+        self.app = app
+        self.catch_up = catch_up
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") == "http":
+            try:
+                await anyio.to_thread.run_sync(self.catch_up)
+            except Exception:  # the views' periods still hold; the request goes on
+                log.exception("catching up with the store's writes failed")
+        await self.app(scope, receive, send)
+
+
 def create_app(container: Container | None = None, start_background: bool = True) -> FastAPI:
     container = container or Container()
 
@@ -223,6 +243,8 @@ def create_app(container: Container | None = None, start_background: bool = True
     app.router.routes.append(Route(MCP_PATH, endpoint=McpAuthGate(mcp_endpoint, container.settings())))
     mount_spa(app)  # last: the web app's catch-all must not shadow any API route
     app.add_middleware(BrowserNavigation)  # a browser opening /graph, /sources, … gets the app
+    # another process's writes (a CLI upload, a second server) reach this one's views by the next request
+    app.add_middleware(StoreCatchUp, catch_up=lambda: container.store_views().catch_up())
     # outermost: who is calling, for everything below (routers, sessions, MCP) — access/readers.py
     app.add_middleware(
         ReaderMiddleware,

@@ -103,6 +103,14 @@ class Settings(BaseSettings):
         "until it is ready, and for filters keeping under half of the documents) instead of every "
         "vector; unset (null) = always exact.",
     )
+    views_refresh_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="How often a server re-reads its in-memory views of the store (the retrieval "
+        "snapshot; the access catalog every sixth of it, at most 5 s) when nothing tells it of a write: "
+        "its own syncs, uploads and memories refresh them at once, and on the embedded store another "
+        "process's writes (a CLI upload) are found by the next request.",
+    )
     related_search_max_documents: int | None = Field(
         100_000,
         ge=0,

@@ -175,6 +175,14 @@ class VerifiableStore(Protocol):
 
 
 @runtime_checkable
+class GenerationStore(Protocol):
+    """A store that tells cheaply whether anything was written to it since a moment: a counter
+    bumped by every committed write, from any process (the embedded store's ``meta`` row)."""
+
+    def generation(self) -> int: ...
+
+
+@runtime_checkable
 class CountingStore(Protocol):
     """A store that counts its documents cheaply (the embedded store)."""
 
