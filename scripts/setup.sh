@@ -32,6 +32,17 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
   echo "$WANT" > "$STAMP"
 fi
 
+# WordNet 3.0 (Debian's wordnet-base): the synonyms and antonyms with which a question is compared
+# with a verified one (backend/src/devkb/memory/lexicon.py, read with NLTK); without it devkb runs on
+# with the folding table alone and says so in its log
+if [ ! -f "${DEVKB_WORDNET_DIR:-/usr/share/wordnet}/data.noun" ]; then
+  echo "==> installing wordnet-base (Debian package: WordNet 3.0)"
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then SUDO="sudo -n"; fi
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends wordnet-base >/dev/null; } \
+    || echo "WARNING: could not install wordnet-base; verified answers are matched without WordNet's synonyms and antonyms (its tests skip)" >&2
+fi
+
 # the embedding model's ONNX export, made here (with torch, the `torch` extra) so the served product
 # needs only onnxruntime: a few seconds once, then a hash check (backend/src/devkb/indexing/embedders/onnx_export.py)
 MODELS=${DEVKB_MODEL_CACHE_DIR:-${DEVKB_DATA_DIR:-data}/models}

@@ -18,12 +18,11 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 import numpy as np
-import Stemmer
 
+from devkb.memory.lexicon import fold
 from devkb.memory.model import Memory, from_document, now_iso
 from devkb.memory.service import LIST_LIMIT, TYPES, MemoryError, MemoryService
 
-_stem = Stemmer.Stemmer("english").stemWord
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
 STOP = frozenset(
     """a an the of for to in on at by with from and or is are was were be been do does did we our us i my me
@@ -31,21 +30,6 @@ STOP = frozenset(
     would will shall may might must there here has have had get got any some all about into up out as
     so than then too very just please tell me know show find give need want""".split()
 )
-# words people use for one another in questions about a team's facts (a small, general table)
-SAME = {
-    "begin": "start",
-    "commence": "start",
-    "requir": "need",
-    "retain": "keep",
-    "retent": "keep",
-    "store": "keep",
-    "db": "databas",
-    "k8s": "kubernet",
-    "prod": "product",
-    "app": "applic",
-    "sign": "approv",
-    "approv": "approv",
-}
 
 
 def content_stems(text: str) -> set[str]:
@@ -54,8 +38,7 @@ def content_stems(text: str) -> set[str]:
         w = w.strip(".-")
         if not w or w in STOP:
             continue
-        s = _stem(w)
-        out.add(SAME.get(s, s))
+        out.add(fold(w))
     return out
 
 

@@ -25,8 +25,8 @@ FILES = {
     "paraphrases.json": 0.85,
     "paraphrases_heldout.json": 0.8,
     "paraphrases_heldout2.json": 0.9,
-    "paraphrases_heldout3.json": 0.5,
-    "paraphrases_heldout4.json": 0.0,
+    "paraphrases_heldout3.json": 0.6,
+    "paraphrases_heldout4.json": 0.7,
 }
 
 

@@ -84,6 +84,9 @@ def test_a_question_with_another_slot_never_means_the_same(verified: str, other:
         ("How long do we keep application logs?", "Where are application logs stored?"),
         ("What is the workaround for PAY-123?", "When will PAY-123 be fixed?"),
         ("How do I get a staging API key?", "How do I revoke a staging API key?"),
+        ("Is the Apple Pay button enabled?", "Who enabled the Apple Pay button?"),  # yes or no; a person
+        ("Is the Apple Pay button enabled?", "When was the Apple Pay button enabled?"),
+        ("Who approves production deploys?", "Who approved the last production deploy?"),  # one of them
     ],
 )
 def test_a_swapped_word_or_another_kind_of_answer_is_another_question(verified: str, other: str) -> None:
@@ -95,6 +98,7 @@ def test_a_swapped_word_or_another_kind_of_answer_is_another_question(verified: 
     [
         ("When does the payments freeze start?", "When does the payment freeze begin?", 0.9),
         ("What is the workaround for PAY-123?", "How can I get around the PAY-123 bug?", 0.86),
+        ("What is the workaround for PAY-123?", "Is there a workaround for PAY-123?", 0.9),  # not yes/no
         ("Which CI system do we use?", "What do we use for continuous integration?", 0.46),  # same words
         (
             "What is the SLA for P1 incidents?",

@@ -1,0 +1,147 @@
+"""The synonym- and antonym-aware judge behind the slot checks (``memory/lexicon.py``,
+``agent/same_question.py``: ``Words``, ``align``): WordNet's synonyms count as the same word,
+its antonyms make another question however close the embeddings, and without WordNet the
+comparison runs on as before (the folding table alone), saying so in the log.
+
+Needs Debian's wordnet-base (``make setup`` installs it); the WordNet tests skip without it, the
+fallback's do not."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from devkb.agent.same_question import SameQuestion, Words, decide, read
+from devkb.memory.lexicon import DEFAULT_DIR, SAME, WordNet, fold
+from devkb.memory.verified import content_stems
+
+TODAY = date(2026, 12, 7)
+KEYS = ("PAY", "WEB")
+HAVE_WORDNET = (DEFAULT_DIR / "data.noun").is_file()
+needs_wordnet = pytest.mark.skipif(not HAVE_WORDNET, reason=f"WordNet is not at {DEFAULT_DIR} (wordnet-base)")
+
+
+@pytest.fixture(scope="module")
+def wordnet() -> WordNet:
+    return WordNet()
+
+
+def judged(verified: str, question: str, words: Words | None, similarity: float = 0.9) -> tuple[bool, str]:
+    lexicon = words.lexicon if words else None
+    return decide(
+        read(verified, TODAY, KEYS, lexicon), read(question, TODAY, KEYS, lexicon), similarity, words
+    )
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("decision", "decide"),  # a derivational form
+        ("escalation", "escalate"),
+        ("assignee", "assigned"),
+        ("give_up", "abandoned"),  # a synset
+        ("finish", "end"),
+    ],
+)
+def test_synonyms_and_derivational_forms_are_alike(wordnet: WordNet, a: str, b: str) -> None:
+    assert wordnet.alike(a, b) and wordnet.alike(b, a)
+    assert not wordnet.opposite(a, b)
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("enabled", "disabled"),
+        ("minimum", "maximum"),
+        ("lowest", "highest"),
+        ("open", "closed"),
+        ("start", "end"),
+    ],
+)
+def test_antonyms_are_opposite_and_never_alike(wordnet: WordNet, a: str, b: str) -> None:
+    assert wordnet.opposite(a, b) and wordnet.opposite(b, a)
+    assert not wordnet.alike(a, b)
+
+
+@needs_wordnet
+def test_unrelated_words_are_neither(wordnet: WordNet) -> None:
+    for a, b in [("staging", "production"), ("rotate", "revoke"), ("refund", "deploy")]:
+        assert not wordnet.alike(a, b) and not wordnet.opposite(a, b)
+    assert wordnet.phrasal("gave", "up") == "give_up" and wordnet.phrasal("payments", "up") is None
+
+
+@needs_wordnet
+def test_a_synonym_counts_as_the_shared_word(wordnet: WordNet) -> None:
+    """Without WordNet, "assigned" for "assignee" is a swapped word; with it, the same question;
+    a phrasal verb is one word ("gave up" is "abandoned")."""
+    verified, paraphrase = (
+        "Who is the assignee of the circuit breaker ticket?",
+        "Who is assigned the circuit breaker ticket?",
+    )
+    assert judged(verified, paraphrase, None)[1] == "swapped"
+    ok, why = judged(verified, paraphrase, Words(wordnet))
+    assert ok, why
+    ok, why = judged(
+        "Why was the circuit breaker abandoned?", "Why did we give up on the circuit breaker?", Words(wordnet)
+    )
+    assert ok, why
+
+
+@needs_wordnet
+def test_an_antonym_vetoes_however_close_the_embeddings(wordnet: WordNet) -> None:
+    words = Words(wordnet)
+    for verified, other in [
+        ("Which feature flags are enabled in production?", "Which feature flags are disabled in production?"),
+        (
+            "What is the minimum iOS version the app supports?",
+            "What is the maximum iOS version the app supports?",
+        ),
+        ("When does the payments freeze start?", "When does the payments freeze end?"),
+    ]:
+        ok, why = judged(verified, other, words, similarity=0.99)
+        assert not ok and why.startswith("opposite:"), (other, why)
+
+
+@needs_wordnet
+def test_close_word_embeddings_count_only_for_words_wordnet_does_not_call_opposite(wordnet: WordNet) -> None:
+    """The embedder's cosine of two words, with WordNet's antonyms vetoing it (a stand-in embedder:
+    the same vector for each word of one group)."""
+    groups = {"lowest": 0, "minimum": 0, "enabled": 1, "disabled": 1}
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.array([np.eye(4)[groups.get(t, 3 if t.startswith("z") else 2)] for t in texts])
+
+    words = Words(wordnet, embed)
+    assert words.alike("lowest", "minimum")
+    assert not words.alike("enabled", "disabled")  # as close, but antonyms
+    assert not words.alike("minimum", "zzqx")  # a word WordNet does not hold: not vouched for
+
+
+def test_without_wordnet_the_comparison_runs_on_and_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    absent = WordNet(tmp_path / "no-wordnet")
+    with caplog.at_level(logging.WARNING, logger="devkb.memory.lexicon"):
+        assert not absent.available
+    assert "WordNet not found" in caplog.text and "folding table alone" in caplog.text
+    assert not absent.alike("decision", "decide") and not absent.opposite("enabled", "disabled")
+    assert absent.phrasal("gave", "up") is None and absent.forms("Lowest") == {"lowest"}
+    judge = SameQuestion(lambda: KEYS, lambda: TODAY, lexicon=Words(absent))
+    # the rule as before: the same words serve, a swapped word does not, slots still decide
+    assert judge.same("When does the payments freeze start?", "When does the payment freeze begin?", 0.9)
+    assert not judge.same(
+        "Which feature flags are enabled in production?", "Which flags are disabled in prod?", 0.99
+    )
+    assert not judge.same("What is blocking PAY-7?", "What is blocking PAY-8?", 0.99)
+
+
+def test_one_folding_table_for_the_agent_and_the_verified_answers() -> None:
+    assert fold("begin") == fold("commence") == "start" and fold("db") == fold("database")
+    assert content_stems("When does the DB freeze begin?") == {"databas", "freez", "start"}
+    assert all(v == fold(v) or v in SAME.values() for v in SAME.values())
