@@ -191,3 +191,57 @@ test.describe('as a member', () => {
     expect((await page.request.get('/admin/users')).status()).toBe(403);
   });
 });
+
+test('an admin names a reviewer for a project, who can then verify answers about it', async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
+  const bob = await playwright.request.newContext({ baseURL, storageState: SIGNED_OUT });
+  const { password } = await demoUser(bob, (u) => u.email === 'bob@acme.example');
+  expect(
+    (await bob.post('/auth/login', { data: { email: 'bob@acme.example', password } })).status(),
+  ).toBe(200);
+  const verify = async () =>
+    (
+      await bob.post('/memories/answers', {
+        data: {
+          question: 'Which release added idempotency keys?',
+          answer: 'Release 2026.6 added idempotency keys for POST /v1/payments.',
+          citations: ['jira:PAY-12'],
+        },
+      })
+    ).status();
+  expect(await verify()).toBe(403); // a member, no reviewer yet
+
+  await openAdmin(page);
+  const card = page.getByTestId('reviewers-card');
+  await expect(card.getByRole('heading', { name: 'Reviewers' })).toBeVisible();
+  await card.getByLabel('Kind').selectOption('project');
+  await card.getByLabel('Key').fill('pay');
+  await card.getByLabel('Reviewers', { exact: true }).fill('bob@acme.example');
+  await card.getByRole('button', { name: 'Set reviewers' }).click();
+  await expect(card.getByTestId('reviewers-note')).toContainText(
+    'Jira project PAY: reviewed by bob@acme.example',
+  );
+  await expect(card.locator('[data-scope="project:PAY"]')).toContainText('bob@acme.example');
+  await card.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  await screenshot(page, 'admin-reviewers', 'docs/screenshots/admin-reviewers.png');
+
+  expect(await verify()).toBe(201); // at once
+
+  // an unknown person is refused with the reason; removing bob leaves admins alone
+  await card.getByLabel('Key').fill('WEB');
+  await card.getByLabel('Reviewers', { exact: true }).fill('nobody@acme.example');
+  await card.getByRole('button', { name: 'Set reviewers' }).click();
+  await expect(card.getByTestId('reviewers-error')).toContainText(
+    'no such user: nobody@acme.example',
+  );
+  await card
+    .getByRole('button', { name: 'Remove bob@acme.example as a reviewer of Jira project PAY' })
+    .click();
+  await expect(card.getByTestId('reviewers-note')).toContainText('admins alone review it now');
+  await expect(card.locator('[data-scope="project:PAY"]')).toHaveCount(0);
+  expect(await verify()).toBe(403);
+  await bob.dispose();
+});

@@ -617,13 +617,14 @@ class Container(containers.DeclarativeContainer):
     project_keys = providers.Singleton(project_keys_reader, store)
     # team memory (memory/, docs/memory.md): written through the indexing pipeline, read as the reader
     memories = providers.Singleton(
-        lambda pipeline, store, reader_store, emb, search, s: MemoryService(
+        lambda pipeline, store, reader_store, emb, search, s, accounts: MemoryService(
             pipeline,
             store,
             reader_store,
             emb,
             changed=[reader_store.forget_catalog, search.refresh_if_built],
             reviewers=s.memory_reviewers,
+            granted=lambda: accounts().reviewers(),  # named by admins (PUT /admin/reviewers/{scope})
         ),
         pipeline,
         indexing_store,
@@ -631,6 +632,7 @@ class Container(containers.DeclarativeContainer):
         embedder,
         search,
         settings,
+        accounts.provider,
     )
     scheduler = providers.Singleton(
         lambda s, runs, sources, memories: SyncScheduler(

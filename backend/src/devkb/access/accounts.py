@@ -51,6 +51,7 @@ CREATE INDEX IF NOT EXISTS memberships_email ON memberships(email);
 CREATE INDEX IF NOT EXISTS memberships_source ON memberships(source);
 CREATE TABLE IF NOT EXISTS shared (document_id TEXT PRIMARY KEY, shared_by TEXT NOT NULL, shared_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS reviewers (scope TEXT NOT NULL, email TEXT NOT NULL, PRIMARY KEY (scope, email));
 """
 
 EVERY_MEMBER = "*"
@@ -461,6 +462,22 @@ class AccountStore:
         return {
             str(s): int(n) for s, n in self._all("SELECT source, count(*) FROM memberships GROUP BY source")
         }
+
+    # -- reviewers of team memories and verified answers, per project or space -----------------
+    def reviewers(self) -> dict[str, list[str]]:
+        """``project:KEY`` / ``space:KEY`` → the e-mails an admin named as its reviewers."""
+        out: dict[str, list[str]] = {}
+        for scope, email in self._all("SELECT scope, email FROM reviewers ORDER BY scope, email"):
+            out.setdefault(str(scope), []).append(str(email))
+        return out
+
+    def set_reviewers(self, scope: str, emails: Iterable[str]) -> list[str]:
+        """Replace the reviewers of ``scope`` (an empty list removes them), in one transaction."""
+        people = sorted({e.strip().lower() for e in emails if e.strip()})
+        with self._tx() as db:
+            db.execute("DELETE FROM reviewers WHERE scope = ?", (scope,))
+            db.executemany("INSERT INTO reviewers (scope, email) VALUES (?, ?)", [(scope, e) for e in people])
+        return people
 
     # -- shared with everyone -----------------------------------------------------------------
     def set_shared(self, document_ids: Iterable[str], shared: bool, by: str) -> int:

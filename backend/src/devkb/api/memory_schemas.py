@@ -183,7 +183,7 @@ class ConversationIn(BaseModel):
     conversation_id: str | None = Field(default=None, max_length=100)
 
 
-class ConversationOut(BaseModel):
+class RememberedConversationOut(BaseModel):
     conversation: str
     title: str
     scope: str

@@ -77,22 +77,34 @@ class MemoryService:
         changed: Sequence[Callable[[], None]] = (),
         clock: Callable[[], str] = now_iso,
         reviewers: Mapping[str, Sequence[str]] | None = None,
+        granted: Callable[[], Mapping[str, Sequence[str]]] | None = None,
     ) -> None:
         """``store``: the store indexing writes to (deletes go there too); ``reader_store``: every
         read, as the current reader; ``changed``: called after every write (caches to drop);
         ``reviewers``: ``project:KEY`` / ``space:KEY`` → the people who review team facts and
-        verified answers about it (``DEVKB_MEMORY_REVIEWERS``; admins review everything)."""
+        verified answers about it (``DEVKB_MEMORY_REVIEWERS``; admins review everything);
+        ``granted``: read at every check, the reviewers admins named in the web app or by
+        ``PUT /admin/reviewers/{scope}`` (added to the setting's)."""
         self.pipeline = pipeline
         self.store = store
         self.reader_store = reader_store
         self.embedder = embedder
         self.changed = list(changed)
         self.clock = clock
-        self.reviewers = {
-            _scope_name(k): frozenset(p.strip().lower() for p in v if p.strip())
-            for k, v in (reviewers or {}).items()
-        }
+        self.configured = _reviewer_map(reviewers or {})
+        self.granted = granted
         self._lock = threading.Lock()  # one write at a time in this process (supersession reads)
+
+    @property
+    def reviewers(self) -> dict[str, frozenset[str]]:
+        """Who reviews each project or space: the setting's people and those admins granted."""
+        granted = _reviewer_map(self.granted()) if self.granted is not None else {}
+        if not granted:
+            return self.configured
+        return {
+            k: self.configured.get(k, frozenset()) | granted.get(k, frozenset())
+            for k in {*self.configured, *granted}
+        }
 
     # -- who -----------------------------------------------------------------------------------
     def who(self) -> tuple[str, bool]:
@@ -110,9 +122,10 @@ class MemoryService:
         owner, admin = self.who()
         if admin:
             return True
-        if not documents or not self.reviewers:
+        reviewers = self.reviewers
+        if not documents or not reviewers:
             return False
-        return all(owner in self.reviewers.get(scope, ()) for scope in map(_scope_of, documents))
+        return all(owner in reviewers.get(scope, ()) for scope in map(_scope_of, documents))
 
     def reviews_memory(self, m: Memory) -> bool:
         """Whether the current reader reviews the team memory ``m`` (by the documents it is about
@@ -641,6 +654,12 @@ def _scope_name(raw: str) -> str:
     """``project:pay`` → ``project:PAY`` (keys compared in upper case)."""
     kind, _, key = raw.strip().partition(":")
     return f"{kind.strip().lower()}:{key.strip().upper()}"
+
+
+def _reviewer_map(reviewers: Mapping[str, Sequence[str]]) -> dict[str, frozenset[str]]:
+    return {
+        _scope_name(k): frozenset(p.strip().lower() for p in v if p.strip()) for k, v in reviewers.items()
+    }
 
 
 def _scope_of(d: Document) -> str:

@@ -130,3 +130,43 @@ def test_without_reviewers_only_admins_review(tmp_path: Any, embedder: Any) -> N
     finally:
         client.__exit__(None, None, None)
         shutdown(c)
+
+
+def test_an_admin_names_reviewers_per_project_in_the_app(tmp_path: Any, embedder: Any) -> None:
+    """``PUT /admin/reviewers/{scope}`` (the admin page's Reviewers card): granted at once, added
+    to the setting's, taken back by an empty list; only admins may, and only existing people."""
+    c = memory_container(tmp_path, embedder, memory_reviewers={"space:ENG": ["carol@acme.example"]})
+    c.pipeline().run(
+        [document("jira:PAY-1", "Refund limits for support agents", project="PAY", key="PAY-1")], "fixtures"
+    )
+    c.reader_store().forget_catalog()
+    client = client_for(c)
+    try:
+        sign_in(client, "bob@acme.example")
+        assert verify_answer(client, "What is the refund limit?", ["jira:PAY-1"]) == 403
+        assert (
+            client.put("/admin/reviewers/project:PAY", json={"people": ["bob@acme.example"]}).status_code
+            == 403
+        )
+
+        sign_in(client, "alice@acme.example")
+        listed = client.get("/admin/reviewers").json()
+        assert listed == [{"scope": "space:ENG", "people": [], "configured": ["carol@acme.example"]}]
+        bad = client.put("/admin/reviewers/project:PAY", json={"people": ["nobody@acme.example"]})
+        assert bad.status_code == 422 and "nobody@acme.example" in bad.json()["detail"]
+        assert client.put("/admin/reviewers/team:PAY", json={"people": []}).status_code == 422
+        r = client.put("/admin/reviewers/project:pay", json={"people": ["Bob@acme.example"]})
+        assert r.status_code == 200, r.text
+        assert {"scope": "project:PAY", "people": ["bob@acme.example"], "configured": []} in r.json()
+
+        sign_in(client, "bob@acme.example")  # at once, no restart
+        assert verify_answer(client, "What is the refund limit?", ["jira:PAY-1"]) == 201
+        assert client.get("/memories/answers/review").status_code == 200
+
+        sign_in(client, "alice@acme.example")
+        assert client.put("/admin/reviewers/project:PAY", json={"people": []}).status_code == 200
+        sign_in(client, "bob@acme.example")
+        assert verify_answer(client, "What is the refund limit for managers?", ["jira:PAY-1"]) == 403
+    finally:
+        client.__exit__(None, None, None)
+        shutdown(c)

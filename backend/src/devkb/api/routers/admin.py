@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import Path as Path_
 from pydantic import BaseModel, Field
 
 from devkb.access.accounts import AccountStore, UserExistsError
@@ -255,3 +256,67 @@ def upload_quotas(container: ContainerDep) -> UploadQuotasOut:
             for p, u in quota.usage().items()
         ],
     )
+
+
+# -- reviewers of team memories and verified answers, per project or space (docs/memory.md) --------
+SCOPE_PATTERN = r"^(project|space):[A-Za-z0-9_~-]{1,64}$"
+
+
+class ReviewersIn(BaseModel):
+    people: list[str] = Field(
+        max_length=200, description="E-mails of existing users; an empty list removes the scope's reviewers."
+    )
+
+
+class ReviewerScopeOut(BaseModel):
+    scope: str = Field(description="project:KEY (Jira) or space:KEY (Confluence).")
+    people: list[str] = Field(description="Named here by admins.")
+    configured: list[str] = Field(description="Named by DEVKB_MEMORY_REVIEWERS (read-only here).")
+
+
+def _reviewer_scopes(container: ContainerDep) -> list[ReviewerScopeOut]:
+    memories = container.memories()
+    granted = {k: sorted(v) for k, v in _reviewer_map_of(_accounts(container).reviewers()).items()}
+    configured = {k: sorted(v) for k, v in memories.configured.items()}
+    return [
+        ReviewerScopeOut(scope=k, people=granted.get(k, []), configured=configured.get(k, []))
+        for k in sorted({*granted, *configured})
+    ]
+
+
+def _reviewer_map_of(raw: dict[str, list[str]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for k, v in raw.items():
+        kind, _, key = k.partition(":")
+        out.setdefault(f"{kind.lower()}:{key.upper()}", []).extend(v)
+    return out
+
+
+@router.get("/reviewers", response_model=list[ReviewerScopeOut], operation_id="listReviewers")
+def list_reviewers(container: ContainerDep) -> list[ReviewerScopeOut]:
+    """Who reviews team memories and verified answers about each project or space, besides admins."""
+    return _reviewer_scopes(container)
+
+
+@router.put(
+    "/reviewers/{scope}",
+    response_model=list[ReviewerScopeOut],
+    operation_id="setReviewers",
+    responses={422: {"model": ErrorResponse, "description": "A malformed scope or an unknown person."}},
+)
+def set_reviewers(
+    scope: Annotated[str, Path_(pattern=SCOPE_PATTERN, description="project:KEY or space:KEY")],
+    body: ReviewersIn,
+    container: ContainerDep,
+) -> list[ReviewerScopeOut]:
+    """Name the people who review a project's or space's team memories and verified answers (they
+    verify, and their team memories about it are current at once); an empty list removes them."""
+    accounts = _accounts(container)
+    unknown = [p for p in body.people if accounts.user(p) is None]
+    if unknown:
+        raise HTTPException(
+            422, f"no such user: {', '.join(sorted(set(unknown))[:5])} (create the account first)"
+        )
+    kind, _, key = scope.partition(":")
+    accounts.set_reviewers(f"{kind.lower()}:{key.upper()}", body.people)
+    return _reviewer_scopes(container)

@@ -10,7 +10,6 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 
 from devkb.api.memory_schemas import (
     ConversationIn,
-    ConversationOut,
     ForgottenOut,
     MemoryExportOut,
     MemoryIn,
@@ -18,6 +17,7 @@ from devkb.api.memory_schemas import (
     MemoryPatch,
     RecalledOut,
     RecalledTurnOut,
+    RememberedConversationOut,
     ScopeName,
     StatusName,
     VerifiedAnswerIn,
@@ -238,12 +238,12 @@ def review_answers(
 
 @router.post(
     "/conversations",
-    response_model=ConversationOut,
+    response_model=RememberedConversationOut,
     status_code=201,
     operation_id="rememberConversation",
     responses=ERRORS,
 )
-def remember_conversation(body: ConversationIn, memories: MemoriesDep) -> ConversationOut:
+def remember_conversation(body: ConversationIn, memories: MemoriesDep) -> RememberedConversationOut:
     """Remember a long conversation (sessions with dates, turns with speakers): one memory per
     turn, yours, valid from when it was said; the same conversation again writes nothing."""
     try:
@@ -252,7 +252,7 @@ def remember_conversation(body: ConversationIn, memories: MemoriesDep) -> Conver
         )
     except MemoryError as e:
         raise _http(e) from e
-    return ConversationOut(**{k: v for k, v in told.items() if k != "ids"})
+    return RememberedConversationOut(**{k: v for k, v in told.items() if k != "ids"})
 
 
 # -- conversation recall (memory/conversations.py) -----------------------------------------------------

@@ -90,6 +90,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/reviewers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Reviewers
+         * @description Who reviews team memories and verified answers about each project or space, besides admins.
+         */
+        get: operations["listReviewers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reviewers/{scope}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Reviewers
+         * @description Name the people who review a project's or space's team memories and verified answers (they
+         *     verify, and their team memories about it are current at once); an empty list removes them.
+         */
+        put: operations["setReviewers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/shared": {
         parameters: {
             query?: never;
@@ -1471,7 +1512,7 @@ export interface components {
         };
         /** ConversationDetail */
         ConversationDetail: {
-            conversation: components["schemas"]["devkb__api__schemas__ConversationOut"];
+            conversation: components["schemas"]["ConversationOut"];
             /** Messages */
             messages: components["schemas"]["ChatMessageOut"][];
         };
@@ -1495,6 +1536,19 @@ export interface components {
              * @default
              */
             title: string;
+        };
+        /** ConversationOut */
+        ConversationOut: {
+            /** Created At */
+            created_at: string;
+            /** Id */
+            id: string;
+            /** Message Count */
+            message_count: number;
+            /** Title */
+            title: string;
+            /** Updated At */
+            updated_at: string;
         };
         /** ConversationRename */
         ConversationRename: {
@@ -2024,6 +2078,25 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** RememberedConversationOut */
+        RememberedConversationOut: {
+            /** Conversation */
+            conversation: string;
+            /** First */
+            first: string;
+            /** Scope */
+            scope: string;
+            /** Sessions */
+            sessions: number;
+            /** Title */
+            title: string;
+            /** Turns */
+            turns: number;
+            /** Unchanged */
+            unchanged: number;
+            /** Written */
+            written: number;
+        };
         /** ReplicaInfo */
         ReplicaInfo: {
             /**
@@ -2041,6 +2114,32 @@ export interface components {
              * @description Whether this replica runs the sync scheduler now.
              */
             scheduler_leader: boolean;
+        };
+        /** ReviewerScopeOut */
+        ReviewerScopeOut: {
+            /**
+             * Configured
+             * @description Named by DEVKB_MEMORY_REVIEWERS (read-only here).
+             */
+            configured: string[];
+            /**
+             * People
+             * @description Named here by admins.
+             */
+            people: string[];
+            /**
+             * Scope
+             * @description project:KEY (Jira) or space:KEY (Confluence).
+             */
+            scope: string;
+        };
+        /** ReviewersIn */
+        ReviewersIn: {
+            /**
+             * People
+             * @description E-mails of existing users; an empty list removes the scope's reviewers.
+             */
+            people: string[];
         };
         /** RunOut */
         RunOut: {
@@ -2508,38 +2607,6 @@ export interface components {
              */
             reason: string;
         };
-        /** ConversationOut */
-        devkb__api__memory_schemas__ConversationOut: {
-            /** Conversation */
-            conversation: string;
-            /** First */
-            first: string;
-            /** Scope */
-            scope: string;
-            /** Sessions */
-            sessions: number;
-            /** Title */
-            title: string;
-            /** Turns */
-            turns: number;
-            /** Unchanged */
-            unchanged: number;
-            /** Written */
-            written: number;
-        };
-        /** ConversationOut */
-        devkb__api__schemas__ConversationOut: {
-            /** Created At */
-            created_at: string;
-            /** Id */
-            id: string;
-            /** Message Count */
-            message_count: number;
-            /** Title */
-            title: string;
-            /** Updated At */
-            updated_at: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -2754,6 +2821,89 @@ export interface operations {
             };
             /** @description An adaptation is running already. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listReviewers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewerScopeOut"][];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setReviewers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description project:KEY or space:KEY */
+                scope: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewersIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewerScopeOut"][];
+                };
+            };
+            /** @description The body could not be decoded (not UTF-8). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3782,7 +3932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["devkb__api__schemas__ConversationOut"][];
+                    "application/json": components["schemas"]["ConversationOut"][];
                 };
             };
             /** @description Missing or invalid API key (header X-API-Key). */
@@ -3958,7 +4108,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["devkb__api__schemas__ConversationOut"];
+                    "application/json": components["schemas"]["ConversationOut"];
                 };
             };
             /** @description The body could not be decoded (not UTF-8). */
@@ -4896,7 +5046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["devkb__api__memory_schemas__ConversationOut"];
+                    "application/json": components["schemas"]["RememberedConversationOut"];
                 };
             };
             /** @description The body could not be decoded (not UTF-8). */

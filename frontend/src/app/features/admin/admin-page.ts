@@ -8,6 +8,7 @@ import type { components } from '../../core/api/schema';
 import { AuthStore, type AuthUser } from '../../core/auth/auth-store';
 import { when } from './format';
 import { RetrievalCard } from './retrieval-card';
+import { ReviewersCard } from './reviewers-card';
 
 type S = components['schemas'];
 export type Role = S['UserIn']['role'];
@@ -30,7 +31,7 @@ export function syncSummary(sources: readonly PermissionSource[]): string {
  */
 @Component({
   selector: 'app-admin-page',
-  imports: [FormsModule, RetrievalCard],
+  imports: [FormsModule, RetrievalCard, ReviewersCard],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './admin-page.html',
   styleUrl: './admin-page.scss',
