@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 from devkb.memory.conversations import ASKING
 from devkb.memory.model import Memory
@@ -207,11 +208,58 @@ def _day(iso: str) -> str:
     return f"{d} {month.capitalize()} {y} ({iso[:10]})"
 
 
+def _human(d: date) -> str:
+    return f"{d.day} {_MONTH_NAMES[d.month - 1]} {d.year}"
+
+
+_MONTH_NAMES = [
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+]  # fmt: skip
+
+
+def _month(year: int, month: int) -> str:
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    return f"{_MONTH_NAMES[month - 1]} {year}"
+
+
+def relative_days(text: str, said_on: str) -> list[str]:
+    """What a turn's relative words meant on the day it was said: "yesterday: 7 May 2023", "last
+    year: 2022", "last week: the week before 8 May 2023" — so that "when did …" finds the day."""
+    try:
+        day = date.fromisoformat(said_on[:10])
+    except ValueError:
+        return []
+    words = " ".join(_TOKEN.findall(text.lower()))
+    shown = _human(day)
+    table = (
+        ("yesterday", _human(day - timedelta(days=1))),
+        ("today", shown),
+        ("tonight", shown),
+        ("tomorrow", _human(day + timedelta(days=1))),
+        ("last weekend", f"the weekend before {shown}"),
+        ("last week", f"the week before {shown}"),
+        ("next week", f"the week after {shown}"),
+        ("last month", _month(day.year, day.month - 1)),
+        ("next month", _month(day.year, day.month + 1)),
+        ("last year", str(day.year - 1)),
+        ("next year", str(day.year + 1)),
+    )
+    out = []
+    for phrase, meant in table:
+        if f" {phrase} " in f" {words} " and not (phrase == "last week" and "last weekend" in words):
+            out.append(f"{phrase}: {meant}")
+    return out
+
+
 def _quote(turns: Sequence[Memory], short: bool = False) -> str:
     lines = []
     for n, m in enumerate(turns, start=1):
         words = " ".join(m.text.split())
         most = 200 if short else QUOTE
         words = words if len(words) <= most else words[: most - 1].rstrip() + "…"
-        lines.append(f"{m.speaker} said on {_day(m.said_on)}: “{words}” [{n}]")
+        meant = "" if short else "; ".join(relative_days(m.text, m.said_on))
+        lines.append(
+            f"{m.speaker} said on {_day(m.said_on)}: “{words}”{f' ({meant})' if meant else ''} [{n}]"
+        )
     return "\n".join(lines)

@@ -16,12 +16,13 @@ memory (the old one stays until forgotten)."""
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from devkb.errors import DevkbError
 from devkb.memory.model import PREFIX, Memory, Scope, gates_for, parse_when
@@ -38,8 +39,24 @@ NAMESPACE = uuid.UUID("6f1c3f0e-9a51-4c1e-8f55-2b1f2a4c7d10")
 class TurnIn(BaseModel):
     """A turn as MCP and the API take it (typed, bounded; ``parse_sessions`` checks the rest)."""
 
-    speaker: Annotated[str, Field(description="Who said it.", min_length=1, max_length=MAX_SPEAKER)]
-    text: Annotated[str, Field(description="What they said.", min_length=1, max_length=MAX_TURN_CHARS)]
+    speaker: Annotated[
+        str,
+        Field(
+            description="Who said it (or `role`).",
+            min_length=1,
+            max_length=MAX_SPEAKER,
+            validation_alias=AliasChoices("speaker", "role"),
+        ),
+    ]
+    text: Annotated[
+        str,
+        Field(
+            description="What they said (or `content`).",
+            min_length=1,
+            max_length=MAX_TURN_CHARS,
+            validation_alias=AliasChoices("text", "content"),
+        ),
+    ]
     time: Annotated[
         str | None, Field(description="When, if not the session's date (ISO-8601).", max_length=40)
     ] = None
@@ -48,7 +65,11 @@ class TurnIn(BaseModel):
 class SessionIn(BaseModel):
     date: Annotated[
         str,
-        Field(description="When the session was held: 2023-05-08 or an ISO-8601 date-time.", max_length=40),
+        Field(
+            description="When the session was held: 2023-05-08, an ISO-8601 date-time, "
+            "'1:56 pm on 8 May, 2023' or '2023/05/08 (Mon) 13:56'.",
+            max_length=60,
+        ),
     ]
     turns: Annotated[list[TurnIn], Field(min_length=1, max_length=MAX_TURNS)]
     title: Annotated[
@@ -88,11 +109,48 @@ def _text(value: Any, what: str, most: int, required: bool = True) -> str:
     return clean
 
 
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})(?::\d{2})?\s*([ap])?\.?m?\.?", re.IGNORECASE)
+_SLASHED = re.compile(r"^(\d{4})/(\d{1,2})/(\d{1,2})")
+_MONTHS = "january february march april may june july august september october november december".split()
+
+
+def iso_date(raw: str) -> str:
+    """A session's date as people and datasets write it → ISO-8601 (local, as written): ISO itself,
+    ``2023/05/20 (Sat) 02:21``, ``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``8 May 2023``; text
+    it cannot read is returned as it is (and refused by ``parse_when``)."""
+    text = " ".join(raw.split())
+    if len(text) >= 10 and text[4] == "-" and text[:4].isdigit():
+        return text
+    clock = _CLOCK.search(text)
+    hour = minute = 0
+    if clock:
+        hour, minute = int(clock.group(1)), int(clock.group(2))
+        half = (clock.group(3) or "").lower()
+        hour = hour % 12 + (12 if half == "p" else 0) if half else hour
+        text = text[: clock.start()] + " " + text[clock.end() :]
+    slashed = _SLASHED.match(text)
+    if slashed:
+        year, month, day = (int(g) for g in slashed.groups())
+    else:
+        words = re.findall(r"[a-z]+|\d+", text.lower())
+        month = next(
+            (i for w in words for i, m in enumerate(_MONTHS, 1) if len(w) >= 3 and m.startswith(w)), 0
+        )
+        years = [int(w) for w in words if w.isdigit() and len(w) == 4]
+        days = [int(w) for w in words if w.isdigit() and len(w) <= 2 and 1 <= int(w) <= 31]
+        if not (month and years and days):
+            return raw
+        year, day = years[0], days[0]
+    if not (0 <= hour < 24 and 0 <= minute < 60):
+        return raw
+    return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:00"
+
+
 def _when(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise TranscriptError(f"{what} must be a date like 2026-12-15 or an ISO-8601 date-time")
     try:
-        found = parse_when(value, what)
+        found = parse_when(iso_date(value), what)
     except ValueError as e:
         raise TranscriptError(str(e)) from e
     if found is None:
@@ -125,13 +183,14 @@ def parse_sessions(raw: Any) -> list[Session]:
             at = f"{where}, turn {j}"
             if not isinstance(t, Mapping):
                 raise TranscriptError(f"{at} must be an object with speaker and text")
-            text = _text(t.get("text"), f"{at}: text", MAX_TURN_CHARS)
+            text = _text(t.get("text", t.get("content")), f"{at}: text", MAX_TURN_CHARS)
             chars += len(text)
             if chars > MAX_TOTAL_CHARS:
                 raise TranscriptError(f"at most {MAX_TOTAL_CHARS} characters of turns per call")
             said = _when(t["time"], f"{at}: time") if t.get("time") else date
-            day = str(t["time"] if t.get("time") else s.get("date")).strip()[:10]
-            kept.append(Turn(_text(t.get("speaker"), f"{at}: speaker", MAX_SPEAKER), text, said, day))
+            day = iso_date(str(t["time"] if t.get("time") else s.get("date"))).strip()[:10]
+            speaker = _text(t.get("speaker", t.get("role")), f"{at}: speaker", MAX_SPEAKER)
+            kept.append(Turn(speaker, text, said, day))
         out.append(Session(date, title, tuple(kept)))
     return out
 

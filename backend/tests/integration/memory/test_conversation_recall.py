@@ -130,5 +130,16 @@ def test_rest_remember_conversation(memory_world: Any) -> None:
     assert client.post("/memories/conversations", json={"sessions": []}).status_code == 422
     r = client.post("/ask", json={"question": "What did Eve say zorbleflux needs?"})
     assert "Eve said on 1 April 2026 (2026-04-01)" in r.json()["answer"] and "cache" in r.json()["answer"]
+    chat = {  # a session dated as chat datasets write it, a turn saying "yesterday"
+        "sessions": [
+            {
+                "date": "1:56 pm on 8 May, 2023",
+                "turns": [{"role": "Eve", "content": "I went to the quokka meetup yesterday."}],
+            }
+        ]
+    }
+    assert client.post("/memories/conversations", json=chat).status_code == 201
+    r = client.post("/ask", json={"question": "When did Eve go to the quokka meetup?"})
+    assert "yesterday: 7 May 2023" in r.json()["answer"], r.json()["answer"]
     client.cookies.clear()
     assert client.post("/memories/conversations", json=body).status_code == 401

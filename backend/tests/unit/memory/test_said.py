@@ -42,3 +42,16 @@ def test_holds_the_turns_of_that_day():
     june4 = day_in("on June 4")
     assert june4 is not None and june4.holds("2015-06-04") and june4.holds("2019-06-04")
     assert not june4.holds("2015-06-05") and not june4.holds("")
+
+
+def test_relative_words_get_the_day_they_meant():
+    from devkb.memory.said import relative_days
+
+    said = "I went to the support group yesterday; last weekend we hiked, and last year I moved."
+    assert relative_days(said, "2023-05-08") == [
+        "yesterday: 7 May 2023",
+        "last weekend: the weekend before 8 May 2023",
+        "last year: 2022",
+    ]
+    assert relative_days("Next month, in January", "2023-12-08") == ["next month: January 2024"]
+    assert relative_days("nothing relative here", "2023-12-08") == []

@@ -62,3 +62,28 @@ def test_sizes_are_bounded(monkeypatch):
     monkeypatch.setattr(t, "MAX_SESSIONS", 2)
     with pytest.raises(TranscriptError, match="at most 2 sessions"):
         parse_sessions([GOOD[0]] * 3)
+
+
+@pytest.mark.parametrize(
+    ("written", "iso"),
+    [
+        ("2023-05-08", "2023-05-08"),
+        ("1:56 pm on 8 May, 2023", "2023-05-08T13:56:00"),
+        ("12:09 am on 13 September, 2023", "2023-09-13T00:09:00"),
+        ("2023/05/20 (Sat) 02:21", "2023-05-20T02:21:00"),
+        ("May 8, 2023", "2023-05-08T00:00:00"),
+        ("someday", "someday"),
+    ],
+)
+def test_session_dates_as_people_and_datasets_write_them(written, iso):
+    assert t.iso_date(written) == iso
+
+
+def test_role_and_content_are_speaker_and_text():
+    from devkb.memory.transcripts import SessionIn
+
+    s = SessionIn.model_validate(
+        {"date": "2023/05/20 (Sat) 02:21", "turns": [{"role": "user", "content": "hi"}]}
+    )
+    (session,) = parse_sessions([s.model_dump()])
+    assert session.turns[0].speaker == "user" and session.turns[0].said_on == "2023-05-20"

@@ -2187,7 +2187,7 @@ export interface components {
         SessionIn: {
             /**
              * Date
-             * @description When the session was held: 2023-05-08 or an ISO-8601 date-time.
+             * @description When the session was held: 2023-05-08, an ISO-8601 date-time, '1:56 pm on 8 May, 2023' or '2023/05/08 (Mon) 13:56'.
              */
             date: string;
             /**
@@ -2361,12 +2361,12 @@ export interface components {
         TurnIn: {
             /**
              * Speaker
-             * @description Who said it.
+             * @description Who said it (or `role`).
              */
             speaker: string;
             /**
              * Text
-             * @description What they said.
+             * @description What they said (or `content`).
              */
             text: string;
             /**
