@@ -19,6 +19,7 @@ from devkb.store.models import Document, Reference, SourceType
 PREFIX = "memory:"
 SOURCE = "memory"  # the documents' ``source``
 KIND = "memory"
+TURN_KIND = "conversation-turn"  # a turn of a conversation told to devkb (memory/transcripts.py)
 Scope = Literal["private", "team"]
 Status = Literal["proposed", "active", "verified", "superseded", "retracted"]
 Origin = Literal["conversation", "documents", "admin", "agent", "correction", "summary", "transcript"]
@@ -139,7 +140,7 @@ class Memory:
 
     def metadata(self) -> dict[str, Any]:
         return {
-            "kind": KIND,
+            "kind": TURN_KIND if self.speaker else KIND,
             "text": self.text,
             "scope": self.scope,
             "owner": self.owner,
@@ -183,7 +184,7 @@ class Memory:
         return SourceDocument(
             id=self.id,
             type=SourceType.MEMORY,
-            kind=KIND,
+            kind=TURN_KIND if self.speaker else KIND,
             title=self.title,
             url="",
             updated_at=max(self.recorded_at, self.changed_at),

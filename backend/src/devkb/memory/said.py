@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from devkb.memory.conversations import ASKING
-from devkb.memory.model import Memory
+from devkb.memory.model import TURN_KIND, Memory
 from devkb.memory.service import MemoryService
 from devkb.memory.verified import content_stems
 from devkb.store.models import SourceType
@@ -156,6 +156,8 @@ class SaidTurns:
         if not words:
             return None
         store = self.memories.reader_store
+        if not store.find_documents({"kind": TURN_KIND}, limit=1):  # the field index alone
+            return None  # the asker has no conversation: one indexed look-up, nothing searched
         hits = store.keyword_search(question, DEPTH, types=[SourceType.MEMORY])
         if not any(h.document.metadata.get("origin") == "transcript" for h in hits):
             return None  # no conversation holds these words: the usual way (and no embedding)
