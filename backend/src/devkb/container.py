@@ -31,7 +31,7 @@ from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.ask_service import AskService
 from devkb.agent.knowledge_gaps import KnowledgeGaps
 from devkb.agent.planner import Planner
-from devkb.agent.providers import LlmProvider, frame_asker
+from devkb.agent.providers import LlmProvider, frame_asker, json_asker
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.retrieval.adaptation import ADAPTER_DIR, AdapterFile, GraphAdaptation
 from devkb.agent.same_question import SameQuestion
@@ -663,6 +663,7 @@ class Container(containers.DeclarativeContainer):
         Toolbox, reader_store, search, project_keys, memories=memories, conversations=conversation_recall
     )
     llm = providers.Singleton(LlmProvider, settings)
+    json_model = providers.Singleton(json_asker, llm)  # one-pass JSON jobs (facts from a conversation)
     planner = providers.Singleton(
         lambda toolbox, keys, llm: Planner(toolbox, keys, frame_model=frame_asker(llm)),
         toolbox,

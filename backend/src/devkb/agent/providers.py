@@ -166,3 +166,57 @@ def frame_asker(llm: LlmProvider) -> Callable[[], Callable[[str, str], str] | No
         return askers[choice.provider]
 
     return current
+
+
+def json_asker(llm: LlmProvider) -> Callable[[], Callable[[str, str, dict[str, Any]], str] | None]:
+    """The configured model asked for JSON that follows a schema (``ask(instructions, text,
+    schema) -> JSON text``; llama.cpp/OpenAI ``response_format``, Ollama ``format``), or None when
+    no model is configured — for one-pass jobs such as facts proposed from a conversation."""
+
+    def current() -> Callable[[str, str, dict[str, Any]], str] | None:
+        choice = llm.current()
+        if choice.generator is None:
+            return None
+        if choice.provider == "ollama":
+            s = llm.settings
+
+            def ask_ollama(instructions: str, text: str, schema: dict[str, Any]) -> str:
+                r = httpx.post(
+                    s.ollama_url.rstrip("/") + "/api/chat",
+                    json={
+                        "model": s.ollama_model,
+                        "stream": False,
+                        "format": schema,
+                        "options": {"temperature": 0},
+                        "messages": [
+                            {"role": "system", "content": instructions},
+                            {"role": "user", "content": text},
+                        ],
+                    },
+                    timeout=120,
+                )
+                r.raise_for_status()
+                return str(r.json()["message"]["content"])
+
+            return ask_ollama
+        generator = choice.generator
+
+        def ask_openai(instructions: str, text: str, schema: dict[str, Any]) -> str:
+            from haystack.dataclasses import ChatMessage
+
+            out = generator.run(
+                messages=[ChatMessage.from_system(instructions), ChatMessage.from_user(text)],
+                generation_kwargs={
+                    "response_format": {
+                        "type": "json_schema",
+                        "json_schema": {"name": "reply", "schema": schema},
+                    },
+                    "max_tokens": 600,
+                    "temperature": 0,
+                },
+            )
+            return str(out["replies"][0].text or "")
+
+        return ask_openai
+
+    return current

@@ -192,3 +192,8 @@ class RememberedConversationOut(BaseModel):
     written: int
     unchanged: int
     first: str
+
+
+class RejectedFactOut(BaseModel):
+    text: str
+    reason: str = Field(description="Why it was not proposed (not what you said, a question, …).")

@@ -41,6 +41,7 @@ from devkb.memory.model import (
     now_iso,
     parse_when,
 )
+from devkb.memory.proposals import AskJson, candidates
 from devkb.memory.subject import strip_lead, topic_of
 from devkb.memory.transcripts import TranscriptError, conversation_id, memories_of, parse_sessions
 from devkb.store.models import Document, SourceType
@@ -354,6 +355,29 @@ class MemoryService:
             "unchanged": len(turns) - len(new),
             "first": turns[0].turn if turns else "",
             "ids": [m.id for m in turns[:2000]],
+        }
+
+    def propose_from_conversation(
+        self, person_lines: Sequence[str], ask: AskJson, conversation: str = "", title: str = ""
+    ) -> dict[str, Any]:
+        """Facts a language model finds in what this person said in one conversation, in one pass
+        (``memory/proposals.py``): each grounded fact a *proposed private memory* of theirs, to
+        accept (verify) or drop; the rejected ones and the model's failure beside them."""
+        self.who()
+        found = candidates(person_lines, ask)
+        proposed = [
+            self.remember(
+                fact,
+                scope="private",
+                origin="conversation",
+                extra={"status": "proposed", "conversation": conversation, "conversation_title": title},
+            )
+            for fact in found.facts
+        ]
+        return {
+            "proposed": proposed,
+            "rejected": [{"text": t, "reason": why} for t, why in found.rejected],
+            "error": found.error,
         }
 
     def propose_correction(self, text: str, cited: Sequence[str] = ()) -> Memory:

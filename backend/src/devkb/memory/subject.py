@@ -72,6 +72,25 @@ NUMBER_WORDS = frozenset(
 PREPOSITIONAL = frozenset(_stem(v) for v in "depend rely integrate connect talk".split())
 
 
+FUNCTION_WORDS = frozenset(
+    "the a an and or but of to in on at for with from by is are was were be been being it this that "
+    "these those we i you they he she our my your their its as so if then than not no do does did "
+    "have has had will would can could should may might must about into over just also there here "
+    "what which who whom when where why how me us them".split()
+)
+
+
+def content_words(text: str) -> list[str]:
+    """The stems of ``text``'s words less function words ("The freeze starts on 15 December" →
+    freez, start, 15, decemb): what a fact shares with what someone said."""
+    out = []
+    for w in _WORD.findall(text):
+        low = w.lower().removesuffix("'s").rstrip(".")
+        if low and low not in FUNCTION_WORDS:
+            out.append(_stem(low))
+    return out
+
+
 @dataclass(frozen=True)
 class Topic:
     subject: str

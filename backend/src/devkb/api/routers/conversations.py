@@ -12,9 +12,11 @@ from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
+from pydantic import BaseModel, Field
 
 from devkb.agent.answer import Citation
 from devkb.api.deps import ContainerDep
+from devkb.api.memory_schemas import MemoryOut, RejectedFactOut
 from devkb.api.schemas import (
     ChatMessageOut,
     ConversationDetail,
@@ -24,6 +26,7 @@ from devkb.api.schemas import (
 )
 from devkb.container import Container
 from devkb.conversations.store_memory import StoreChatMemory
+from devkb.memory.service import MemoryError
 from devkb.store.shared_state import Conversation
 
 router = APIRouter(prefix="/conversations", tags=["conversations"])
@@ -146,4 +149,45 @@ def export_conversation(
         "\n".join(lines),
         media_type="text/markdown",
         headers={"Content-Disposition": f'attachment; filename="{name}.md"'},
+    )
+
+
+class ProposedFactsOut(BaseModel):
+    proposed: list[MemoryOut] = Field(
+        description="Proposed private memories of yours: verify to keep, delete to drop."
+    )
+    rejected: list[RejectedFactOut] = Field(
+        description="What the model offered and was not proposed, with why."
+    )
+    error: str | None = Field(description="The model's failure, when it failed (nothing proposed then).")
+
+
+@router.post(
+    "/{conversation_id}/facts",
+    response_model=ProposedFactsOut,
+    operation_id="proposeFacts",
+    responses={**ERRORS, 503: {"model": ErrorResponse, "description": "No language model is configured."}},
+)
+def propose_facts(conversation_id: str, container: ContainerDep) -> ProposedFactsOut:
+    """Facts a language model finds in what you said in this conversation, in one pass: each one
+    grounded in your own words becomes a proposed private memory of yours; what it offered that is
+    not, and its failure if it failed, are in the reply (docs/memory.md)."""
+    memory = _memory(container)
+    c = _get(memory, conversation_id)
+    ask = container.json_model()()
+    if ask is None:
+        raise HTTPException(
+            503,
+            "proposing facts needs a language model (DEVKB_LLM_PROVIDER); without one, say "
+            "'Remember that …' in chat or use POST /memories",
+        )
+    said = [m.content for m in memory.state.messages(c.id) if m.role == "user"]
+    try:
+        out = container.memories().propose_from_conversation(said, ask, conversation=c.id, title=c.title)
+    except MemoryError as e:
+        raise HTTPException(e.status, str(e)) from e
+    return ProposedFactsOut(
+        proposed=[MemoryOut.of(m) for m in out["proposed"]],
+        rejected=[RejectedFactOut(**r) for r in out["rejected"]],
+        error=out["error"],
     )

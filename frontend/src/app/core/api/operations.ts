@@ -49,6 +49,7 @@ export const OPERATIONS = {
   "oidcCallback": { method: 'GET', path: '/auth/oidc/callback' },
   "oidcLogin": { method: 'GET', path: '/auth/oidc/login' },
   "permissionSyncStatus": { method: 'GET', path: '/admin/permissions' },
+  "proposeFacts": { method: 'POST', path: '/conversations/{conversation_id}/facts' },
   "recallConversations": { method: 'GET', path: '/memories/conversations/recall' },
   "rememberConversation": { method: 'POST', path: '/memories/conversations' },
   "renameConversation": { method: 'PATCH', path: '/conversations/{conversation_id}' },

@@ -607,6 +607,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/conversations/{conversation_id}/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose Facts
+         * @description Facts a language model finds in what you said in this conversation, in one pass: each one
+         *     grounded in your own words becomes a proposed private memory of yours; what it offered that is
+         *     not, and its failure if it failed, are in the reply (docs/memory.md).
+         */
+        post: operations["proposeFacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/documents": {
         parameters: {
             query?: never;
@@ -2037,6 +2059,24 @@ export interface components {
             /** Sources */
             sources: components["schemas"]["PermissionSourceOut"][];
         };
+        /** ProposedFactsOut */
+        ProposedFactsOut: {
+            /**
+             * Error
+             * @description The model's failure, when it failed (nothing proposed then).
+             */
+            error: string | null;
+            /**
+             * Proposed
+             * @description Proposed private memories of yours: verify to keep, delete to drop.
+             */
+            proposed: components["schemas"]["MemoryOut"][];
+            /**
+             * Rejected
+             * @description What the model offered and was not proposed, with why.
+             */
+            rejected: components["schemas"]["RejectedFactOut"][];
+        };
         /** QuotaUseOut */
         QuotaUseOut: {
             /**
@@ -2077,6 +2117,16 @@ export interface components {
             question: string;
             /** Title */
             title: string;
+        };
+        /** RejectedFactOut */
+        RejectedFactOut: {
+            /**
+             * Reason
+             * @description Why it was not proposed (not what you said, a question, …).
+             */
+            reason: string;
+            /** Text */
+            text: string;
         };
         /** RememberedConversationOut */
         RememberedConversationOut: {
@@ -4210,6 +4260,73 @@ export interface operations {
             };
             /** @description Invalid request: the detail says which field and why. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    proposeFacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProposedFactsOut"];
+                };
+            };
+            /** @description Missing or invalid API key (header X-API-Key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request: the detail says which field and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No language model is configured. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
