@@ -34,7 +34,7 @@ from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider, frame_asker, json_asker
 from devkb.agent.retrieval import RelatedSearch
 from devkb.agent.retrieval.adaptation import ADAPTER_DIR, AdapterFile, GraphAdaptation
-from devkb.agent.same_question import SameQuestion
+from devkb.agent.same_question import SameQuestion, Words
 from devkb.agent.tools import Toolbox
 from devkb.config.secrets import masker_for
 from devkb.config.settings import Settings
@@ -56,6 +56,7 @@ from devkb.indexing.uploads import UploadIngest
 from devkb.mcp.parts import McpParts
 from devkb.mcp.server import build_mcp_server
 from devkb.memory.conversations import ConversationRecall
+from devkb.memory.lexicon import WordNet
 from devkb.memory.said import SaidTurns
 from devkb.memory.service import MemoryService
 from devkb.memory.verified import VerifiedAnswers
@@ -646,13 +647,16 @@ class Container(containers.DeclarativeContainer):
     background = providers.Singleton(build_background, settings, scheduler, shared_state.provider)
     background_start = providers.Callable(lambda bg: bg.start, background)
     background_stop = providers.Callable(lambda bg: bg.stop, background)
-    verified_answers = providers.Singleton(
-        lambda memories, s, keys: VerifiedAnswers(
-            memories, days=s.verified_answer_days, meaning=SameQuestion(keys)
+    verified_answers = providers.Singleton(  # WordNet's synonyms and antonyms, and the embedder's for words
+        lambda memories, s, keys, emb: VerifiedAnswers(
+            memories,
+            days=s.verified_answer_days,
+            meaning=SameQuestion(keys, lexicon=Words(WordNet(s.wordnet_dir), emb.embed)),
         ),
         memories,
         settings,
         project_keys,
+        embedder,
     )
     conversation_recall = providers.Singleton(
         lambda s, shared: ConversationRecall(shared if s.chat_memory == "store" else None),

@@ -220,6 +220,11 @@ class Settings(BaseSettings):
         le=3650,
         description="Days a verified answer stays verified before it must be verified again.",
     )
+    wordnet_dir: Path | None = Field(
+        Path("/usr/share/wordnet"),
+        description="WordNet 3.0's database (Debian package wordnet-base): synonyms and antonyms when a "
+        "question is compared with a verified one; absent or unset: the folding table alone (logged).",
+    )
     memory_private_retention_days: float | None = Field(
         None,
         gt=0,
