@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import faulthandler
+import json
 import logging
 import os
 import threading
@@ -15,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from devkb import __version__
 from devkb.api import openapi_errors, security
@@ -180,6 +181,64 @@ def app_from_environment() -> FastAPI:
     return create_app(Container())
 
 
+# bodies read whole as JSON (a conversation told to devkb: memory/transcripts.py bounds it at
+# 2,000,000 characters of turns, which JSON-escaped stays far below this): larger is a 413 before
+# anything is parsed, so a hostile body cannot fill the server's memory
+BOUNDED_BODIES = {"/mcp": 32_000_000, "/memories/conversations": 32_000_000}
+
+
+class BodyLimit:
+    """Pure ASGI middleware: a request to a path of ``limits`` whose body is longer than its limit
+    (by its Content-Length, or as it streams in) gets a 413 and is not read further."""
+
+    def __init__(self, app: ASGIApp, limits: dict[str, int]) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        most = self.limits.get(scope.get("path", "")) if scope.get("type") == "http" else None
+        if most is None:
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > most:
+            await _too_large(send, most)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > most:
+                    raise _TooLarge
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _TooLarge:
+            if not started:
+                await _too_large(send, most)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _too_large(send: Send, most: int) -> None:
+    body = json.dumps({"detail": f"the request body is over {most} bytes"}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 413, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 class StoreCatchUp:
     """Pure ASGI middleware: before a request is handled, the process's views of the store (the
     access catalog, the retrieval snapshot) are re-read when the store was written since — by
@@ -250,6 +309,7 @@ def create_app(container: Container | None = None, start_background: bool = True
     app.add_middleware(BrowserNavigation)  # a browser opening /graph, /sources, … gets the app
     # another process's writes (a CLI upload, a second server) reach this one's views by the next request
     app.add_middleware(StoreCatchUp, catch_up=lambda: container.store_views().catch_up())
+    app.add_middleware(BodyLimit, limits=BOUNDED_BODIES)  # before anything reads a body
     # outermost: who is calling, for everything below (routers, sessions, MCP) — access/readers.py
     app.add_middleware(
         ReaderMiddleware,

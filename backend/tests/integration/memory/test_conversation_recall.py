@@ -143,3 +143,23 @@ def test_rest_remember_conversation(memory_world: Any) -> None:
     assert "yesterday: 7 May 2023" in r.json()["answer"], r.json()["answer"]
     client.cookies.clear()
     assert client.post("/memories/conversations", json=body).status_code == 401
+
+
+def test_a_hostile_body_is_refused_before_it_is_read(memory_world: Any) -> None:
+    """Over 32 MB to the conversation endpoints: 413 by its Content-Length, nothing parsed."""
+    _, client, _ = memory_world
+    sign_in(client, CAROL)
+    huge = (
+        b'{"sessions": [{"date": "2026-01-01", "turns": [{"speaker": "a", "text": "'
+        + b"x" * 33_000_000
+        + b'"}]}]}'
+    )
+    r = client.post("/memories/conversations", content=huge, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "over" in r.json()["detail"]
+    r = client.post(
+        "/mcp",
+        content=huge,
+        headers={"content-type": "application/json", "accept": "application/json, text/event-stream"},
+    )
+    assert r.status_code == 413
+    assert client.get("/health").status_code == 200
