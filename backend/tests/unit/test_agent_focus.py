@@ -125,3 +125,42 @@ def test_a_link_line_restates_a_title_and_is_never_the_answer() -> None:
     assert [s for _, s in focused_sentences(why, [(1, text)], focus(why))] == [
         "The total formatter still assumes v1 decimals because of the flag."
     ]
+
+
+def test_emphasis_a_converted_manual_keeps_is_dropped() -> None:
+    text = (
+        "- `--append`\n- *Append* the resource use information to the output file instead\nof overwriting it."
+    )
+    assert "- Append the resource use information to the output file instead of overwriting it." in unwrap(
+        text
+    )
+    # a list bullet, an escaped star and a product keep their stars
+    assert unwrap("* one") == "* one"
+    assert unwrap("/\\* zpipe.c *\\/ and a * b * c") == "/\\* zpipe.c *\\/ and a * b * c"
+
+
+def test_the_words_that_ask_and_contractions_are_no_topic() -> None:
+    from devkb.agent.confidence import signals
+
+    # "how come" and "if" say what the answer must hold; "won't" leaves "won", a negation
+    assert (
+        signals("How come bzip2 won't write to a terminal if asked?", []).terms == 3
+    )  # bzip2 write terminal
+    assert "come" not in signals("how come the build broke", []).missing
+
+
+def test_a_sentence_that_holds_the_focus_and_most_of_the_question_passes_the_gate() -> None:
+    from devkb.agent.extractive import FOCUS_GATE, scored_sentences
+
+    q = "What happens if a second request with the same key arrives while the first is still in flight?"
+    text = (
+        "Keys are scoped per merchant. "
+        "While the first request is in flight a repeat gets `409` with `Retry-After: 1`. "
+        "Records expire after 72 hours."
+    )
+    best = max(scored_sentences(q, [(1, text)], focus(q)), key=lambda c: c.coverage)
+    assert best.s.startswith("While the first request is in flight") and best.coverage >= FOCUS_GATE
+    # a question about what the sources never mention stays below it
+    other = "What happens if the Kafka consumer lags behind the ledger topic?"
+    found = scored_sentences(other, [(1, text)], focus(other))
+    assert all(c.coverage < FOCUS_GATE for c in found)

@@ -37,6 +37,7 @@ from datetime import datetime
 
 from devkb.agent.answer import Confidence, Level, Status
 from devkb.agent.evidence import EvidenceDoc
+from devkb.agent.focus import ASKING_WORDS
 from devkb.agent.patterns import CITATION
 from devkb.agent.tools.filter_docs import document_keywords, keywords
 
@@ -92,7 +93,8 @@ class Signals:
 
 
 def signals(question: str, docs: Sequence[EvidenceDoc]) -> Signals:
-    q = keywords(question) - META_WORDS
+    # the words that say what the answer must hold ("how come", "what happens if") are no topic
+    q = keywords(question) - META_WORDS - ASKING_WORDS
     if not q:
         return Signals(0, 1.0 if docs else 0.0, 1.0 if docs else 0.0, (), len(docs))
     held = [q & _doc_words(d) for d in docs]

@@ -26,6 +26,7 @@ from devkb.agent.focus import (
     strength,
     under_heading,
 )
+from devkb.agent.patterns import EMPHASIS
 from devkb.agent.question import ParsedQuestion, has_phrase
 from devkb.agent.tools.filter_docs import document_keywords, keywords
 from devkb.agent.words import KEYWORD, NAME, STOPWORDS, search, word_pattern
@@ -511,7 +512,7 @@ def unwrap(text: str) -> str:
     sentence and neither starts a heading, a list item, a table row or a code fence; emphasis
     markers and escaped underscores are dropped."""
     out: list[str] = []
-    lines = text.replace("**", "").replace("\\_", "_").splitlines()
+    lines = EMPHASIS.sub(r"\1", text.replace("**", "").replace("\\_", "_")).splitlines()
     # a chunk can start inside a code block its document opened in the chunk before: an odd
     # number of fences means the first one closes a block, not opens one
     fenced = sum(1 for line in lines if line.strip().startswith("```")) % 2 == 1
@@ -598,24 +599,27 @@ def _term_weights(q: set[str], sentences: Sequence[frozenset[str]]) -> dict[str,
     return {t: math.log(1.0 + n / (sum(1 for words in sentences if t in words) or 0.5)) for t in q}
 
 
-def focused_sentences(
+@dataclass(frozen=True)
+class Scored:
+    """A candidate sentence that holds the focus: its score, citation number, position, text and
+    the share of the question's weighted terms it holds (with the sentence before's, for "this …")."""
+
+    score: float
+    n: int
+    j: int
+    s: str
+    coverage: float
+
+
+def scored_sentences(
     question: str,
     passages: Sequence[tuple[int, str]],
     focus: Focus,
     people: Mapping[int, frozenset[str]] | None = None,
-    most: int = 2,
-) -> list[tuple[int, str]]:
-    """The sentences that answer what the question asks (``focus``: the reason, the condition's
-    consequence, the person, the step), as (citation number, sentence): from the best source
-    that holds the focus — one sentence, and a second of the same source only when it holds it
-    nearly as well — never several sources' sentences that only share the question's words.
-    Empty when no sentence holds the focus and shares a word with the question.
+) -> list[Scored]:
+    """Every sentence of ``passages`` that holds the focus and shares a word with the question,
+    scored as :func:`focused_sentences` describes."""
 
-    A sentence's score combines how well it holds the focus (:func:`devkb.agent.focus.strength`),
-    the share of the question's terms it holds weighted by how rare each is among the candidate
-    sentences (:func:`_term_weights`), the rank of its source and its position there; a sentence
-    that restates the question (an issue's title) pays for it. For a condition or a step, a
-    sentence holding most of the question's weighted terms holds the focus by itself."""
     q = keywords(question) - ASKING_WORDS
     first = passages[0][0] if passages else 1
     # citation number, position, sentence, heading, its passage shares a question word, its words,
@@ -645,7 +649,7 @@ def focused_sentences(
     # a reason is worded with a cue ("because", "so that"); a sentence sharing the question's words
     # without one is the topic, not the reason ("The refund limit is 500 EUR."); a person is named
     implicit = focus.name in ("condition", "step")
-    scored: list[tuple[float, int, int, str]] = list(person_lines)
+    scored: list[Scored] = [Scored(*t, coverage=0.0) for t in person_lines]
     for n, j, s, heading, about, words, cues in candidates:
         author = comment_author(heading) if focus.name == "person" else ""
         if author:  # a comment's sentence is said by its author: "Reviewed the patch. — Jonathan Hung"
@@ -678,7 +682,29 @@ def focused_sentences(
                 - ORDER_WEIGHT * (n - first)
                 - 0.01 * j
             )
-            scored.append((score, n, j, s))
+            scored.append(Scored(score, n, j, s, coverage))
+    return scored
+
+
+def focused_sentences(
+    question: str,
+    passages: Sequence[tuple[int, str]],
+    focus: Focus,
+    people: Mapping[int, frozenset[str]] | None = None,
+    most: int = 2,
+) -> list[tuple[int, str]]:
+    """The sentences that answer what the question asks (``focus``: the reason, the condition's
+    consequence, the person, the step), as (citation number, sentence): from the best source
+    that holds the focus — one sentence, and a second of the same source only when it holds it
+    nearly as well — never several sources' sentences that only share the question's words.
+    Empty when no sentence holds the focus and shares a word with the question.
+
+    A sentence's score combines how well it holds the focus (:func:`devkb.agent.focus.strength`),
+    the share of the question's terms it holds weighted by how rare each is among the candidate
+    sentences (:func:`_term_weights`), the rank of its source and its position there; a sentence
+    that restates the question (an issue's title) pays for it. For a condition or a step, a
+    sentence holding most of the question's weighted terms holds the focus by itself."""
+    scored = [(c.score, c.n, c.j, c.s) for c in scored_sentences(question, passages, focus, people)]
     if not scored:
         return []
     top = max(scored, key=lambda t: t[0])
@@ -780,6 +806,49 @@ def unmet_focus(
         return None
     people = {i: people_of(d) for i, d in enumerate(docs, 1)}
     return None if focused_sentences(parsed.text, focus_passages(docs), focus, people) else focus
+
+
+# the share of the question's weighted terms (:func:`_term_weights`) a sentence that holds the
+# focus must hold for the evidence gate to let it answer, though the sources lack some of the
+# question's words ("arrives", "sent again"): a term no candidate holds weighs most, so a question
+# about something the sources never mention stays below it
+FOCUS_GATE = 0.25
+
+
+def _doc_text_words(doc: EvidenceDoc) -> frozenset[str]:
+    return document_keywords(f"{doc.document.title} {' '.join(doc.passages)}")
+
+
+def holds_focus(
+    parsed: ParsedQuestion,
+    docs: Sequence[EvidenceDoc],
+    not_found: Mapping[str, Sequence[str]] | None = None,
+    anchors: Sequence[EvidenceDoc] = (),
+    filtered_out: Mapping[str, str] | None = None,
+    reads_all: bool = True,
+) -> tuple[Focus, Scored] | None:
+    """The question's focus and the sentence of ``docs`` that holds it together with at least
+    :data:`FOCUS_GATE` of the question's weighted terms — when :func:`compose_answer` would quote
+    sentences; ``None`` otherwise."""
+    focus = question_focus(parsed)
+    if focus is None or not docs:
+        return None
+    if not _plan(parsed, docs, not_found, anchors, 3, None, filtered_out, reads_all).quotes:
+        return None
+    # a name the question is about ("BigQuery", "Kafka", "WEB-77"), written capitalised or with a
+    # digit past its first word, that no source holds: the sources are about something else
+    held = frozenset().union(*(_doc_text_words(d) for d in docs))
+    named = [
+        w
+        for w in words_in(parsed.text, KEYWORD, lower=False)[1:]
+        if w[:1].isupper() or any(c.isdigit() for c in w)
+    ]
+    if any(keywords(w) - held for w in named):
+        return None
+    people = {i: people_of(d) for i, d in enumerate(docs, 1)}
+    found = scored_sentences(parsed.text, focus_passages(docs), focus, people)
+    best = max(found, key=lambda c: c.coverage, default=None)
+    return (focus, best) if best is not None and best.coverage >= FOCUS_GATE else None
 
 
 def _doer(

@@ -57,6 +57,12 @@ ASKED: tuple[tuple[str, str, Phrases], ...] = (
         "what happens then",
         _phrases(
             "what happens",
+            # the past asks the same of a condition ("what happened to a payment when Meridian
+            # answered 503 …"), not "what happened in March" (a period, the history kind's)
+            "what happened when",
+            "what happened if",
+            "what happened to",
+            "what happened with",
             "what will happen",
             "what would happen",
             "what should happen",
@@ -155,7 +161,10 @@ def _focus(words: tuple[str, ...]) -> Focus | None:
 
 # the words of a question that say what it asks, not what it is about
 ASKING_WORDS = frozenset(
-    keywords("why what happens happen happened reason reasons cause caused steps step if whenever unless so")
+    keywords(
+        "why what happens happen happened reason reasons cause caused steps step if whenever unless so "
+        "come"  # "how come …"
+    )
 )
 
 
@@ -450,7 +459,12 @@ def code_like(sentence: str) -> bool:
     """A line of code rather than prose (``sequence = int(event["sequence"])``)."""
     marks = sum(sentence.count(c) for c in "=(){}[];<>")
     s = sentence.lstrip()
-    return marks > max(3, len(sentence) // 20) or s.startswith(('"""', "def ", "return ", "import ", "from "))
+    return (
+        marks > max(3, len(sentence) // 20)
+        or s.startswith(('"""', "def ", "return ", "import ", "from "))
+        # a source file's lines joined into one: an inline comment ("status: int | None  # None while …")
+        or "  # " in sentence
+    )
 
 
 def _strength(

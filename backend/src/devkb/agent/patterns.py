@@ -52,6 +52,9 @@ ROWS: tuple[tuple[str, str, re.RegexFlag], ...] = (
     # -- stored text --
     ("key_prefix", r"^[A-Z][A-Z0-9]+-\d+:\s*", re.NOFLAG),  # "PAY-12: " before a Jira title
     ("h2_heading", r"^## +(.+?)\s*$", re.MULTILINE),
+    # Markdown emphasis a converted manual keeps ("*Append* the resource use …"), not a list
+    # bullet ("* item"), an escaped star ("\\*") or a product ("a * b")
+    ("emphasis", r"(?<![\w*\\])\*(?=[^\s*])([^*\n]*?[^\s*\\])\*(?![\w*])", re.NOFLAG),
 )
 
 SHAPES: dict[str, re.Pattern[str]] = {name: re.compile(pattern, flags) for name, pattern, flags in ROWS}
@@ -74,3 +77,4 @@ KIND_NAME = SHAPES["kind_name"]
 ISO_INSTANT = SHAPES["iso_instant"]
 KEY_PREFIX = SHAPES["key_prefix"]
 H2_HEADING = SHAPES["h2_heading"]
+EMPHASIS = SHAPES["emphasis"]

@@ -108,6 +108,23 @@ STOPWORDS = frozenset(
         "give",
         "list",
         "find",
+        # what is left of a negative contraction ("won't" → won): a negation, no topic
+        "won",
+        "don",
+        "doesn",
+        "didn",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "hasn",
+        "haven",
+        "hadn",
+        "shouldn",
+        "wouldn",
+        "couldn",
+        "mustn",
+        "needn",
     ]
 )
 

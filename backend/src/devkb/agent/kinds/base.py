@@ -18,6 +18,7 @@ from devkb.agent.extractive import (
     compose_answer,
     focus_passages,
     focused_sentences,
+    holds_focus,
     identifier,
     people_of,
     preamble,
@@ -194,13 +195,38 @@ class QuestionKind:
         capped when the sources do not hold what the question asks (its focus)."""
         status, confidence = self.assess_evidence(out, docs)
         if status == "not_found":  # "does not say" claims nothing a missing focus could weaken
-            return status, confidence
+            return self.focus_overrides(out, docs, confidence) or (status, confidence)
         unmet = self.unmet_focus(out, docs)
         return (
             trust.capped(status, confidence, f"no source says {unmet.asks}")
             if unmet
             else (status, confidence)
         )
+
+    def focus_overrides(
+        self, out: Outcome, docs: Sequence[EvidenceDoc], not_found: Confidence
+    ) -> tuple[Status, Confidence] | None:
+        """A question that asks for a reason, a consequence, a person or a step, whose sources
+        lack some of its words but hold a sentence that says what it asks (``holds_focus``): not
+        "does not say" but a partial answer quoting it, with the low probability the evidence
+        gives the topic ("Who wrote zpipe.c?" — the manual never says "wrote")."""
+        if not self.answers_focus or out.listed is not None or not docs:
+            return None
+        held = holds_focus(
+            out.parsed,
+            docs,
+            out.not_found,
+            out.anchors,
+            filtered_out=out.filtered_out,
+            reads_all=out.reads_all,
+        )
+        if held is None:
+            return None
+        focus, sentence = held
+        p = round(1.0 - not_found.probability, 3)
+        said = f"[{sentence.n}] says {focus.asks} ({sentence.coverage:.0%} of the question's terms)"
+        why = f"{not_found.reason}; but a sentence of {said}"
+        return "partial", Confidence(p, trust.level(p), why)
 
     def unmet_focus(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> Focus | None:
         """What the question asks (its focus) when this kind's answer looked for it and no source

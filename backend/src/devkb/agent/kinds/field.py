@@ -33,6 +33,9 @@ ONE_WORD = 0.6  # the most a document named by one word of its title is trusted 
 
 class FieldByTitle(QuestionKind):
     name = "field-by-title"
+    # when no document is named with the field ("who wrote bzip2?" over a manual), the answer is a
+    # search's: the sentence that says who
+    answers_focus = True
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
         return (

@@ -20,7 +20,8 @@ from datetime import datetime
 from devkb.agent.answer import Confidence, Status
 from devkb.agent.confidence import META_WORDS, text_words
 from devkb.agent.evidence import EvidenceDoc
-from devkb.agent.extractive import identifier
+from devkb.agent.extractive import focus_passages, focused_sentences, identifier, people_of
+from devkb.agent.focus import question_focus
 from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step, assess_topic
 from devkb.agent.question import ParsedQuestion
@@ -68,7 +69,10 @@ class WhoToAsk(QuestionKind):
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         ranked = rank_people(docs, topic(out.parsed))
         if not ranked:
-            return "No person is named on the documents found about this."
+            # no document names a person in its fields (a manual, a page without an author): the
+            # sentence that says who does it ("… keeps its spool directories owned by lp/lp")
+            said = saying_who(out, docs)
+            return said or "No person is named on the documents found about this."
         items = []
         for person, _, roles in ranked[:SHOWN]:
             did = ", ".join(f"{_did(role, name)} [{n}]" for role, name, n in roles[:3])
@@ -80,6 +84,17 @@ class WhoToAsk(QuestionKind):
         if status != "not_found" and not rank_people(docs, topic(out.parsed)):
             return "partial", confidence
         return status, confidence
+
+
+def saying_who(out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
+    """The sentences of ``docs`` that say who does what the question asks (agent/focus.py), cited;
+    "" when none does."""
+    focus = question_focus(out.parsed)
+    if focus is None or focus.name != "person":
+        return ""
+    people = {i: people_of(d) for i, d in enumerate(docs, 1)}
+    found = focused_sentences(out.parsed.text, focus_passages(docs), focus, people)
+    return " ".join(f"{s} [{n}]" for n, s in found)
 
 
 OTHER_ROLE = "commented on or changed"
