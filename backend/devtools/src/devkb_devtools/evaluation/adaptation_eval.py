@@ -87,8 +87,11 @@ def run(
     test_share: float,
     min_pairs: int,
     project_min_links: int,
+    model_dir: Path | None = None,
+    all_pairs: bool = True,
+    adapting: bool = True,
 ) -> dict[str, Any]:
-    embedder = make_embedder(cache_dir, engine=engine)  # type: ignore[arg-type]
+    embedder = make_embedder(cache_dir, engine=engine, model_dir=model_dir)  # type: ignore[arg-type]
     store = SQLiteGraphStore(store_path)
     timings: dict[str, float] = {}
     try:
@@ -109,12 +112,15 @@ def run(
             f"{len(train)} before (adaptation), {len(test)} issue links after (test)"
         )
 
-        t = time.perf_counter()
-        adapter, decision = adapt(
-            related, snapshot, train, min_pairs=min_pairs, progress=lambda s, d, n: log(f"  {s} {d}/{n}")
-        )
-        timings["adaptation_s"] = time.perf_counter() - t
-        log(f"adaptation: {decision.status} in {timings['adaptation_s']:.1f} s; {decision.validation}")
+        adapter: QueryAdapter | None = None
+        decision = None
+        if adapting:
+            t = time.perf_counter()
+            adapter, decision = adapt(
+                related, snapshot, train, min_pairs=min_pairs, progress=lambda s, d, n: log(f"  {s} {d}/{n}")
+            )
+            timings["adaptation_s"] = time.perf_counter() - t
+            log(f"adaptation: {decision.status} in {timings['adaptation_s']:.1f} s; {decision.validation}")
 
         queries = queries_of(test, train)
         stripped = linked_keys(issues)
@@ -151,7 +157,8 @@ def run(
         results: dict[str, Any] = {}
         for mode, anchored in (("anchor", True), ("text", False)):
             row: dict[str, Any] = {}
-            for arm, adapted in (("defaults", None), ("adapted", adapter)):
+            arms = (("defaults", None), ("adapted", adapter)) if adapting else (("defaults", None),)
+            for arm, adapted in arms:
                 t = time.perf_counter()
                 rankings = ranked(adapted, anchored)
                 ms = (time.perf_counter() - t) * 1000 / max(len(queries), 1)
@@ -166,18 +173,22 @@ def run(
             results[mode] = row
             log(
                 f"{mode}: defaults nDCG@10 {row['defaults']['ndcg@10']:.4f} → adapted "
-                f"{row['adapted']['ndcg@10']:.4f} ({len(queries)} queries)"
+                f"{row.get('adapted', row['defaults'])['ndcg@10']:.4f} ({len(queries)} queries)"
             )
 
         # The production run: every pair (no test held out), timed — what a deployment pays.
-        t = time.perf_counter()
-        _, full = adapt(related, snapshot, pairs, min_pairs=min_pairs)
-        timings["adaptation_all_pairs_s"] = time.perf_counter() - t
+        full = None
+        if all_pairs and adapting:
+            t = time.perf_counter()
+            _, full = adapt(related, snapshot, pairs, min_pairs=min_pairs)
+            timings["adaptation_all_pairs_s"] = time.perf_counter() - t
     finally:
         store.close()
     return {
         "store": str(store_path),
         "engine": engine,
+        "model_dir": str(model_dir) if model_dir else None,
+        "embedding_model": embedder.model_name,
         "documents": snapshot.n,
         "chunks": int(len(snapshot.vectors)),
         "pairs": len(pairs),
@@ -188,8 +199,8 @@ def run(
         "test_links": len(test),
         "test_queries": len(queries),
         "links_per_project": dict(per_project_links),
-        "decision": decision.to_json(),
-        "decision_all_pairs": full.to_json(),
+        "decision": decision.to_json() if decision is not None else None,
+        "decision_all_pairs": full.to_json() if full is not None else None,
         "results": results,
         "timings": {k: round(v, 2) for k, v in timings.items()},
     }
@@ -203,6 +214,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--fluid-dir", type=Path, default=DEFAULT_FLUID_DIR)
     p.add_argument("--engine", default="onnx-int8", choices=["onnx-int8", "onnx-fp32", "torch"])
     p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    p.add_argument(
+        "--model-dir", type=Path, help="fine-tuned weights the store was embedded with (finetune_eval)"
+    )
+    p.add_argument("--no-all-pairs", action="store_true", help="skip the timed adaptation on every pair")
     p.add_argument("--test-share", type=float, default=0.2)
     p.add_argument("--min-pairs", type=int, default=200)
     p.add_argument("--project-min-links", type=int, default=50)
@@ -220,6 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.test_share,
         args.min_pairs,
         args.project_min_links,
+        args.model_dir,
+        not args.no_all_pairs,
+        not args.no_adapt,
     )
     text = json.dumps(report, indent=2)
     if args.json:

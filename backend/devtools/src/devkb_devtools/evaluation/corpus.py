@@ -42,7 +42,10 @@ Engine = Literal["auto", "onnx-fp32", "onnx-int8", "torch"]
 
 
 def make_embedder(
-    cache_dir: Path = DEFAULT_CACHE_DIR, engine: Engine = "auto", max_tokens: int = 256
+    cache_dir: Path = DEFAULT_CACHE_DIR,
+    engine: Engine = "auto",
+    max_tokens: int = 256,
+    model_dir: Path | None = None,
 ) -> CachingEmbedder:
     """all-MiniLM-L6-v2 behind a persistent vector cache.
 
@@ -50,7 +53,9 @@ def make_embedder(
     so they share cache entries and a store built by either serves the default ``local`` embedder.
     ``auto`` takes ONNX Runtime (the faster on CPU) when ``onnxruntime`` and ``onnx`` are
     installed, else torch. ``onnx-int8`` is the shipped default engine (its own model name);
-    ``max_tokens`` other than 256 cuts texts shorter (ONNX engines; its own model name too)."""
+    ``max_tokens`` other than 256 cuts texts shorter (ONNX engines; its own model name too).
+    ``model_dir``: other weights (a fine-tuned copy, ONNX engines), exported into their own cache
+    directory and recorded under the model name with their hash."""
     inner: TextEmbedder
     if engine == "auto":
         have_onnx = all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
@@ -59,10 +64,20 @@ def make_embedder(
         from devkb.indexing.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
         precision: Literal["fp32", "int8"] = "fp32" if engine == "onnx-fp32" else "int8"
+        models = cache_dir / "models"
+        if model_dir is not None:
+            from devkb.indexing.embedders.onnx_export import source_hash
+
+            digest = source_hash(model_dir)[:12]
+            models = cache_dir / f"models-{digest}"  # an export removes other keys in its directory
         inner = OnnxMiniLMEmbedder(
-            cache_dir=cache_dir / "models", precision=precision, max_seq_length=max_tokens
+            cache_dir=models, precision=precision, max_seq_length=max_tokens, model_dir=model_dir
         )
+        if model_dir is not None:
+            inner.model_name = f"{inner.model_name}#{digest}"
     elif engine == "torch":
+        if model_dir is not None:
+            raise ConfigurationError("--model-dir applies to the ONNX engines")
         if max_tokens != 256:
             raise ConfigurationError("--max-tokens applies to the ONNX engines")
         from devkb.indexing.embedders.local_minilm import LocalMiniLMEmbedder
