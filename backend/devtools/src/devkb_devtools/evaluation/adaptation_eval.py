@@ -218,6 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--model-dir", type=Path, help="fine-tuned weights the store was embedded with (finetune_eval)"
     )
     p.add_argument("--no-all-pairs", action="store_true", help="skip the timed adaptation on every pair")
+    p.add_argument(
+        "--no-adapt", action="store_true", help="the shipped defaults only (no adaptation, no second arm)"
+    )
     p.add_argument("--test-share", type=float, default=0.2)
     p.add_argument("--min-pairs", type=int, default=200)
     p.add_argument("--project-min-links", type=int, default=50)
