@@ -153,7 +153,7 @@ def test_an_admin_names_reviewers_per_project_in_the_app(tmp_path: Any, embedder
         listed = client.get("/admin/reviewers").json()
         assert listed == [{"scope": "space:ENG", "people": [], "configured": ["carol@acme.example"]}]
         bad = client.put("/admin/reviewers/project:PAY", json={"people": ["nobody@acme.example"]})
-        assert bad.status_code == 422 and "nobody@acme.example" in bad.json()["detail"]
+        assert bad.status_code == 404 and "nobody@acme.example" in bad.json()["detail"]
         assert client.put("/admin/reviewers/team:PAY", json={"people": []}).status_code == 422
         r = client.put("/admin/reviewers/project:pay", json={"people": ["Bob@acme.example"]})
         assert r.status_code == 200, r.text

@@ -302,7 +302,10 @@ def list_reviewers(container: ContainerDep) -> list[ReviewerScopeOut]:
     "/reviewers/{scope}",
     response_model=list[ReviewerScopeOut],
     operation_id="setReviewers",
-    responses={422: {"model": ErrorResponse, "description": "A malformed scope or an unknown person."}},
+    responses={
+        404: {"model": ErrorResponse, "description": "A person with no account."},
+        422: {"model": ErrorResponse, "description": "A malformed scope."},
+    },
 )
 def set_reviewers(
     scope: Annotated[str, Path_(pattern=SCOPE_PATTERN, description="project:KEY or space:KEY")],
@@ -315,7 +318,7 @@ def set_reviewers(
     unknown = [p for p in body.people if accounts.user(p) is None]
     if unknown:
         raise HTTPException(
-            422, f"no such user: {', '.join(sorted(set(unknown))[:5])} (create the account first)"
+            404, f"no such user: {', '.join(sorted(set(unknown))[:5])} (create the account first)"
         )
     kind, _, key = scope.partition(":")
     accounts.set_reviewers(f"{kind.lower()}:{key.upper()}", body.people)
