@@ -647,18 +647,16 @@ class Container(containers.DeclarativeContainer):
     background = providers.Singleton(build_background, settings, scheduler, shared_state.provider)
     background_start = providers.Callable(lambda bg: bg.start, background)
     background_stop = providers.Callable(lambda bg: bg.stop, background)
-    wordnet = providers.Singleton(lambda s: WordNet(s.wordnet_dir), settings)  # read at start (api/app.py)
     verified_answers = providers.Singleton(  # WordNet's synonyms and antonyms, and the embedder's for words
-        lambda memories, s, keys, emb, wordnet: VerifiedAnswers(
+        lambda memories, s, keys, emb: VerifiedAnswers(
             memories,
             days=s.verified_answer_days,
-            meaning=SameQuestion(keys, lexicon=Words(wordnet, emb.embed)),
+            meaning=SameQuestion(keys, lexicon=Words(WordNet(s.wordnet_dir), emb.embed)),
         ),
         memories,
         settings,
         project_keys,
         embedder,
-        wordnet,
     )
     conversation_recall = providers.Singleton(
         lambda s, shared: ConversationRecall(shared if s.chat_memory == "store" else None),

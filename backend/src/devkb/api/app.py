@@ -6,7 +6,6 @@ import faulthandler
 import json
 import logging
 import os
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -107,10 +106,6 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
         warm_up = getattr(container.search(), "start_warm_up", None)
         if warm_up is not None:
             warm_up()
-        # WordNet (6-7 s and ~150 MB to read), so the first verified-answer check does not wait
-        wordnet = getattr(container, "wordnet", None)
-        if wordnet is not None:
-            threading.Thread(target=lambda: wordnet().available, name="wordnet-warm-up", daemon=True).start()
     adaptation = getattr(container, "adaptation", None)
     if start_background and adaptation is not None:  # adapt retrieval after syncs (background)
         container.runs().after_run.append(adaptation().after_sync)
