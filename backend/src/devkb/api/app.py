@@ -102,10 +102,11 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
         container.permission_sync().start()
     if start_background:  # built here, not by the first request's (async) dependencies on the loop
         container.ask(), container.chat_memory(), container.knowledge_gaps(), container.reader_store()
+    warming = None
     if start_background:  # the retrieval snapshot, so the first question does not build it
         warm_up = getattr(container.search(), "start_warm_up", None)
         if warm_up is not None:
-            warm_up()
+            warming = warm_up()
     adaptation = getattr(container, "adaptation", None)
     if start_background and adaptation is not None:  # adapt retrieval after syncs (background)
         container.runs().after_run.append(adaptation().after_sync)
@@ -117,6 +118,8 @@ async def _serve(container: Container, start_background: bool) -> AsyncIterator[
             stoppers()()
         if start_background:
             container.permission_sync().stop()
+        if warming is not None:  # the store is not closed under a build still reading it
+            warming.join(timeout=60)
         shutdown(container)
 
 
