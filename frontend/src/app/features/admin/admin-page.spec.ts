@@ -86,6 +86,7 @@ describe('AdminPage', () => {
     http.expectOne('/admin/permissions').flush({ interval_minutes: 15, sources: [JIRA] });
     await until(() => expect(el.querySelectorAll('tbody tr')).toHaveLength(3));
     http.expectOne('/admin/retrieval/adaptation').flush(NEVER_ADAPTED);
+    http.expectOne('/admin/reviewers').flush([]); // the reviewers card (reviewers-card.spec.ts)
     const erin = el.querySelector('tr[data-email="erin@acme.example"]')!;
     expect(erin.textContent).toContain('SSO');
     expect(erin.textContent).toContain('Active');
@@ -167,6 +168,7 @@ describe('AdminPage', () => {
     });
     await until(() => expect(el.textContent).toContain('Nothing is shared with everyone.'));
     http.expectOne('/admin/retrieval/adaptation').flush(NEVER_ADAPTED);
+    http.expectOne('/admin/reviewers').flush([]); // the reviewers card (reviewers-card.spec.ts)
     expect(el.querySelector('[data-source=jira]')!.textContent).toContain('never run');
 
     type(el, '#share-id', 'jira:NOPE-1');
