@@ -36,7 +36,7 @@ export function parsePeople(text: string): string[] {
   imports: [FormsModule],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './reviewers-card.html',
-  styleUrl: './reviewers-card.scss',
+  styleUrls: ['./retrieval-card.scss', './reviewers-card.scss'],
 })
 export class ReviewersCard {
   private readonly api = inject(ApiClient);
