@@ -155,6 +155,10 @@ def test_an_admin_names_reviewers_per_project_in_the_app(tmp_path: Any, embedder
         bad = client.put("/admin/reviewers/project:PAY", json={"people": ["nobody@acme.example"]})
         assert bad.status_code == 404 and "nobody@acme.example" in bad.json()["detail"]
         assert client.put("/admin/reviewers/team:PAY", json={"people": []}).status_code == 422
+        huge = client.put(
+            "/admin/reviewers/project:PAY", json={"people": ["x" * 1_000_000 + "@acme.example"]}
+        )
+        assert huge.status_code == 404 and len(huge.text) < 1000  # the name is not echoed whole
         r = client.put("/admin/reviewers/project:pay", json={"people": ["Bob@acme.example"]})
         assert r.status_code == 200, r.text
         assert {"scope": "project:PAY", "people": ["bob@acme.example"], "configured": []} in r.json()

@@ -318,7 +318,8 @@ def set_reviewers(
     unknown = [p for p in body.people if accounts.user(p) is None]
     if unknown:
         raise HTTPException(
-            404, f"no such user: {', '.join(sorted(set(unknown))[:5])} (create the account first)"
+            404,
+            f"no such user: {', '.join(p[:100] for p in sorted(set(unknown))[:5])} (create the account first)",
         )
     kind, _, key = scope.partition(":")
     accounts.set_reviewers(f"{kind.lower()}:{key.upper()}", body.people)
