@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
 
 from devkb.memory.conversations import ASKING
-from devkb.memory.model import TURN_KIND, Memory
+from devkb.memory.model import TURN_KIND, Memory, from_document
+from devkb.memory.relative import meanings
 from devkb.memory.service import MemoryService
 from devkb.memory.verified import content_stems
 from devkb.store.models import SourceType
@@ -39,7 +39,9 @@ QUOTE = 1500  # characters of a turn quoted
 SAYING = content_stems(
     "say said saying tell told mention mentioned suggest suggested according think thought who whom "
     "when what which why how where did does do was were is are the a an of to in on for with him her "
-    "them they he she his their someone somebody anyone person people"
+    "them they he she his their someone somebody anyone person people "
+    # light words that say nothing of a topic ("when did she go … during the summer")
+    "go goes going went gone during after while since until into onto from her its both also ever"
 )
 
 
@@ -175,29 +177,139 @@ class SaidTurns:
                 words -= _stems(" ".join(when.words))
         named = {w for m in ranked for w in _names(m) if w in words}
         says = bool(words & SAYS)  # "what did Colin say …": Colin's turns; "what is Colin's …": any
-        topic = words - SAYING - ASKING - (named if says else set())
+        topic = words - SAYING - ASKING - named
         if not topic:
             return None
+        callers = {w for o in ranked for w in o.speaker.lower().split()}
+
+        def about(m: Memory) -> bool:
+            """Whether a turn is about a person the question names: one that tells and is
+            theirs, or names them other than to call them ("Thanks, Caroline!" is said to her,
+            not about her); one that asks the topic is about whom it asks, not who asks."""
+            if _asks(m.text, topic):
+                return not _names(m) & named
+            return bool(_names(m) & named or _stems(_unaddressed(m.text, callers)) & named)
 
         def coverage(m: Memory) -> float:
-            held = _stems(f"{m.text} {m.session_title}") | (set() if says else _names(m))
-            return len(topic & held) / len(topic)
+            if named and not says and not about(m):
+                return 0.0  # "what did Caroline realise …": a turn by her, or one about her
+            have = _stems(f"{_unaddressed(m.text, callers)} {m.session_title}")
+            return len(topic & have) / len(topic)
 
         by = [m for m in ranked if not (named and says) or _names(m) & named]
-        scored = sorted(((coverage(m), -i, m) for i, m in enumerate(by)), key=lambda x: x[:2], reverse=True)
+        scored = sorted(
+            ((coverage(m), not _asks(m.text, topic), -i, m) for i, m in enumerate(by)),
+            key=lambda x: x[:3],
+            reverse=True,
+        )
         best = scored[0][0] if scored else 0.0
         if best >= COVERAGE:
-            kept = [m for c, _, m in scored if c >= max(COVERAGE, best - 0.2)][:MOST]
-            return Said(True, _quote(kept), tuple(kept), best)
+            kept = [m for c, _, _, m in scored if c >= max(COVERAGE, best - 0.2)][:MOST]
+            shown = self._with_replies(kept, topic)
+            lead = _when(question, shown, topic)
+            return Said(True, lead + _quote(shown), tuple(shown), best)
         if named and by:
-            who = sorted({m.speaker for m in by})
-            closest = [m for _, _, m in scored[:MOST]]
+            who = sorted({m.speaker for m in by if _names(m) & named} or {m.speaker for m in by})
+            closest = [m for _, _, _, m in scored[:MOST]]
             text = (
                 f"{' or '.join(who)} said nothing about that in the conversations you told me. "
                 f"Closest: {_quote(closest, short=True)}"
             )
             return Said(False, text, tuple(closest), best)
         return None
+
+    def _with_replies(self, kept: Sequence[Memory], topic: set[str]) -> list[Memory]:
+        """The kept turns, each that asks about the topic ("What concert was it?") followed by
+        the next turn of its session, the reply that answers it."""
+        out: list[Memory] = []
+        for m in kept:
+            if m not in out:
+                out.append(m)
+            if _asks(m.text, topic):
+                reply = self._next(m)
+                if reply is not None and reply not in out:
+                    out.append(reply)
+        return out
+
+    def _next(self, m: Memory) -> Memory | None:
+        """The turn after ``m`` in its session (its place is ``<conversation>#s<n>t<k>``): among
+        the turns said that day, one look-up by title."""
+        head, _, k = m.turn.rpartition("t")
+        if not head or not k.isdigit():
+            return None
+        wanted = f"{head}t{int(k) + 1}"
+        docs = self.memories.reader_store.find_documents(
+            {"kind": TURN_KIND}, types=[SourceType.MEMORY], title_contains=f" on {m.said_on}:", limit=500
+        )
+        for d in docs:
+            found = from_document(d)
+            if found is not None and found.turn == wanted and found.conversation == m.conversation:
+                return found
+        return None
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# words said to the person spoken to, before their name: "Thanks, Caroline!", "Hey Mel,"
+_CALLING = (
+    "hey hi hello thanks thank you wow yeah yes yep oh congrats sure bye aw aww woah whoa ok okay "
+    "absolutely definitely totally great cool nice awesome sorry glad no worries dear"
+).split()
+
+
+def _unaddressed(text: str, names: set[str]) -> str:
+    """The text less the names it calls its listener by ("Thanks, Caroline!", "Melanie, look",
+    "That's great, Mel!"): a name right before , ! . ? and after the sentence's start, a comma
+    or a word of greeting."""
+    words = [w for w in names if len(w) > 2]
+    if not words:
+        return text
+    name = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    calling = "|".join(_CALLING)
+    pattern = rf"(?i)(^|[.!?,]\s*|\b(?:{calling})\b,?\s+)(?:{name})\b(?=\s*[,!.?]|\s*$)"
+    return re.sub(pattern, r"\1", text)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(" ".join(text.split())) if s]
+
+
+def _best_sentence(text: str, topic: set[str]) -> str:
+    """The sentence of a turn that holds most of the topic (the first of equals)."""
+    parts = _sentences(text)
+    if not parts:
+        return ""
+    return max(parts, key=lambda s: (len(topic & _stems(s)), -parts.index(s)))
+
+
+def _asks(text: str, topic: set[str]) -> bool:
+    """Whether the turn asks about the topic rather than tells it: its sentence on the topic is
+    a question."""
+    return _best_sentence(text, topic).rstrip().endswith("?")
+
+
+# "when did …": the question asks for a time, answered first with the day the speaker meant
+WHEN = content_stems("when date day year month")
+
+
+def _when(question: str, turns: Sequence[Memory], topic: set[str]) -> str:
+    """For a question asking when, the time the best telling turn meant, first: what its
+    relative words meant on the day it was said ("last Saturday", said on 25 May 2023: "the
+    Saturday before 25 May 2023 (20 May 2023)"), else the day it was said. Empty otherwise."""
+    first = question.lower().split()[:1]
+    if not (first == ["when"] or (content_stems(" ".join(question.lower().split()[:3])) & WHEN)):
+        return ""
+    telling = [m for m in turns if not _asks(m.text, topic)] or list(turns)
+    if not telling:
+        return ""
+    # the turn that says when (its words on the topic hold a time), else the best
+    m = next((t for t in telling if meanings(_best_sentence(t.text, topic), t.said_on)), telling[0])
+    sentence = _best_sentence(m.text, topic)
+    meant = meanings(sentence, m.said_on) or meanings(m.text, m.said_on)
+    if meant:
+        text = meant[0].text
+        said = text.replace(": ", " (", 1) + ")" if ": " in text else text
+        return f"{said[0].upper()}{said[1:]}: {m.speaker} said “{meant[0].phrase}” on {_day(m.said_on)}.\n"
+    return f"{m.speaker} said it on {_day(m.said_on)}.\n"
 
 
 def _day(iso: str) -> str:
@@ -210,47 +322,15 @@ def _day(iso: str) -> str:
     return f"{d} {month.capitalize()} {y} ({iso[:10]})"
 
 
-def _human(d: date) -> str:
-    return f"{d.day} {_MONTH_NAMES[d.month - 1]} {d.year}"
-
-
-_MONTH_NAMES = [
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
-]  # fmt: skip
-
-
-def _month(year: int, month: int) -> str:
-    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
-    return f"{_MONTH_NAMES[month - 1]} {year}"
-
-
 def relative_days(text: str, said_on: str) -> list[str]:
     """What a turn's relative words meant on the day it was said: "yesterday: 7 May 2023", "last
-    year: 2022", "last week: the week before 8 May 2023" — so that "when did …" finds the day."""
-    try:
-        day = date.fromisoformat(said_on[:10])
-    except ValueError:
-        return []
-    words = " ".join(_TOKEN.findall(text.lower()))
-    shown = _human(day)
-    table = (
-        ("yesterday", _human(day - timedelta(days=1))),
-        ("today", shown),
-        ("tonight", shown),
-        ("tomorrow", _human(day + timedelta(days=1))),
-        ("last weekend", f"the weekend before {shown}"),
-        ("last week", f"the week before {shown}"),
-        ("next week", f"the week after {shown}"),
-        ("last month", _month(day.year, day.month - 1)),
-        ("next month", _month(day.year, day.month + 1)),
-        ("last year", str(day.year - 1)),
-        ("next year", str(day.year + 1)),
-    )
-    out = []
-    for phrase, meant in table:
-        if f" {phrase} " in f" {words} " and not (phrase == "last week" and "last weekend" in words):
-            out.append(f"{phrase}: {meant}")
+    saturday: the Saturday before 25 May 2023 (20 May 2023)", "last week: the week before 8 May
+    2023" (``memory/relative.py``) — so that "when did …" finds the day."""
+    out: list[str] = []
+    for m in meanings(text, said_on):
+        line = f"{m.phrase}: {m.text.replace(': ', ' (', 1) + ')' if ': ' in m.text else m.text}"
+        if line not in out:
+            out.append(line)
     return out
 
 

@@ -55,3 +55,21 @@ def test_relative_words_get_the_day_they_meant():
     ]
     assert relative_days("Next month, in January", "2023-12-08") == ["next month: January 2024"]
     assert relative_days("nothing relative here", "2023-12-08") == []
+
+
+def test_a_name_called_is_not_a_name_told_about() -> None:
+    from devkb.memory.said import _unaddressed
+
+    names = {"caroline", "mel", "melanie"}
+    said = "Thanks, Caroline! I told Caroline about it. Hey Mel, great. Melanie, look. Caroline's bowl"
+    left = _unaddressed(said, names)
+    assert "Caroline about it" in left and "Caroline's bowl" in left
+    assert "Thanks, Caroline" not in left and "Hey Mel" not in left and "Melanie, look" not in left
+
+
+def test_a_turn_that_asks_is_told_apart_from_one_that_tells() -> None:
+    from devkb.memory.said import _asks, _stems
+
+    topic = _stems("creative projects pottery")
+    assert _asks("That cup is cute! What other creative projects do you do, besides pottery?", topic)
+    assert not _asks("Besides pottery, our creative projects are paintings. Want to see?", topic)
