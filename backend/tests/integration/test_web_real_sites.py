@@ -14,10 +14,16 @@ completely from its start page, and read again as a ``files`` folder:
   page cited first.
 
 The Sphinx site is the Python manual (``test_web_python_manual.py``).
+
+Any other site on disk can be held to the same completeness check without changing this file:
+``DEVKB_EXTRA_SITES=/usr/share/doc/postgresql-doc-15/html:/usr/share/doc/sqlite3`` (roots with an
+``index.html``, ``:``-separated) runs :func:`test_another_site_on_disk_is_crawled_completely` on
+each (``docs/sources.md`` lists the manuals checked so).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,3 +203,62 @@ def test_a_real_site_as_a_files_folder(site: Site, tmp_path: Path) -> None:
 def _file(root: Path, rel: str) -> Path:
     path = root / rel.partition("?")[0]
     return path / "index.html" if path.is_dir() or rel.endswith("/") else path
+
+
+EXTRA_SITES = [Path(p) for p in os.environ.get("DEVKB_EXTRA_SITES", "").split(":") if p]
+
+
+@pytest.mark.parametrize("root", EXTRA_SITES or [None], ids=[str(p) for p in EXTRA_SITES] or ["none"])
+def test_another_site_on_disk_is_crawled_completely(root: Path | None, tmp_path: Path) -> None:
+    """The completeness half of the check above on any site named in ``DEVKB_EXTRA_SITES``: pages
+    indexed = pages an independent walk reaches, less the failures the run counts and the
+    duplicate URLs it names; every reachable link without a file is counted as skipped."""
+    if root is None:
+        pytest.skip("DEVKB_EXTRA_SITES names no site")
+    if not (root / "index.html").is_file():
+        pytest.fail(f"{root}/index.html does not exist")
+    oracle = walk_site(root, not_pages=NOT_PAGES)
+    with serve_directory(root) as base:
+        loader = build_loader(
+            SourceConfig.model_validate(
+                {
+                    "name": "site",
+                    "type": "web",
+                    "start_urls": [f"{base}/index.html"],
+                    "max_pages": 5000,
+                    "requests_per_second": 1000,
+                    "concurrency": 4,
+                }
+            )
+        )
+        assert isinstance(loader, WebLoader)
+        idx = build_indexer(tmp_path / "web", HashingEmbedder(), [loader])
+        try:
+            run = idx.runs.run("site")
+            assert run.state == "succeeded", run.errors
+            prefix = f"web:site:{base}/"
+            indexed = {d.removeprefix(prefix) for d in idx.store.document_ids(source="site")}
+            # the run keeps the first 200 reasons and counts every skipped page
+            failed = {e.split(": ", 1)[0].removeprefix(f"{base}/") for e in run.errors if e.startswith(base)}
+            duplicates = {u.removeprefix(f"{base}/") for u in loader.duplicates}
+            listings = {
+                p for p in indexed - oracle.pages if p.endswith("/")
+            }  # http.server's directory listings
+            print(
+                f"\n{root}: {len(oracle.pages)} pages reachable, {len(oracle.missing)} links answer 404, "
+                f"{len(indexed)} indexed, {run.skipped} skipped, {len(duplicates)} duplicate URLs, "
+                f"{len(listings)} directory listings"
+            )
+            assert run.skipped >= len(oracle.missing - listings)
+            assert not any("links cannot be read" in e for e in run.errors), run.errors
+            # every reachable page is indexed, named a duplicate, or counted as skipped with a reason
+            lost = oracle.pages - indexed - duplicates
+            if len(run.errors) < 200:
+                assert lost <= failed, sorted(lost)[:10]
+            else:
+                assert len(lost) <= run.skipped, sorted(lost)[:10]
+            # and nothing else is indexed but what http.server's directory listings lead to
+            extra = indexed - oracle.pages
+            assert all(any(p.startswith(d) for d in listings) for p in extra), sorted(extra)[:10]
+        finally:
+            idx.close()
