@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from devkb.agent.same_question import SameQuestion, Words, decide, read
+from devkb.agent.same_question import MIN_SIMILARITY_SWAPPED, SameQuestion, Words, decide, read
 from devkb.memory.lexicon import DEFAULT_DIR, SAME, WordNet, fold
 from devkb.memory.verified import content_stems
 
@@ -145,3 +145,50 @@ def test_one_folding_table_for_the_agent_and_the_verified_answers() -> None:
     assert fold("begin") == fold("commence") == "start" and fold("db") == fold("database")
     assert content_stems("When does the DB freeze begin?") == {"databas", "freez", "start"}
     assert all(v == fold(v) or v in SAME.values() for v in SAME.values())
+
+
+@needs_wordnet
+def test_a_swapped_word_passes_only_with_a_close_sentence_behind_the_slots_and_antonyms(
+    wordnet: WordNet,
+) -> None:
+    """The sentence-embedding rule (``MIN_SIMILARITY_SWAPPED``): a paraphrase in words WordNet does
+    not link ("create" for "add") is served at the cosine the embedder gives it; a contrast
+    ("production" for "staging") at its own is not; slots, the kind asked and antonyms refuse at
+    any cosine. Cosines: the test suite's all-MiniLM-L6-v2 on these pairs."""
+    words = Words(wordnet)
+    add, create = "How do I add a new Confluence space?", "How can I create a new Confluence space?"
+    assert judged(add, create, words, 0.939) == (True, "swapped")
+    assert judged(add, create, words, MIN_SIMILARITY_SWAPPED - 0.01) == (False, "swapped")
+    assert judged(
+        "Where is the staging database hosted?", "Where does the staging database run?", words, 0.929
+    ) == (True, "swapped")
+    assert judged(
+        "Where is the staging database hosted?", "Where is the production database hosted?", words, 0.837
+    ) == (False, "swapped")
+    # the hard checks still refuse however close the sentences
+    assert judged(
+        "When does the payments freeze start?", "When does the payments freeze end?", words, 0.99
+    ) == (False, "opposite:start/end")
+    assert judged(
+        "What is the workaround for PAY-123?", "What is the workaround for PAY-124?", words, 0.99
+    ) == (
+        False,
+        "slot:documents",
+    )
+    assert judged("Is the Apple Pay button enabled?", "Who enabled the Apple Pay button?", words, 0.99) == (
+        False,
+        "asks",
+    )
+    assert judged("When is the next release cut?", "When was the last release cut?", words, 0.99) == (
+        False,
+        "which one",
+    )
+
+
+def test_without_wordnet_a_swapped_word_is_refused_at_any_cosine(tmp_path: Path) -> None:
+    # no antonyms to check: "end" for "start" (cosine 0.95) must not pass on the sentence alone
+    absent = Words(WordNet(tmp_path / "no-wordnet"))
+    for words in (absent, None):
+        assert judged(
+            "When does the payments freeze start?", "When does the payments freeze end?", words, 0.99
+        ) == (False, "swapped")
