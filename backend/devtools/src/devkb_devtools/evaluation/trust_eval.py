@@ -127,15 +127,32 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def corpus_words_present(fluid_dir: Path, phrases: Sequence[str]) -> set[str]:
-    """Which of ``phrases`` occur as words anywhere in the raw corpus (case-insensitive)."""
+    """Which of ``phrases`` occur as words anywhere in the raw corpus (case-insensitive).
+
+    A phrase matched at word boundaries has each of its runs of word characters as a whole word
+    of the text, so a text is searched only for the phrases whose first such word it holds (one
+    tokenisation per text instead of one search per phrase and text: minutes → seconds)."""
     patterns = {p: re.compile(rf"(?<![\w]){re.escape(p.lower())}(?![\w])") for p in phrases}
+    by_word: dict[str, list[str]] = {}
+    always: list[str] = []
+    for p in patterns:
+        words = _WORD.findall(p.lower())
+        if words:
+            by_word.setdefault(words[0], []).append(p)
+        else:
+            always.append(p)
     found: set[str] = set()
     for text in _raw_texts(fluid_dir):
         low = text.lower()
-        for p, pattern in patterns.items():
-            if p not in found and pattern.search(low):
+        words = set(_WORD.findall(low))
+        candidates = [p for w in words & by_word.keys() for p in by_word[w]] + always
+        for p in candidates:
+            if p not in found and patterns[p].search(low):
                 found.add(p)
     return found
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _raw_texts(fluid_dir: Path) -> Iterator[str]:
