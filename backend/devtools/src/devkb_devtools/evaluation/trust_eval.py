@@ -144,8 +144,8 @@ def corpus_words_present(fluid_dir: Path, phrases: Sequence[str]) -> set[str]:
     found: set[str] = set()
     for text in _raw_texts(fluid_dir):
         low = text.lower()
-        words = set(_WORD.findall(low))
-        candidates = [p for w in words & by_word.keys() for p in by_word[w]] + always
+        held = set(_WORD.findall(low))
+        candidates = [p for w in held & by_word.keys() for p in by_word[w]] + always
         for p in candidates:
             if p not in found and patterns[p].search(low):
                 found.add(p)
