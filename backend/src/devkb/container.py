@@ -30,6 +30,7 @@ from devkb.access.scoped_store import ScopedStore
 from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.ask_service import AskService
 from devkb.agent.knowledge_gaps import KnowledgeGaps
+from devkb.agent.meaning import SentenceMeaning
 from devkb.agent.planner import Planner
 from devkb.agent.providers import LlmProvider, frame_asker, json_asker
 from devkb.agent.retrieval import RelatedSearch
@@ -663,8 +664,15 @@ class Container(containers.DeclarativeContainer):
         settings,
         shared_state.provider,
     )
+    sentence_meaning = providers.Singleton(lambda emb: SentenceMeaning(emb.embed), embedder)
     toolbox = providers.Singleton(
-        Toolbox, reader_store, search, project_keys, memories=memories, conversations=conversation_recall
+        Toolbox,
+        reader_store,
+        search,
+        project_keys,
+        memories=memories,
+        conversations=conversation_recall,
+        meaning=sentence_meaning,
     )
     llm = providers.Singleton(LlmProvider, settings)
     json_model = providers.Singleton(json_asker, llm)  # one-pass JSON jobs (facts from a conversation)

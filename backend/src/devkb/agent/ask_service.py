@@ -178,7 +178,7 @@ class AskService:
             question = expanded
             parsed = self.planner.parse(question, carried)
         outcome = self.planner.execute(scope, parsed, carried=carried)
-        docs = outcome.sources(scope.selection, self.max_sources)
+        docs = outcome.read_further(outcome.sources(scope.selection, self.max_sources))
         events.status("generating")
         status, confidence = outcome.assess(docs)
         if status == "not_found" and not outcome.not_found and outcome.composed is None:

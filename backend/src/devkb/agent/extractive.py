@@ -26,6 +26,7 @@ from devkb.agent.focus import (
     strength,
     under_heading,
 )
+from devkb.agent.meaning import SentenceMeaning
 from devkb.agent.patterns import EMPHASIS
 from devkb.agent.question import ParsedQuestion, has_phrase
 from devkb.agent.tools.filter_docs import document_keywords, keywords
@@ -609,6 +610,14 @@ class Scored:
     j: int
     s: str
     coverage: float
+    similarity: float = 0.0  # cosine(question, sentence) when meaning was scored (agent/meaning.py)
+
+
+# how the meaning counts: cosine(question, sentence) by the product's embedder, 0..1, times this —
+# for at most MEANING_CANDIDATES sentences (one batch of short embeddings): those within
+# MEANING_WEIGHT of the best by words, the only ones the meaning can make the best
+MEANING_WEIGHT = 2.0
+MEANING_CANDIDATES = 30
 
 
 def scored_sentences(
@@ -616,9 +625,33 @@ def scored_sentences(
     passages: Sequence[tuple[int, str]],
     focus: Focus,
     people: Mapping[int, frozenset[str]] | None = None,
+    meaning: SentenceMeaning | None = None,
 ) -> list[Scored]:
     """Every sentence of ``passages`` that holds the focus and shares a word with the question,
-    scored as :func:`focused_sentences` describes."""
+    scored as :func:`focused_sentences` describes; with ``meaning``, the best by words (at most
+    :data:`MEANING_CANDIDATES`, within :data:`MEANING_WEIGHT` of the best: no other can overtake
+    it) also by their closeness in meaning to the question. One candidate alone is not embedded."""
+    scored = _lexical_scores(question, passages, focus, people)
+    if meaning is None or len(scored) < 2:
+        return scored
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
+    reach = scored[order[0]].score - MEANING_WEIGHT
+    best = [i for i in order if scored[i].score >= reach][:MEANING_CANDIDATES]
+    if len(best) < 2:
+        return scored
+    cosines = meaning.similarities(question, [scored[i].s for i in best])
+    for i, cos in zip(best, cosines, strict=True):
+        c = scored[i]
+        scored[i] = Scored(c.score + MEANING_WEIGHT * max(cos, 0.0), c.n, c.j, c.s, c.coverage, cos)
+    return scored
+
+
+def _lexical_scores(
+    question: str,
+    passages: Sequence[tuple[int, str]],
+    focus: Focus,
+    people: Mapping[int, frozenset[str]] | None = None,
+) -> list[Scored]:
 
     q = keywords(question) - ASKING_WORDS
     first = passages[0][0] if passages else 1
@@ -692,6 +725,7 @@ def focused_sentences(
     focus: Focus,
     people: Mapping[int, frozenset[str]] | None = None,
     most: int = 2,
+    meaning: SentenceMeaning | None = None,
 ) -> list[tuple[int, str]]:
     """The sentences that answer what the question asks (``focus``: the reason, the condition's
     consequence, the person, the step), as (citation number, sentence): from the best source
@@ -704,12 +738,16 @@ def focused_sentences(
     sentences (:func:`_term_weights`), the rank of its source and its position there; a sentence
     that restates the question (an issue's title) pays for it. For a condition or a step, a
     sentence holding most of the question's weighted terms holds the focus by itself."""
-    scored = [(c.score, c.n, c.j, c.s) for c in scored_sentences(question, passages, focus, people)]
+    found = scored_sentences(question, passages, focus, people, meaning)
+    scored = [(c.score, c.n, c.j, c.s) for c in found]
     if not scored:
         return []
     top = max(scored, key=lambda t: t[0])
+    # a second sentence of the same source when it holds the focus and the words nearly as well:
+    # the meaning chose the best, it does not push out the one that completes it
+    words = {c.s: c.score - MEANING_WEIGHT * max(c.similarity, 0.0) for c in found}
     same = sorted((t for t in scored if t[1] == top[1] and t[3] != top[3]), key=lambda t: -t[0])
-    chosen = [top] + [t for t in same[: most - 1] if t[0] >= top[0] - 2.0]
+    chosen = [top] + [t for t in same[: most - 1] if words[t[3]] >= words[top[3]] - 2.0]
     if top[3].rstrip().endswith(":"):  # "… disable retries of charge creation:" — and what follows
         text = next(text for n, text in passages if n == top[1] and top[3] in clean(text))
         after = [s for j, s, *_ in passage_sentences(text) if j > top[2]][:1]
@@ -786,6 +824,19 @@ def _plan(
     return _Plan(lines, summary is None, summary, lead_in)
 
 
+def quotes_sentences(
+    parsed: ParsedQuestion,
+    docs: Sequence[EvidenceDoc],
+    not_found: Mapping[str, Sequence[str]] | None = None,
+    anchors: Sequence[EvidenceDoc] = (),
+    filtered_out: Mapping[str, str] | None = None,
+    reads_all: bool = True,
+) -> bool:
+    """Whether :func:`compose_answer` answers by quoting sentences of ``docs`` (not fields, a
+    description or a list)."""
+    return bool(docs) and _plan(parsed, docs, not_found, anchors, 3, None, filtered_out, reads_all).quotes
+
+
 def unmet_focus(
     parsed: ParsedQuestion,
     docs: Sequence[EvidenceDoc],
@@ -805,6 +856,7 @@ def unmet_focus(
     if not plan.quotes:
         return None
     people = {i: people_of(d) for i, d in enumerate(docs, 1)}
+    # whether any sentence holds it: the words decide, the meaning only orders them
     return None if focused_sentences(parsed.text, focus_passages(docs), focus, people) else focus
 
 
@@ -813,6 +865,25 @@ def unmet_focus(
 # question's words ("arrives", "sent again"): a term no candidate holds weighs most, so a question
 # about something the sources never mention stays below it
 FOCUS_GATE = 0.25
+
+
+def reads_further(
+    parsed: ParsedQuestion,
+    docs: Sequence[EvidenceDoc],
+    not_found: Mapping[str, Sequence[str]] | None = None,
+    anchors: Sequence[EvidenceDoc] = (),
+    filtered_out: Mapping[str, str] | None = None,
+    reads_all: bool = True,
+) -> bool:
+    """Whether the answer should read the found documents further (agent/further.py): it quotes
+    sentences for what the question asks (its focus), and no sentence of ``docs`` holds it
+    together with :data:`FOCUS_GATE` of the question's weighted terms."""
+    focus = question_focus(parsed)
+    if focus is None or not quotes_sentences(parsed, docs, not_found, anchors, filtered_out, reads_all):
+        return False
+    people = {i: people_of(d) for i, d in enumerate(docs, 1)}
+    found = scored_sentences(parsed.text, focus_passages(docs), focus, people)
+    return not any(c.coverage >= FOCUS_GATE for c in found)
 
 
 def _doc_text_words(doc: EvidenceDoc) -> frozenset[str]:
@@ -846,13 +917,17 @@ def holds_focus(
     if any(keywords(w) - held for w in named):
         return None
     people = {i: people_of(d) for i, d in enumerate(docs, 1)}
-    found = scored_sentences(parsed.text, focus_passages(docs), focus, people)
+    found = scored_sentences(parsed.text, focus_passages(docs), focus, people)  # by coverage: no meaning
     best = max(found, key=lambda c: c.coverage, default=None)
     return (focus, best) if best is not None and best.coverage >= FOCUS_GATE else None
 
 
 def _doer(
-    parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], anchors: Sequence[EvidenceDoc], focus: Focus
+    parsed: ParsedQuestion,
+    docs: Sequence[EvidenceDoc],
+    anchors: Sequence[EvidenceDoc],
+    focus: Focus,
+    meaning: SentenceMeaning | None = None,
 ) -> list[str]:
     """For "who reviewed / found / signed off …" about a named document — a verb no field answers
     — the sentence of that document that names who did it, after its fields."""
@@ -861,7 +936,8 @@ def _doer(
     numbers = {d.id: i for i, d in enumerate(docs, 1)}
     named = [a for a in anchors if a.id in numbers]
     passages = [(numbers[a.id], text) for a in named for _, text in focus_passages([a])]
-    found = focused_sentences(parsed.text, passages, focus, {numbers[a.id]: people_of(a) for a in named})
+    people = {numbers[a.id]: people_of(a) for a in named}
+    found = focused_sentences(parsed.text, passages, focus, people, meaning=meaning)
     return [" ".join(f"{s} [{n}]" for n, s in found)] if found else []
 
 
@@ -874,6 +950,7 @@ def compose_answer(
     lead: str | None = None,
     filtered_out: Mapping[str, str] | None = None,
     reads_all: bool = True,
+    meaning: SentenceMeaning | None = None,
 ) -> str:
     """The extractive answer for a parsed question over ``docs`` (the sources, cited by position):
     identifiers not found (``filtered_out``: those the question's source filter left out;
@@ -889,14 +966,14 @@ def compose_answer(
         return " ".join(lines) if lines else NO_ANSWER
     focus = question_focus(parsed)
     if not plan.quotes and plan.summary is None and focus is not None and focus.name == "person":
-        lines += _doer(parsed, docs, anchors, focus)
+        lines += _doer(parsed, docs, anchors, focus, meaning)
     if plan.summary is not None:
         lines.append(plan.lead_in + plan.summary)
     elif plan.quotes:
         focus = question_focus(parsed)
         if focus is not None:
             people = {i: people_of(d) for i, d in enumerate(docs, 1)}
-            found = focused_sentences(parsed.text, focus_passages(docs), focus, people)
+            found = focused_sentences(parsed.text, focus_passages(docs), focus, people, meaning=meaning)
             if found:
                 numbers = {d.id: i for i, d in enumerate(docs, 1)}
                 lead_in = _page_named(parsed, docs, [a for a in anchors if a.id in numbers], found[0][0])

@@ -161,6 +161,7 @@ class Planner:
         kind, frame, via = self.routed(parsed, carried, scope)
         parsed = with_titles(parsed, frame)
         out = Outcome(parsed, kind, frame=frame, route=f"{via}: {kind.name}")
+        out.meaning, out.further = self.toolbox.meaning, self.toolbox.further
         out.unapplied = unapplied(frame, kind.honours) if self.frame_routes(parsed, frame) else []
         ctx = Context(scope, self.toolbox, parsed, tuple(carried), out)
         kind.run(ctx)

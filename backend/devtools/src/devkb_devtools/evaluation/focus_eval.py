@@ -32,8 +32,10 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +98,7 @@ class FocusResult:
     answer: str
     hit: bool
     first: bool  # the answer's first cited sentence holds the gold (the answer leads with it)
+    seconds: float = 0.0  # how long the answer took
 
 
 def rows(splits: Sequence[str] = tuple(SPLITS), corpora: Sequence[str] = CORPORA) -> list[dict[str, Any]]:
@@ -133,7 +136,9 @@ def first_cited(answer: str) -> str:
 def evaluate(ask: Callable[[str], str], questions: Sequence[dict[str, Any]]) -> list[FocusResult]:
     out = []
     for row in questions:
+        started = time.perf_counter()
         answer = ask(row["question"])
+        seconds = time.perf_counter() - started
         gold = tuple(row["gold"])
         out.append(
             FocusResult(
@@ -146,6 +151,7 @@ def evaluate(ask: Callable[[str], str], questions: Sequence[dict[str, Any]]) -> 
                 answer,
                 holds_gold(answer, gold),
                 holds_gold(first_cited(answer), gold),
+                seconds,
             )
         )
     return out
@@ -180,10 +186,16 @@ def table(results: Sequence[FocusResult], splits: Sequence[str]) -> str:
 # -- the stores -----------------------------------------------------------------------------------
 
 
+WORDS_ONLY = False  # --words-only: the sentence choice without its meaning and without reading further
+
+
 def _asker(container: Any) -> Callable[[str], str]:
     from devkb.agent.ask_service import AskService
 
-    service = AskService(container.planner())
+    planner = container.planner()
+    if WORDS_ONLY:
+        planner.toolbox.meaning = planner.toolbox.further = None
+    service = AskService(planner)
     return lambda q: service.ask(q).answer
 
 
@@ -311,7 +323,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--corpus", action="append", choices=CORPORA)
     p.add_argument("--store-dir", type=Path, help="Keep the stores here and reuse them when they exist.")
     p.add_argument("-v", "--verbose", action="store_true", help="print each miss with its answer")
+    p.add_argument(
+        "--words-only",
+        action="store_true",
+        help="choose sentences by words alone: no meaning (embeddings), no reading further in the documents",
+    )
     args = p.parse_args(argv)
+    global WORDS_ONLY
+    WORDS_ONLY = args.words_only
     splits = args.split or list(SPLITS)
     corpora = args.corpus or [c for c in CORPORA if c != "fluid" or args.fluid_slice]
 
@@ -337,6 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         tmp.cleanup()
     print(table(results, splits))
+    if results:
+        took = sorted(r.seconds for r in results)
+        p90 = took[min(len(took) - 1, int(0.9 * len(took)))]
+        print(f"\nseconds per answer: p50 {statistics.median(took):.3f}, p90 {p90:.3f} ({len(took)} answers)")
     if args.verbose:
         # an unseen split's misses are printed only when it is asked for by name: never read while tuning
         shown = set(args.split or [s for s in SPLITS if s not in UNSEEN])

@@ -22,10 +22,13 @@ from devkb.agent.extractive import (
     identifier,
     people_of,
     preamble,
+    reads_further,
     unmet_focus,
 )
 from devkb.agent.focus import Focus, question_focus
 from devkb.agent.frame.model import Frame
+from devkb.agent.further import FurtherReading
+from devkb.agent.meaning import SentenceMeaning
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import Toolbox
 
@@ -78,6 +81,10 @@ class Outcome:
     frame: Frame | None = None
     route: str = ""
     unapplied: list[str] = field(default_factory=list)
+    # the sentence choice's meaning (agent/meaning.py) and the found documents' other passages
+    # (agent/further.py): the planner hands both from the toolbox; None leaves them out
+    meaning: SentenceMeaning | None = None
+    further: FurtherReading | None = None
 
     def preamble(self, docs: Sequence[EvidenceDoc]) -> list[str]:
         """The lines every answer starts with (:func:`devkb.agent.extractive.preamble`)."""
@@ -93,10 +100,16 @@ class Outcome:
             lead=lead,
             filtered_out=self.filtered_out,
             reads_all=self.reads_all,
+            meaning=self.meaning,
         )
 
     def sources(self, selection: Sequence[EvidenceDoc], most: int) -> list[EvidenceDoc]:
         return self.kind.sources(self, selection, most)
+
+    def read_further(self, docs: Sequence[EvidenceDoc]) -> list[EvidenceDoc]:
+        """``docs``, the best read further when no retrieved sentence says what the question asks
+        (:meth:`QuestionKind.read_further`)."""
+        return self.kind.read_further(self, docs)
 
     def compose(self, docs: Sequence[EvidenceDoc]) -> str:
         text = self.kind.compose(self, docs)
@@ -188,6 +201,17 @@ class QuestionKind:
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         """The extractive answer over ``docs`` (cited by position)."""
         return out.compose_answer(docs)
+
+    def read_further(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> list[EvidenceDoc]:
+        """For an answer that quotes what the question asks (its focus): when no sentence of the
+        retrieved passages holds it together with ``extractive.FOCUS_GATE`` of the question's weighted
+        terms, the best documents with their other passages (agent/further.py) — the sentence that
+        says why is often in the chunk next to the one that matched. ``docs`` otherwise."""
+        if not self.answers_focus or out.listed is not None or out.further is None or not docs:
+            return list(docs)
+        if not reads_further(out.parsed, docs, out.not_found, out.anchors, out.filtered_out, out.reads_all):
+            return list(docs)
+        return out.further.widened(docs)
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
         """The answer's status and confidence: exact when the kind found its documents by
@@ -282,7 +306,7 @@ def anchors_saying(out: Outcome, docs: Sequence[EvidenceDoc], focus: Focus) -> l
     anchors = [a for a in out.anchors if a.id in numbers]
     passages = [(numbers[a.id], text) for a in anchors for _, text in focus_passages([a])]
     people = {numbers[a.id]: people_of(a) for a in anchors}
-    return focused_sentences(out.parsed.text, passages, focus, people)
+    return focused_sentences(out.parsed.text, passages, focus, people, meaning=out.meaning)
 
 
 def document_kind(doc_id: str, metadata: dict[str, object]) -> str:

@@ -93,7 +93,7 @@ def saying_who(out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
     if focus is None or focus.name != "person":
         return ""
     people = {i: people_of(d) for i, d in enumerate(docs, 1)}
-    found = focused_sentences(out.parsed.text, focus_passages(docs), focus, people)
+    found = focused_sentences(out.parsed.text, focus_passages(docs), focus, people, meaning=out.meaning)
     return " ".join(f"{s} [{n}]" for n, s in found)
 
 

@@ -18,7 +18,9 @@ from haystack.tools.tool import Tool
 from devkb.access.readers import bound_to_current_reader
 from devkb.access.scoped_store import ReaderStore
 from devkb.agent.evidence import Scope
+from devkb.agent.further import FurtherReading
 from devkb.agent.hybrid_search import HybridSearch
+from devkb.agent.meaning import SentenceMeaning
 from devkb.agent.tools.fetch_neighbors import FetchNeighbors
 from devkb.agent.tools.filter_docs import FilterDocs
 from devkb.agent.tools.graph_query import GraphQuery
@@ -46,7 +48,13 @@ class Toolbox:
         workers: int = 4,
         memories: MemoryService | None = None,
         conversations: ConversationRecall | None = None,
+        meaning: SentenceMeaning | None = None,
     ) -> None:
+        # what the extractive answer reads beyond the tools: the meaning of sentences (the
+        # search's embedder, agent/meaning.py; None: words only) and the found documents'
+        # other passages (agent/further.py, through the reader's store)
+        self.meaning = meaning
+        self.further: FurtherReading | None = FurtherReading(store)
         # team memory (memory/): what "Remember that …" writes and "what did I ask …" reads
         self.memories = memories
         self.conversations = conversations
