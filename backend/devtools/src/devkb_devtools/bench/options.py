@@ -73,6 +73,7 @@ def options_for(mode: Mode, out_dir: Path, doc_path: Path, work_dir: Path) -> Be
         return replace(
             base,
             corpus="demo",
+            pipeline_repeats=1,  # each pass starts its own process (~10 s); one shows it runs
             ingest_repeats=1,
             embedding_texts=0,
             resync_repeats=1,
