@@ -14,12 +14,23 @@ only from the turns the asker may read, and only when the evidence is there:
 - a question that names a speaker whose turns are found but none of which is about the topic is
   answered "not found" ("… said nothing about that in the conversations you told me"), with the
   closest turns as related;
+- turns are **chosen by meaning as well as words**: each candidate's cosine to the question (the
+  all-MiniLM vectors the store already holds for the turns, one embedding of the question) is
+  added to its share of the topic to rank them; a turn holding some but less than ``COVERAGE``
+  of the topic still answers when its meaning is near (``NEAR``) and, if the question names a
+  person, it is theirs telling of themselves ("I", "my", "we" in its sentence on the topic — "How
+  was your race?" is about the one spoken to); a turn far in meaning (below ``FLOOR``) does not
+  answer on words alone;
+- a question asking for **several things** ("What activities does Melanie do?", "Where has she
+  camped?") quotes the few best turns of that person rather than the best and its equals;
 - otherwise (no turn, or a question about something else) it returns None and the question goes
-  the usual way, so a store without conversations answers exactly as before.
+  the usual way, so a store without conversations answers exactly as before (one indexed look-up
+  for an asker with no conversation).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +45,12 @@ from devkb.store.models import SourceType
 COVERAGE = 0.5  # share of the topic's words a turn must hold
 DEPTH = 60  # turns ranked by full text and vectors before the checks
 MOST = 3  # turns quoted
+MANY = 5  # turns quoted for a question asking for several things
+# cosine(question, turn), all-MiniLM-L6-v2: tuned on LoCoMo sample 1 (docs/evaluation.md)
+NEAR = 0.62  # a turn holding less than COVERAGE of the topic (some of it) answers from this near
+FLOOR = 0.15  # a turn this far does not answer on words alone
+MEANING = 1.0  # weight of the cosine beside the share of the topic in a turn's rank
+MARGIN = 0.3  # turns quoted besides the best: ranked within this of it (words and meaning)
 QUOTE = 1500  # characters of a turn quoted
 # words of asking about what people said, not of its topic
 SAYING = content_stems(
@@ -128,7 +145,8 @@ SAYS = content_stems(
 
 @dataclass(frozen=True)
 class Said:
-    """An answer from turns: ``found`` false when a named speaker said nothing on the topic."""
+    """An answer from turns: ``found`` false when a named speaker said nothing on the topic;
+    ``coverage`` the best turn's share of the topic, plus its cosine to the question when found."""
 
     found: bool
     text: str
@@ -197,26 +215,58 @@ class SaidTurns:
             return len(topic & have) / len(topic)
 
         by = [m for m in ranked if not (named and says) or _names(m) & named]
-        scored = sorted(
-            ((coverage(m), not _asks(m.text, topic), -i, m) for i, m in enumerate(by)),
-            key=lambda x: x[:3],
-            reverse=True,
-        )
-        best = scored[0][0] if scored else 0.0
-        if best >= COVERAGE:
-            kept = [m for c, _, _, m in scored if c >= max(COVERAGE, best - 0.2)][:MOST]
+        near = self._cosines(question, by)
+        rows = []
+        for i, m in enumerate(by):
+            share = coverage(m)
+            fits = not (named and not says and not about(m))  # a person named: theirs or about them
+            cos = near.get(m.id, 0.0) if fits else 0.0
+            unknown = m.id not in near  # no vector stored for it (yet): words alone decide
+            answers = fits and (
+                (share >= COVERAGE and (cos >= FLOOR or unknown))
+                or (share > 0 and cos >= NEAR and (not named or _tells(m.text, topic)))
+            )
+            rows.append((share + MEANING * cos, answers, not _asks(m.text, topic), -i, share, m))
+        rows.sort(key=lambda r: r[:4], reverse=True)
+        answering = [r for r in rows if r[1]]
+        if answering:
+            top = answering[0][0]
+            if _many(question):
+                kept = [r[5] for r in answering][:MANY]
+            else:
+                most = max(r[4] for r in answering)  # and those holding as much of the topic
+                kept = [r[5] for r in answering if r[0] >= top - MARGIN or r[4] >= most - 0.2][:MOST]
             shown = self._with_replies(kept, topic)
             lead = _when(question, shown, topic)
-            return Said(True, lead + _quote(shown), tuple(shown), best)
+            return Said(True, lead + _quote(shown), tuple(shown), round(top, 4))
+        best = max((r[4] for r in rows), default=0.0)
         if named and by:
             who = sorted({m.speaker for m in by if _names(m) & named} or {m.speaker for m in by})
-            closest = [m for _, _, _, m in scored[:MOST]]
+            closest = [r[5] for r in rows[:MOST]]
             text = (
                 f"{' or '.join(who)} said nothing about that in the conversations you told me. "
                 f"Closest: {_quote(closest, short=True)}"
             )
             return Said(False, text, tuple(closest), best)
         return None
+
+    def _cosines(self, question: str, turns: Sequence[Memory]) -> dict[str, float]:
+        """cosine(question, turn) of each turn, from the vectors the store holds for the turns
+        (a turn is indexed like a document when it is remembered): one embedding of the question,
+        one vector look-up limited to these turns, their stored vectors."""
+        if not turns:
+            return {}
+        store = self.memories.reader_store
+        vector = self.memories.embedder.embed([question])[0]
+        ids = [m.id for m in turns]
+        hits = store.vector_search(vector, 4 * len(ids), types=[SourceType.MEMORY], document_ids=ids)
+        stored = store.chunk_embeddings([h.chunk.id for h in hits])
+        out: dict[str, float] = {}
+        for h in hits:
+            v = stored.get(h.chunk.id)
+            if v is not None:
+                out[h.document.id] = max(out.get(h.document.id, -1.0), cosine(vector, v))
+        return out
 
     def _with_replies(self, kept: Sequence[Memory], topic: set[str]) -> list[Memory]:
         """The kept turns, each that asks about the topic ("What concert was it?") followed by
@@ -246,6 +296,37 @@ class SaidTurns:
             if found is not None and found.turn == wanted and found.conversation == m.conversation:
                 return found
         return None
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    size = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return float(dot / size) if size else 0.0
+
+
+# a question asking for several things: "What activities does Melanie do?", "Where has she
+# camped?", "What are Melanie's pets' names?" — a plural it asks for, or what someone has done
+_SEVERAL = re.compile(
+    r"(?i)^\s*(?:what|which|where|who)\b(?:\s+[\w+'-]+)?\s+(?:has|have|are|were)\b"
+    r"|^\s*(?:what|which)\s+(?:[\w+'-]+\s+)?(?:activities|things|kinds|types|ways|events|places|books|items|hobbies"
+    r"|names|countries|states|cities|sports|games|instruments|pets|foods|dishes|songs|bands|artists|movies|shows"
+    r"|classes|courses|subjects|symbols|causes|changes|gifts|plans|goals|projects|jobs|exercises|desserts|paintings)\b"
+)
+
+
+# words a speaker tells of themselves with: a turn on the topic without them ("How was your
+# charity race?", "Congrats on the race!") is about the one spoken to
+_SELF = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours".split())
+
+
+def _tells(text: str, topic: set[str]) -> bool:
+    """Whether a turn's sentence on the topic is its speaker telling of themselves."""
+    words = re.findall(r"[a-z']+", _best_sentence(text, topic).lower().replace("\u2019", "'"))
+    return bool(_SELF.intersection(words))
+
+
+def _many(question: str) -> bool:
+    return bool(_SEVERAL.search(question))
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

@@ -89,3 +89,43 @@ def test_a_locomo_shaped_conversation_told_and_asked_over_mcp(tmp_path: Path) ->
     band = str(rows["Which band played at Priya's sister's wedding?"]["answer"])
     assert "Which band played" in band and band.index("Which band played") < band.index("The Lanterns"), band
     assert rows["What did Priya realize after the regatta?"]["status"] == "not_found"
+
+
+CLUBS: dict[str, Any] = {
+    "sample_id": "test-clubs",
+    "conversation": {
+        "speaker_a": "Tomas",
+        "speaker_b": "Priya",
+        "session_1_date_time": "3:00 pm on 2 June, 2023",
+        "session_1": [
+            turn("Tomas", "D1:1", "I joined a chess club in March, we meet on Tuesdays."),
+            turn("Priya", "D1:2", "Nice! What else have you been up to?"),
+            turn(
+                "Tomas", "D1:3", "I also joined the rowing club on the river, the mornings are cold though."
+            ),
+            turn("Priya", "D1:4", "Brr. I went to the cinema with my sister last night."),
+            turn(
+                "Tomas", "D1:5", "And I joined a book club with my neighbours last week, we are reading Dune."
+            ),
+            turn("Priya", "D1:6", "Dune is great, you will love it."),
+            turn("Tomas", "D1:7", "Oh, and I joined the choir club at work, I sing bass."),
+        ],
+    },
+    "qa": [
+        # several things asked for: the few best turns of that person, not the best three
+        {"question": "What clubs has Tomas joined?", "answer": "chess", "category": 1},
+    ],
+}
+
+
+def test_a_question_asking_for_several_things_gets_the_persons_turns_on_it(tmp_path: Path) -> None:
+    sources = tmp_path / "sources.yaml"
+    sources.write_text("sources: []\n", encoding="utf-8")
+    env = {"DEVKB_SOURCES_FILE": str(sources), "DEVKB_API_KEY": ev.KEY}
+    with DevkbServer(tmp_path / "data", env=env) as server:
+        out = anyio.run(ev.run_sample, server.base_url + "/mcp", CLUBS, {1}, True)
+    rows = {r["question"]: r for r in out["rows"]}
+    clubs = str(rows["What clubs has Tomas joined?"]["answer"])
+    for club in ("chess club", "rowing club", "book club", "choir club"):
+        assert club in clubs, clubs
+    assert "cinema" not in clubs, clubs  # Priya's turns are not Tomas's clubs

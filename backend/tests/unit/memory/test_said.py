@@ -73,3 +73,41 @@ def test_a_turn_that_asks_is_told_apart_from_one_that_tells() -> None:
     topic = _stems("creative projects pottery")
     assert _asks("That cup is cute! What other creative projects do you do, besides pottery?", topic)
     assert not _asks("Besides pottery, our creative projects are paintings. Want to see?", topic)
+
+
+def test_cosine_of_stored_vectors() -> None:
+    from devkb.memory.said import cosine
+
+    assert cosine([1.0, 0.0], [2.0, 0.0]) == pytest.approx(1.0)
+    assert cosine([1.0, 0.0], [0.0, 3.0]) == pytest.approx(0.0)
+    assert cosine([1.0, 1.0], [-1.0, -1.0]) == pytest.approx(-1.0)
+    assert cosine([0.0, 0.0], [1.0, 0.0]) == 0.0  # no vector, no meaning
+
+
+@pytest.mark.parametrize(
+    ("question", "several"),
+    [
+        ("What activities does Melanie partake in?", True),
+        ("Where has Melanie camped?", True),
+        ("What has Melanie painted?", True),
+        ("What LGBTQ+ events has Caroline participated in?", True),
+        ("What are Melanie's pets' names?", True),
+        ("What did Caroline research?", False),
+        ("What is Caroline's identity?", False),
+        ("When did Melanie paint a sunrise?", False),
+        ("Who supports Caroline when she has a negative experience?", False),
+    ],
+)
+def test_a_question_asking_for_several_things(question: str, several: bool) -> None:
+    from devkb.memory.said import _many
+
+    assert _many(question) is several
+
+
+def test_a_turn_telling_of_its_speaker_is_not_one_about_the_listener() -> None:
+    from devkb.memory.said import _stems, _tells
+
+    race = _stems("charity race")
+    assert _tells("Hi Mel! I ran a charity race for mental health last Saturday.", race)
+    assert not _tells("Wow, Mel! Congrats on finishing. How was your charity race?", race)
+    assert _tells("We did the charity race together, my legs still hurt.", race)
