@@ -193,7 +193,7 @@ FIELDS = table(
 )
 
 QTYPES = table(
-    ("why|cause|causes|caused|reason", "why"),
+    ("why|cause|causes|caused|causing|reason", "why"),
     ("root cause", "why"),
     ("how come", "why"),
     ("what changed", "changed"),
@@ -207,6 +207,62 @@ QTYPES = table(
     ("what is", "about"),
     ("what s", "about"),
 )
+
+# an indirect question opens with words that ask whether someone knows, not the question itself
+# ("does anyone know who leads X", "can someone tell me when …", "any idea why …", "I was wondering
+# how …"): what is asked is the question after them (:func:`embedded_question`), and an embedded
+# "if" or "whether" asks yes or no ("does anyone know if the flag is on")
+INDIRECT = table(
+    ("^ does|do|did anyone|anybody|someone|somebody|you|u|ya|everyone happen? to? know|remember", True),
+    ("^ anyone|anybody|someone|somebody know|knows|remember", True),
+    ("^ can|could|would|will anyone|anybody|someone|somebody|you tell|remind|show me|us", True),
+    ("^ can|could|would|will anyone|anybody|someone|somebody|you explain|clarify to? me|us?", True),
+    ("^ any|anyone|anybody|someone have? got? any? idea|ideas|clue|clues|thoughts on?", True),
+    ("^ no idea", True),
+    ("^ i|we d|would like to know|understand|ask", True),
+    ("^ i|we want|wanted|need|needed to know|understand|ask", True),
+    ("^ i|we was|were|am|are|m|re wondering|curious", True),
+    ("^ i|we wonder|wondered", True),
+    ("^ just? wondering|curious", True),
+    ("^ i|we don t|dont know|remember", True),
+    ("^ i|we forgot|forget", True),
+    ("^ please? tell|remind me|us", True),
+    ("^ do|does anyone|anybody|someone|you have any? idea|clue", True),
+    ("^ question", True),
+)
+# words said before a question that are not part of it ("hey", "quick question", "sorry")
+OPENING_FILLER = frozenset(
+    "hey hi hello ok okay so um uh quick question folks team all guys sorry hmm btw also".split()
+)
+# an embedded question that asks yes or no ("… know if the flag is on", "… whether it ships")
+EMBEDDED_YES_NO = frozenset(("if", "whether"))
+
+
+def indirect(words: Sequence[str]) -> bool:
+    """Whether ``words`` open with an indirect question's words ("does anyone know", "any idea")."""
+    ws = tuple(words)
+    while ws and ws[0] in OPENING_FILLER:
+        ws = ws[1:]
+    found = first(INDIRECT, ws)
+    return found is not None and found[0].end < len(ws)
+
+
+def embedded_question(words: Sequence[str]) -> tuple[str, ...]:
+    """The words of the question ``words`` asks, an indirect opening left out: "does anyone know
+    who leads the Preferences Framework" → "who leads the preferences framework"; "hey, any idea
+    when PAY-214 ships" → "when pay 214 ships". A direct question is returned as it is (its
+    greetings left out). The first word may be "if" or "whether": a yes-or-no question embedded."""
+    ws = tuple(words)
+    while ws and ws[0] in OPENING_FILLER:
+        ws = ws[1:]
+    found = first(INDIRECT, ws)
+    if found is None or found[0].end >= len(ws):
+        return ws
+    rest = ws[found[0].end :]
+    while rest and rest[0] in OPENING_FILLER:
+        rest = rest[1:]
+    return rest or ws
+
 
 # words that point back at something said before
 ANAPHORS = frozenset(

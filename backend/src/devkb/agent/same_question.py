@@ -6,10 +6,16 @@ issue types, states), the names and marks it says (capitalised words, tokens wit
 "PAY-123", "4.2", "P1"), what kind of answer it asks for (a time, a person, a place, a duration,
 an amount, a way, a yes or no …) and its content words (Snowball stems, with the one table of
 words and abbreviations people use for one another folded, ``memory/lexicon.py``; WordNet's
-phrasal verbs as one word). Two questions mean the same when
+phrasal verbs as one word). An indirect question ("does anyone know who …", "can someone tell me
+when …", "any idea why …", "I was wondering how …") is read as the question it embeds
+(:func:`devkb.agent.question.embedded_question`): not yes or no, its opening words not content;
+"how come" and "what's causing" ask for a reason, "the way to" and "steps to" for a way. Two
+questions mean the same when
 
 1. **their slots are the same** — the same issue keys, people, period (the one time parser's
-   window), scope, types and states; the same names and marks. A verified answer for PAY-123,
+   window), scope (a project key said in capitals is its project with or without the word
+   "project"), types and states, the same direction of a link ("what is WEB-7 blocking" is not
+   "what is blocking WEB-7"); the same names and marks (a pronoun is never a person). A verified answer for PAY-123,
    for Priya, for last week or for release 4.2 is never served for PAY-124, Marcus, this week or
    4.3;
 2. **they ask for the same kind of answer** where both say it ("when" and "what date" are one
@@ -45,7 +51,7 @@ import numpy as np
 
 from devkb.agent.frame import Frame, extract
 from devkb.agent.frame import phrases as P
-from devkb.agent.question import parse_question, tokens_of
+from devkb.agent.question import EMBEDDED_YES_NO, embedded_question, parse_question, tokens_of
 from devkb.memory.lexicon import WordNet
 from devkb.memory.lexicon import fold as _fold
 from devkb.memory.lexicon import stem as _stem
@@ -56,7 +62,7 @@ STOP = frozenset(
     we our us i my me you your it its this that these those what which who whom whose when where why how
     can could should would will shall may might must there here has have had any some all about
     into up out as so than then too very just please tell know show find give want s currently usually
-    now right one ones much many long often frequently big large fast quickly""".split()
+    now right one ones much many long often frequently big large fast quickly if whether""".split()
 )
 # light words: a paraphrase adds or drops them without changing what is asked ("which CI *tool*",
 # "the *procedure* for rotating", "the *start date*" ≈ "start"), so they are neither missing nor extra
@@ -65,7 +71,7 @@ LIGHT = frozenset(
     for w in """system tool service step steps procedure process way ways thing kind type date day time
     location place region period amount number count team teams person people engineer use used using
     need needed needs require required requires go going keep kept have current upcoming known
-    usual exact exactly run runs running get gets got""".split()
+    usual exact exactly run runs running get gets got project""".split()
 )
 # phrases → one stem (words people use for one another: the one folding table, memory/lexicon.py)
 PHRASES: dict[tuple[str, ...], str] = {
@@ -98,6 +104,7 @@ PHRASES: dict[tuple[str, ...], str] = {
 # what kind of answer a question asks for: phrases (lower-case words) → a kind; a question may say
 # several ("who grants access and how?"); one that says none ("what is the refund limit") fits any
 ASKS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("how", "come"), "reason"),
     (("how", "long"), "duration"),
     (("how", "many", "days"), "duration"),
     (("how", "many", "weeks"), "duration"),
@@ -134,6 +141,8 @@ ASKS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("which", "folder"), "place"),
     (("why",), "reason"),
     (("reason",), "reason"),
+    (("causing",), "reason"),
+    (("causes",), "reason"),
     (("how", "do"), "way"),
     (("how", "can"), "way"),
     (("how", "to"), "way"),
@@ -143,6 +152,10 @@ ASKS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("process",), "way"),
     (("workaround",), "way"),
     (("and", "how"), "way"),
+    (("way", "to"), "way"),
+    (("ways", "to"), "way"),
+    (("steps", "to"), "way"),
+    (("steps", "for"), "way"),
     (("what",), "thing"),
     (("which",), "thing"),
 )
@@ -204,6 +217,7 @@ class Reading:
     every: frozenset[str]  # every folded stem of the question, stop words too (for names)
     said: tuple[str, ...] = ()  # its words, lower case, as said
     surface: tuple[str, ...] = ()  # each of ``words`` as said (a phrase: its words joined by "_")
+    relation: tuple[str, str] | None = None  # the link asked about and its direction (agent/question.py)
 
     @property
     def content(self) -> frozenset[str]:
@@ -215,9 +229,15 @@ def read(
 ) -> Reading:
     """``text`` read for comparison (``project_keys``: the store's; names stay as said;
     ``lexicon``: WordNet's phrasal verbs are one word, "gave up" → "give_up")."""
-    frame = extract(parse_question(text, project_keys, today=today), today=today)
+    parsed = parse_question(text, project_keys, today=today)
+    frame = extract(parsed, today=today)
+    relation = (parsed.relation.name, parsed.relation.direction) if parsed.relation else None
     toks = tokens_of(text)
     lower = [t.lower() for t in toks]
+    # an indirect question ("does anyone know who …", "any idea why …") is read as the question it
+    # embeds: its opening words are neither content nor the kind asked
+    asked = embedded_question(lower)
+    toks, lower = toks[len(toks) - len(asked) :], lower[len(lower) - len(asked) :]
     # the words of states and issue types the frame read are compared as its slots
     slot_words = (set(lower) - set(frame.topic.split()) - STOP) & _SLOT_WORDS
     words, every, surface = _words([w for w in lower if w not in slot_words], lexicon)
@@ -250,6 +270,7 @@ def read(
         frozenset(every),
         tuple(lower),
         tuple(surface),
+        relation,
     )
 
 
@@ -261,7 +282,9 @@ def slots_differ(a: Reading, b: Reading) -> str | None:
     window = (fa.period.start, fa.period.end) if fa.period else None
     if window != ((fb.period.start, fb.period.end) if fb.period else None):
         return "period"
-    if fa.scope.model_dump() != fb.scope.model_dump():
+    if fa.scope.model_copy(update={"projects": ()}) != fb.scope.model_copy(update={"projects": ()}):
+        return "scope"
+    if not (_projects_said(a, b) and _projects_said(b, a)):
         return "scope"
     if not fa.documents and (  # PAY-123 is its own type: "the PAY-123 bug" is PAY-123
         set(fa.issue_types) != set(fb.issue_types)
@@ -270,11 +293,21 @@ def slots_differ(a: Reading, b: Reading) -> str | None:
         return "type"
     if _state(a) != _state(b):
         return "state"
+    ra, rb = a.relation, b.relation  # "what is WEB-7 blocking" is not "what is blocking WEB-7"
+    if ra and rb and ra[0] == rb[0] and "both" not in (ra[1], rb[1]) and ra[1] != rb[1]:
+        return "direction"
     if set(fa.versions) != set(fb.versions) or a.marks != b.marks:
         return "marks"
     if not (a.names <= b.every and b.names <= a.every):
         return "names"
     return None
+
+
+def _projects_said(a: Reading, b: Reading) -> bool:
+    """Whether each project ``a``'s frame reads is ``b``'s too, or said by ``b`` as its key in
+    capitals ("the WEB project" is "WEB" where "WEB" has no "project" to be read by)."""
+    keys = set(tokens_of(b.text))
+    return all(p in b.frame.scope.projects or p.upper() in keys for p in a.frame.scope.projects)
 
 
 def swapped(a: Reading, b: Reading) -> bool:
@@ -537,7 +570,7 @@ def _asks(words: tuple[str, ...]) -> frozenset[str]:
     row's words not read again ("how many days" is a duration, not also a count)."""
     taken: set[int] = set()
     kinds: set[str] = set()
-    if words and words[0] in YES_NO and words[1:2] != ("there",):
+    if words and (words[0] in EMBEDDED_YES_NO or (words[0] in YES_NO and words[1:2] != ("there",))):
         kinds.add("yes/no")
     for phrase, kind in ASKS:
         n = len(phrase)

@@ -23,15 +23,16 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "memory"
 # file → the share of its paraphrases served, as measured with this test's embedder (docs/memory.md)
 FILES = {
     "paraphrases.json": 0.88,
-    "paraphrases_heldout.json": 0.85,
+    "paraphrases_heldout.json": 0.90,
     "paraphrases_heldout2.json": 0.95,
     "paraphrases_heldout3.json": 0.72,
-    "paraphrases_heldout4.json": 0.78,
-    "paraphrases_heldout5.json": 0.58,
+    "paraphrases_heldout4.json": 0.81,
+    "paraphrases_heldout5.json": 0.68,
+    "paraphrases_heldout6.json": 0.84,
 }
 # the file that only measures (never used to choose a rule) and the other questions it served when
 # measured: the 0.02 bound is asserted over the files the rule was chosen on
-MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout5.json", 2
+MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout6.json", 2
 
 
 def matched(client: Any, q: str) -> str | None:

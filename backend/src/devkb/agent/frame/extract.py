@@ -20,7 +20,7 @@ from devkb.agent.frame import phrases as P
 from devkb.agent.frame.match import compile_table, forms_of, tokenize
 from devkb.agent.frame.model import Frame, Period, Person, Role, Scope, Shape
 from devkb.agent.history.when import window_in
-from devkb.agent.question import ParsedQuestion, field_words, tokens_of
+from devkb.agent.question import ParsedQuestion, field_words, indirect, tokens_of
 
 
 class Resolver(Protocol):
@@ -335,6 +335,7 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
             and t[:1].isupper()
             and not t.isupper()
             and words[i] not in P.NOT_NAMES
+            and words[i] not in P.PRONOUNS
             and not any(c.isdigit() for c in t)
         )
         if not ok:
@@ -439,7 +440,7 @@ def _statement(text: str, words: Sequence[str], shape: str) -> bool:
     first = next((i for i, w in enumerate(words) if w not in P.GREETINGS), len(words))
     if shape == "remember" or "?" in text or len(words) < 5 or first >= len(words):
         return False
-    if words[first] in P.QUESTION_OPENERS:
+    if words[first] in P.QUESTION_OPENERS or indirect(words):  # "I was wondering how …" asks
         return False
     return any(w in P.STATEMENT_VERBS for w in words[first + 1 :])
 

@@ -234,7 +234,14 @@ NOT_NAMES: frozenset[str] = frozenset(
         "today", "yesterday", "ago", "issue", "issues", "ticket", "tickets", "sub", "subtask", "in-progress",
     )
 )  # fmt: skip
-STOP: frozenset[str] = NOT_NAMES | frozenset(
+# pronouns and words for anyone: never a person's name ("assigned to them", "filed by someone")
+PRONOUNS: frozenset[str] = frozenset(
+    ("i", "me", "my", "mine", "we", "us", "our", "ours", "you", "your", "yours", "he", "him", "his", "she",
+     "her", "hers", "they", "them", "their", "theirs", "it", "its", "itself", "themselves", "himself",
+     "herself", "myself", "yourself", "someone", "somebody", "anyone", "anybody", "everyone", "everybody",
+     "nobody", "whoever")
+)  # fmt: skip
+STOP: frozenset[str] = NOT_NAMES | PRONOUNS | frozenset(
     ("there", "be", "been", "it", "its", "that", "this", "with", "from", "at", "we", "you", "they", "s",
      "get", "got", "me", "our", "my", "still", "not", "most", "top")
 )  # fmt: skip
