@@ -184,3 +184,21 @@ def test_a_period_limits_the_answer_to_documents_of_that_period(agent_toolbox) -
     assert a.document_ids and "confluence:page:100" not in a.document_ids  # updated in April
     april = service.ask("How were refund webhooks retried in April 2024?")
     assert april.document_ids == ["confluence:page:100"]
+
+
+@pytest.mark.parametrize(
+    ("question", "embedded"),
+    [
+        ("Does anyone know who leads the Preferences Framework?", "who leads the preferences framework"),
+        ("hey, any idea when PAY-214 ships", "when pay 214 ships"),
+        ("I was wondering how you build Infusion", "how you build infusion"),
+        ("I'd like to know the on-call rotation", "the on call rotation"),
+        ("do you know if the flag is on", "if the flag is on"),
+        ("Does the build pass?", "does the build pass"),  # a yes-or-no question stays one
+        ("Do you know?", "do you know"),  # nothing embedded
+    ],
+)
+def test_an_indirect_question_is_the_question_it_embeds(question: str, embedded: str) -> None:
+    from devkb.agent.question import embedded_question, words_of
+
+    assert " ".join(embedded_question(words_of(question))) == embedded

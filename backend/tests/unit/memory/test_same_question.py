@@ -150,3 +150,41 @@ def test_without_the_agent_the_words_and_the_embedding_decide() -> None:
     assert words.near("When does the payments freeze start?", "When does the payment freeze begin?")
     assert not words.near("When does the payments freeze start?", "When does the payments freeze end?")
     assert words.same("a", "b", 0.9) and not words.same("a", "b", 0.5)
+
+
+@pytest.mark.parametrize(
+    ("verified", "question", "same_meaning"),
+    [
+        # an indirect question is the question it embeds: not yes or no
+        (
+            "Which version of jQuery does Infusion 3.0 ship with?",
+            "Does anyone know which version of jQuery Infusion 3.0 ships with?",
+            True,
+        ),
+        ("Who maintains the Uploader?", "can someone tell me who maintains the Uploader", True),
+        (
+            "Why is the Infusion build failing on Node 18?",
+            "any idea why the Infusion build is failing on Node 18?",
+            True,
+        ),
+        (
+            "Why is the Infusion build failing on Node 18?",
+            "how come the Infusion build is failing on Node 18",
+            True,
+        ),
+        ("How do I run the Infusion unit tests?", "What's the way to run the Infusion unit tests?", True),
+        # … unless it embeds "if" / "whether": yes or no, not "who"
+        (
+            "Who enabled the high contrast theme?",
+            "does anyone know if the high contrast theme is enabled?",
+            False,
+        ),
+        # "them" is not a person
+        ("Who is assigned to PAY-12?", "Who has PAY-12 assigned to them?", True),
+        # a project key with or without "project"; the direction of a link
+        ("How many open bugs does the WEB project have?", "how many bugs are still open in WEB?", True),
+        ("What is blocking WEB-7?", "What is WEB-7 blocking?", False),
+    ],
+)
+def test_how_people_ask_in_chat(verified: str, question: str, same_meaning: bool) -> None:
+    assert same(verified, question) is same_meaning
