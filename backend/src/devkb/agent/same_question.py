@@ -191,6 +191,11 @@ PARTICLES = frozenset("up down on off out over back around away in".split())
 DETERMINERS = frozenset("a an the this that these those my our your their his her its".split())
 # two words WordNet holds and does not call antonyms are alike at this cosine of their embeddings
 WORD_SIMILARITY = 0.68
+# a word mistyped by one letter is the other question's word when both have at least this many letters
+TYPO_LENGTH = 5
+_ASKING = frozenset("what which who whom whose when where why how".split())
+_RESOLUTION_NAMES = frozenset(name for _, name in P.RESOLUTIONS)
+_CLOSED = frozenset({_fold("closed"), _fold("resolved")})
 _YEAR_OR_QUARTER = frozenset({f"q{i}" for i in range(1, 5)})
 _STATE_STEMS = frozenset(_fold(w) for phrase, _ in P.STATUSES for w in phrase if w not in STOP)
 _SLOT_WORDS = frozenset(
@@ -234,13 +239,17 @@ def read(
     relation = (parsed.relation.name, parsed.relation.direction) if parsed.relation else None
     toks = tokens_of(text)
     lower = [t.lower() for t in toks]
+    lead = _lead(text, lower)  # "By default, is …": the question after a short opening phrase
     # an indirect question ("does anyone know who …", "any idea why …") is read as the question it
     # embeds: its opening words are neither content nor the kind asked
     asked = embedded_question(lower)
     toks, lower = toks[len(toks) - len(asked) :], lower[len(lower) - len(asked) :]
     # the words of states and issue types the frame read are compared as its slots
     slot_words = (set(lower) - set(frame.topic.split()) - STOP) & _SLOT_WORDS
-    words, every, surface = _words([w for w in lower if w not in slot_words], lexicon)
+    resolution = _resolution_at(lower)  # "won't fix", "wontfix": a state, compared as one
+    words, every, surface = _words(
+        [w for i, w in enumerate(lower) if w not in slot_words and i not in resolution], lexicon
+    )
     every |= set(lower)
     if frame.period is not None:  # its words are compared as its window ("Q3 2026", "third quarter")
         kept = [i for i, w in enumerate(words) if w not in PERIOD_WORDS and not (w.isdigit() and len(w) == 4)]
@@ -259,7 +268,7 @@ def read(
     marks = {t for t in _folded(raw) if any(c.isdigit() for c in t)}
     if frame.period is not None:  # the period's own words are compared as its window
         marks = {m for m in marks if not (m.isdigit() and len(m) == 4) and m not in _YEAR_OR_QUARTER}
-    asks = _asks(tuple(lower))
+    asks = _asks(tuple(lower[lead:]) if len(lower) == len(tokens_of(text)) else tuple(lower))
     return Reading(
         text,
         frame,
@@ -397,6 +406,15 @@ def align(a: Reading, b: Reading, lexicon: Words | None) -> tuple[Reading, str |
             ):
                 renamed[wb] = wa
                 break
+    typos = lexicon.lexicon.available  # without WordNet no word is known to be a word
+    for wb, sb in theirs.items():  # "perod" where ``a`` says "period": a typo of its word
+        if typos and wb not in renamed and wb not in LIGHT:
+            meant = next(
+                (w for w, sa in mine.items() if w not in renamed.values() and _typo(sa, sb, lexicon.lexicon)),
+                None,
+            )
+            if meant is not None:
+                renamed[wb] = meant
     if not renamed:
         return b, None
     words = tuple(renamed.get(w, w) for w in b.words)
@@ -546,6 +564,11 @@ def _state(r: Reading) -> frozenset[str]:
     said: set[str] = set()
     i = 0
     while i < len(r.said):
+        res = next(((p, name) for p, name in P.RESOLUTIONS if r.said[i : i + len(p)] == p), None)
+        if res is not None:  # "won't fix", "wontfix", "dupe": the resolution, which says closed
+            said.add(res[1])
+            i += len(res[0])
+            continue
         phrase = next((p for p in P.UNRESOLVED if r.said[i : i + len(p)] == p), None)
         if phrase is not None:  # "not closed", "still open", "outstanding"
             said.add("unresolv")
@@ -555,7 +578,60 @@ def _state(r: Reading) -> frozenset[str]:
         if f in _STATE_STEMS:
             said.add("unresolv" if f == "open" else f)
         i += 1
+    if said & _RESOLUTION_NAMES:  # "closed as won't fix" is "marked won't fix"
+        said -= _CLOSED
     return frozenset(said)
+
+
+def _resolution_at(lower: Sequence[str]) -> frozenset[int]:
+    """The positions of the words of a resolution ("won't fix", "wontfix") in ``lower``."""
+    at: set[int] = set()
+    for phrase, _ in P.RESOLUTIONS:
+        n = len(phrase)
+        at.update(
+            j for i in range(len(lower) - n + 1) if tuple(lower[i : i + n]) == phrase for j in range(i, i + n)
+        )
+    return frozenset(at)
+
+
+def _typo(a: str, b: str, lexicon: WordNet) -> bool:
+    """Whether ``b`` is ``a`` mistyped ("perod" for "period", "relase" for "release"): one letter
+    added, dropped, changed or two swapped, in words of at least :data:`TYPO_LENGTH` letters, and
+    not both words WordNet holds (two different words, "tests" and "texts")."""
+    if a == b or "_" in a + b or max(len(a), len(b)) < TYPO_LENGTH or min(len(a), len(b)) < TYPO_LENGTH - 1:
+        return False
+    if not (a.isalpha() and b.isalpha()) or not _one_edit(a, b):
+        return False
+    return not (lexicon.known(a) and lexicon.known(b))
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one insertion, deletion, substitution or transposition."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def _lead(text: str, lower: Sequence[str]) -> int:
+    """The number of words of a short opening phrase before a comma that a yes-or-no question
+    follows ("By default, is …", "In production, are …"), else 0."""
+    head, comma, _ = text.partition(",")
+    if not comma:
+        return 0
+    n = len(tokens_of(head))
+    opening = set(lower[:n])
+    if 1 <= n <= 3 and n < len(lower) and lower[n] in YES_NO and not opening & (YES_NO | _ASKING):
+        return n
+    return 0
 
 
 def _fits(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -571,6 +647,8 @@ def _asks(words: tuple[str, ...]) -> frozenset[str]:
     taken: set[int] = set()
     kinds: set[str] = set()
     if words and (words[0] in EMBEDDED_YES_NO or (words[0] in YES_NO and words[1:2] != ("there",))):
+        kinds.add("yes/no")
+    if words[-2:] == ("or", "not"):  # "Apple Pay on the checkout page: enabled or not?"
         kinds.add("yes/no")
     for phrase, kind in ASKS:
         n = len(phrase)

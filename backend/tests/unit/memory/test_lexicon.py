@@ -192,3 +192,41 @@ def test_without_wordnet_a_swapped_word_is_refused_at_any_cosine(tmp_path: Path)
         assert judged(
             "When does the payments freeze start?", "When does the payments freeze end?", words, 0.99
         ) == (False, "swapped")
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("verified", "question", "same_meaning"),
+    [
+        # a word mistyped by one letter is the other question's word …
+        (
+            "What is the retention period for production database backups?",
+            "whats the retention perod on production database backups",
+            True,
+        ),
+        ("When is the next Infusion release?", "when's the next infusion relase", True),
+        # … not when both are words WordNet holds, nor in short words
+        (
+            "Which tests are flaky in the checkout repository?",
+            "Which texts are flaky in the checkout repository?",
+            False,
+        ),
+        ("Who owns the cart page?", "Who owns the card page?", False),
+    ],
+)
+def test_a_typo_is_the_word_it_misspells(
+    wordnet: WordNet, verified: str, question: str, same_meaning: bool
+) -> None:
+    ok, why = judged(verified, question, Words(wordnet), similarity=0.88)
+    assert ok is same_meaning, why
+
+
+def test_a_typo_needs_wordnet_to_tell_a_word_from_a_misspelling(tmp_path: Path) -> None:
+    absent = Words(WordNet(tmp_path / "no-wordnet"))
+    ok, why = judged(
+        "What is the retention period for production database backups?",
+        "whats the retention perod on production database backups",
+        absent,
+        similarity=0.88,
+    )
+    assert not ok and why == "swapped"

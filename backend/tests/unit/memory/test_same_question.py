@@ -184,6 +184,32 @@ def test_without_the_agent_the_words_and_the_embedding_decide() -> None:
         # a project key with or without "project"; the direction of a link
         ("How many open bugs does the WEB project have?", "how many bugs are still open in WEB?", True),
         ("What is blocking WEB-7?", "What is WEB-7 blocking?", False),
+        # a resolution said any way is one state, and says the issue was closed
+        ("Why was FLUID-6145 closed as won't fix?", "FLUID-6145 closed as wontfix - why?", True),
+        ("Why was FLUID-6145 closed as won't fix?", "why did FLUID-6145 get marked wont fix", True),
+        ("Why was FLUID-6145 closed as won't fix?", "Why was FLUID-6145 closed?", False),
+        ("Why was FLUID-6145 closed as won't fix?", "Why was FLUID-6145 closed as a duplicate?", False),
+        # a yes-or-no question after a short opening phrase, or ending "or not"
+        (
+            "Is the high contrast theme enabled by default in UI Options?",
+            "By default, is UI Options' high contrast theme enabled?",
+            True,
+        ),
+        (
+            "Who enabled the high contrast theme by default?",
+            "By default, is the high contrast theme enabled?",
+            False,
+        ),
+        (
+            "Is the Apple Pay button enabled on the checkout page?",
+            "Apple Pay button on the checkout page: enabled or not?",
+            True,
+        ),
+        (
+            "Which Apple Pay button is enabled on the checkout page?",
+            "Apple Pay button on the checkout page: enabled or not?",
+            False,
+        ),
     ],
 )
 def test_how_people_ask_in_chat(verified: str, question: str, same_meaning: bool) -> None:

@@ -142,6 +142,19 @@ UNRESOLVED: tuple[tuple[str, ...], ...] = (
     ("still", "open"),
     ("pending",),
 )
+# how an issue was closed (its resolution), as people write it: "closed as won't fix", "marked
+# wontfix", "ended up as won't fix" are one state, and the resolution says the issue was closed
+RESOLUTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("won", "t", "fix"), "Won't Fix"),
+    (("wont", "fix"), "Won't Fix"),
+    (("wontfix",), "Won't Fix"),
+    (("will", "not", "fix"), "Won't Fix"),
+    (("duplicate",), "Duplicate"),
+    (("dupe",), "Duplicate"),
+    (("cannot", "reproduce"), "Cannot Reproduce"),
+    (("can", "t", "reproduce"), "Cannot Reproduce"),
+    (("cant", "reproduce"), "Cannot Reproduce"),
+)
 # a state word right after these is something that happened (an event), not an adjective
 HAPPENED: frozenset[str] = frozenset(("did", "were", "was", "got", "been", "get", "we", "they", "he", "she"))
 
