@@ -97,6 +97,7 @@ PHRASES: dict[tuple[str, ...], str] = {
     ("looks", "after"): "own",
     ("set", "up"): "set",
     ("in", "charge", "of"): "own",
+    ("busy", "with"): "work",
     ("how", "many", "days"): "long",
     ("how", "many", "weeks"): "long",
     ("how", "many", "months"): "long",
@@ -193,6 +194,8 @@ DETERMINERS = frozenset("a an the this that these those my our your their his he
 WORD_SIMILARITY = 0.68
 # a word mistyped by one letter is the other question's word when both have at least this many letters
 TYPO_LENGTH = 5
+# a word cut short to at least this many letters is the word ("docs", "prefs", "nav")
+ABBREVIATION = 3
 _ASKING = frozenset("what which who whom whose when where why how".split())
 _RESOLUTION_NAMES = frozenset(name for _, name in P.RESOLUTIONS)
 _CLOSED = frozenset({_fold("closed"), _fold("resolved")})
@@ -415,6 +418,20 @@ def align(a: Reading, b: Reading, lexicon: Words | None) -> tuple[Reading, str |
             )
             if meant is not None:
                 renamed[wb] = meant
+    # "docs" where ``a`` says "documentation", "prefs" for "preferences": an abbreviation, only
+    # when every other content word agrees
+    short = {
+        wb: wa
+        for wb, sb in theirs.items()
+        if wb not in renamed and wb not in LIGHT
+        for wa, sa in mine.items()
+        if wa not in renamed.values() and (_abbreviates(sb, sa) or _abbreviates(sa, sb))
+    }
+    if short:
+        both = {**renamed, **short}
+        words = tuple(both.get(w, w) for w in b.words)
+        if {w for w in words if w not in LIGHT} == a.content:
+            renamed = both
     if not renamed:
         return b, None
     words = tuple(renamed.get(w, w) for w in b.words)
@@ -603,6 +620,14 @@ def _typo(a: str, b: str, lexicon: WordNet) -> bool:
     if not (a.isalpha() and b.isalpha()) or not _one_edit(a, b):
         return False
     return not (lexicon.known(a) and lexicon.known(b))
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """Whether ``short`` is ``long`` cut short ("docs" / "documentation", "prefs" / "preferences",
+    "nav" / "navigation"): at least :data:`ABBREVIATION` letters (a plural's "s" aside) that begin
+    ``long``, which has at least three more."""
+    cut = short[:-1] if short.endswith("s") and len(short) > ABBREVIATION else short
+    return cut.isalpha() and len(cut) >= ABBREVIATION and long.startswith(cut) and len(long) >= len(cut) + 3
 
 
 def _one_edit(a: str, b: str) -> bool:

@@ -230,3 +230,30 @@ def test_a_typo_needs_wordnet_to_tell_a_word_from_a_misspelling(tmp_path: Path) 
         similarity=0.88,
     )
     assert not ok and why == "swapped"
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("verified", "question", "same_meaning"),
+    [
+        # a word cut short is the word, when every other content word agrees …
+        (
+            "Where is the Infusion documentation site hosted?",
+            "Infusion docs site - where is it hosted?",
+            True,
+        ),
+        # … not when the question has words of its own besides
+        (
+            "Where is the Infusion documentation site hosted?",
+            "Where is the Infusion docs build site hosted?",
+            False,
+        ),
+        # "busy with" is "working on"
+        ("What is Cindy Li working on this week?", "what is cindy li busy with this week", True),
+    ],
+)
+def test_an_abbreviation_or_another_phrase_for_the_word(
+    wordnet: WordNet, verified: str, question: str, same_meaning: bool
+) -> None:
+    ok, why = judged(verified, question, Words(wordnet), similarity=0.88)
+    assert ok is same_meaning, why
