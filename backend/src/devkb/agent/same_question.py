@@ -6,10 +6,12 @@ issue types, states), the names and marks it says (capitalised words, tokens wit
 "PAY-123", "4.2", "P1"), what kind of answer it asks for (a time, a person, a place, a duration,
 an amount, a way, a yes or no …) and its content words (Snowball stems, with the one table of
 words and abbreviations people use for one another folded, ``memory/lexicon.py``; WordNet's
-phrasal verbs as one word). An indirect question ("does anyone know who …", "can someone tell me
+phrasal verbs as one word; a word mistyped by one letter, or cut short where every other word
+agrees, is the other question's word: "perod", "docs"; a resolution — "won't fix", "wontfix" —
+is a state that says closed). An indirect question ("does anyone know who …", "can someone tell me
 when …", "any idea why …", "I was wondering how …") is read as the question it embeds
 (:func:`devkb.agent.question.embedded_question`): not yes or no, its opening words not content;
-"how come" and "what's causing" ask for a reason, "the way to" and "steps to" for a way. Two
+"By default, is …" and "… or not?" ask yes or no; "how come" and "what's causing" ask for a reason, "the way to" and "steps to" for a way. Two
 questions mean the same when
 
 1. **their slots are the same** — the same issue keys, people, period (the one time parser's

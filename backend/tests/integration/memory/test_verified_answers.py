@@ -24,15 +24,16 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "memory"
 FILES = {
     "paraphrases.json": 0.88,
     "paraphrases_heldout.json": 0.90,
-    "paraphrases_heldout2.json": 0.95,
+    "paraphrases_heldout2.json": 0.97,
     "paraphrases_heldout3.json": 0.72,
-    "paraphrases_heldout4.json": 0.81,
-    "paraphrases_heldout5.json": 0.68,
-    "paraphrases_heldout6.json": 0.84,
+    "paraphrases_heldout4.json": 0.82,
+    "paraphrases_heldout5.json": 0.74,
+    "paraphrases_heldout6.json": 0.92,
+    "paraphrases_heldout7.json": 0.70,
 }
 # the file that only measures (never used to choose a rule) and the other questions it served when
 # measured: the 0.02 bound is asserted over the files the rule was chosen on
-MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout6.json", 2
+MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout7.json", 0
 
 
 def matched(client: Any, q: str) -> str | None:
