@@ -664,7 +664,9 @@ class Container(containers.DeclarativeContainer):
         settings,
         shared_state.provider,
     )
-    sentence_meaning = providers.Singleton(lambda emb: SentenceMeaning(emb.embed), embedder)
+    sentence_meaning = providers.Singleton(
+        lambda s, emb: SentenceMeaning(emb.embed) if s.sentence_meaning else None, settings, embedder
+    )
     toolbox = providers.Singleton(
         Toolbox,
         reader_store,

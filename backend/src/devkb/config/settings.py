@@ -149,6 +149,14 @@ class Settings(BaseSettings):
         65536, ge=0, description="Diff kept per file of a commit, cut at a line end (Fluid's are ≤ 4,000)."
     )
 
+    # -- extractive answers (docs/agent.md) ----------------------------------------------------
+    sentence_meaning: bool = Field(
+        False,
+        description="Also order an answer's candidate sentences by their embedding cosine with the "
+        "question (agent/meaning.py). Off: on a fresh held-out set it gained nothing, put a "
+        "topic sentence before the reason, and added ~0.7 s at p90 (docs/evaluation.md).",
+    )
+
     # -- LLM ---------------------------------------------------------------------------------
     llm_provider: Literal["auto", "ollama", "openai", "none"] = "auto"
     ollama_url: str = "http://127.0.0.1:11434"
