@@ -4,9 +4,11 @@ best source, "the sources mention … but do not say why" with a capped confiden
 
 from __future__ import annotations
 
+from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import focused_sentences, mentions_without, unwrap
 from devkb.agent.focus import explains, question_focus, strength
 from devkb.agent.question import parse_question
+from devkb.store.models import Document, SourceType
 
 
 def focus(q: str):
@@ -69,6 +71,27 @@ def test_no_sentence_holds_it() -> None:
         == []
     )
     assert mentions_without(why, "Why was the refund limit changed?", []) == "The sources do not say why."
+
+
+def test_what_the_sources_mention_is_said_in_the_questions_words() -> None:
+    doc = EvidenceDoc(
+        Document(
+            "jira:WEB-9",
+            SourceType.JIRA,
+            "Double payment",
+            "Customers were charged twice.",
+            "u",
+            "2026-04-02",
+        ),
+        ("Customers were charged twice.",),
+    )
+    said = mentions_without(
+        focus("Why were customers charged twice?"), "Why were customers charged twice?", [doc]
+    )
+    assert said.startswith("The sources mention charged, customers"), (
+        said
+    )  # not the stems "charg", "customer"
+    assert "do not say why" in said
 
 
 def test_soft_wrapped_lines_are_joined() -> None:

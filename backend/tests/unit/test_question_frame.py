@@ -105,6 +105,11 @@ def frame(question: str) -> Frame:
             {"project WEB", "type Task", "unresolved", "created since March 2026"},
         ),
         (
+            "Which WEB issues did Marcus Chen update in March 2026?",
+            "list",
+            {"involving Marcus Chen", "project WEB", "updated in March 2026"},
+        ),
+        (
             "Count the bugs with priority Blocker filed by Justin Obara before May 2011",
             "count",
             {"type Bug", "priority Blocker", "reported by Justin Obara", "created before May 2011"},

@@ -761,6 +761,11 @@ def mentions_without(focus: Focus, question: str, docs: Sequence[EvidenceDoc]) -
     """ "The sources mention idempotency and key (PAY-12 [1], …) but do not say why." — what an
     answer says when no source holds what the question asks."""
     q = keywords(question)
+    # each keyword shown as the question wrote it ("charged", not the stem "charg")
+    written: dict[str, str] = {}
+    for w in question.split():
+        for k in keywords(w):
+            written.setdefault(k, w.strip(".,;:!?\"'()[]“”‘’").lower() or k)
     held: list[str] = []
     cites: list[str] = []
     for i, d in enumerate(docs[:3], 1):
@@ -771,7 +776,7 @@ def mentions_without(focus: Focus, question: str, docs: Sequence[EvidenceDoc]) -
             held += [w for w in sorted(q & words) if w not in held]
     if not cites:
         return f"The sources do not say {focus.asks}."
-    shown = held[:4]
+    shown = [written.get(k, k) for k in held[:4]]
     said = ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
     return f"The sources mention {said} ({'; '.join(cites)}) but do not say {focus.asks}."
 

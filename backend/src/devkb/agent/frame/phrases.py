@@ -117,6 +117,7 @@ EVENTS: dict[str, str] = {
     **dict.fromkeys(
         ("updated", "changed", "touched", "modified", "edited", "active", "worked", "work"), "updated"
     ),
+    **dict.fromkeys(("update", "modify", "edit"), "updated"),
     **dict.fromkeys(("working", "doing", "did"), "updated"),
 }
 
