@@ -73,6 +73,32 @@ def test_no_sentence_holds_it() -> None:
     assert mentions_without(why, "Why was the refund limit changed?", []) == "The sources do not say why."
 
 
+def test_the_opening_of_the_document_asked_about_says_why() -> None:
+    # an issue's description says why it exists, without a cue: it answers when the issue's title
+    # holds the question's terms and no sentence of the issue holds the reason by its words
+    q = "why are we building webhooks to merchants for payment events?"
+    why = focus(q)
+    issue = "## Description\nMerchants poll the payment endpoint every minute.\n\n## Comments\nDelivery worker done."
+    other = "Webhooks are signed with one secret per merchant endpoint."
+    titles = {1: "Deliver payment events to merchants via webhooks", 2: "Webhook Delivery Design"}
+    assert focused_sentences(q, [(1, issue), (2, other)], why, titles=titles) == [
+        (1, "Merchants poll the payment endpoint every minute.")
+    ]
+    # without the title it is only a sentence on the topic
+    assert focused_sentences(q, [(1, issue), (2, other)], why) == []
+    # a sentence of the issue that gives the reason by its words wins over its opening
+    cued = issue.replace("Delivery worker done.", "Merchants asked for it because polling is slow.")
+    assert focused_sentences(q, [(1, cued)], why, titles=titles) == [
+        (1, "Merchants asked for it because polling is slow.")
+    ]
+    # an opening that holds most of the question's terms restates the title: what, not why
+    q2 = "why does API v2 take amounts as integer minor units?"
+    pr = "## Description\nFirst part of API v2: it converts decimal amounts to integer minor units."
+    assert (
+        focused_sentences(q2, [(1, pr)], focus(q2), titles={1: "API v2 amounts as integer minor units"}) == []
+    )
+
+
 def test_what_the_sources_mention_is_said_in_the_questions_words() -> None:
     doc = EvidenceDoc(
         Document(

@@ -20,6 +20,7 @@ from devkb.agent.focus import (
     Focus,
     comment_author,
     explains,
+    opening,
     owner_line,
     question_focus,
     sentence_words,
@@ -487,6 +488,11 @@ def preamble(
     return lines
 
 
+def titles_of(docs: Sequence[EvidenceDoc]) -> dict[int, str]:
+    """Each document's title by its citation number (what its opening sentences are about)."""
+    return {i: d.document.title for i, d in enumerate(docs, 1)}
+
+
 def people_of(doc: EvidenceDoc) -> frozenset[str]:
     """The people a document names in its fields and comments (for "who does X" answers)."""
     meta = doc.document.metadata
@@ -581,7 +587,12 @@ def table_rows(text: str) -> tuple[tuple[int, str, str, str], ...]:
     return tuple(out)
 
 
-CONTEXT_WEIGHT = 0.5  # how the question's terms in the sentence before count (half)
+CONTEXT_WEIGHT = 0.5  # how the question's terms in the sentence before (or the title) count (half)
+# a document whose title holds at least this share of the question's weighted terms is what the
+# question is about: its opening (an issue's description) holds a reason or a consequence uncued
+TITLE_COVERAGE = 0.5
+OPENING_FOCI = frozenset({"reason", "condition"})
+OPENING_HELD = 0.5  # how such an opening holds the focus (as a condition or step held by coverage)
 # the first words of a sentence that points back at the one before for what it is about
 ANAPHORS = frozenset({("this",), ("that",), ("it",), ("they",), ("these",), ("those",), ("such",)})
 
@@ -626,12 +637,13 @@ def scored_sentences(
     focus: Focus,
     people: Mapping[int, frozenset[str]] | None = None,
     meaning: SentenceMeaning | None = None,
+    titles: Mapping[int, str] | None = None,
 ) -> list[Scored]:
     """Every sentence of ``passages`` that holds the focus and shares a word with the question,
     scored as :func:`focused_sentences` describes; with ``meaning``, the best by words (at most
     :data:`MEANING_CANDIDATES`, within :data:`MEANING_WEIGHT` of the best: no other can overtake
     it) also by their closeness in meaning to the question. One candidate alone is not embedded."""
-    scored = _lexical_scores(question, passages, focus, people)
+    scored = _lexical_scores(question, passages, focus, people, titles)
     if meaning is None or len(scored) < 2:
         return scored
     order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
@@ -651,6 +663,7 @@ def _lexical_scores(
     passages: Sequence[tuple[int, str]],
     focus: Focus,
     people: Mapping[int, frozenset[str]] | None = None,
+    titles: Mapping[int, str] | None = None,
 ) -> list[Scored]:
 
     q = keywords(question) - ASKING_WORDS
@@ -679,10 +692,19 @@ def _lexical_scores(
         if a[0] == b[0] and a[1] < b[1]:
             before[(b[0], b[1])] = a[5]
     total = sum(weights.values()) or 1.0
+    # the documents the question is about: their titles hold most of its weighted terms ("why does
+    # finance need a double-entry ledger?" → "Double-entry ledger for captures and refunds")
+    titled = {
+        n: terms_
+        for n, title in (titles or {}).items()
+        if len(q & (terms_ := document_keywords(title))) >= 2
+        and sum(weights.get(t, 0.0) for t in q & terms_) / total >= TITLE_COVERAGE
+    }
     # a reason is worded with a cue ("because", "so that"); a sentence sharing the question's words
     # without one is the topic, not the reason ("The refund limit is 500 EUR."); a person is named
     implicit = focus.name in ("condition", "step")
     scored: list[Scored] = [Scored(*t, coverage=0.0) for t in person_lines]
+    openings: list[tuple[int, int, str, float]] = []  # uncued openings of the documents asked about
     for n, j, s, heading, about, words, cues in candidates:
         author = comment_author(heading) if focus.name == "person" else ""
         if author:  # a comment's sentence is said by its author: "Reviewed the patch. — Jonathan Hung"
@@ -700,6 +722,16 @@ def _lexical_scores(
             held = 1.0
         if not held and implicit and coverage >= IMPLICIT_COVERAGE and len(shared) >= 2 and words - q:
             held = 0.5
+        # the opening of a document the question is about says why it exists or what goes wrong
+        # ("Finance needs a ledger they can audit: …" under PAY-5's description): when no sentence
+        # of that document holds the focus by its words, its opening holds a reason or a
+        # condition's consequence without a cue, the title's terms counting as its context
+        title = titled.get(n, frozenset())
+        # (one holding most of the question's terms itself restates the title: what, not why)
+        says_more = bool(shared) and len(shared) < 0.6 * len(q) and bool(words - q - title)
+        if not held and title and focus.name in OPENING_FOCI and opening(heading) and says_more:
+            context = CONTEXT_WEIGHT * sum(weights[t] for t in (q & title) - shared - prev) / total
+            openings.append((n, j, s, coverage + context))
         # the sentence shares the question's words, or stands under a heading that holds the
         # focus ("## Root cause") in a passage that does
         if held and (shared or (about and under_heading(focus, heading))):
@@ -716,6 +748,16 @@ def _lexical_scores(
                 - 0.01 * j
             )
             scored.append(Scored(score, n, j, s, coverage))
+    held_in = {c.n for c in scored}
+    for n, j, s, coverage in openings:
+        if n not in held_in:
+            score = (
+                COVERAGE_WEIGHT * coverage
+                + HELD_WEIGHT * OPENING_HELD
+                - ORDER_WEIGHT * (n - first)
+                - 0.01 * j
+            )
+            scored.append(Scored(score, n, j, s, coverage))
     return scored
 
 
@@ -726,6 +768,7 @@ def focused_sentences(
     people: Mapping[int, frozenset[str]] | None = None,
     most: int = 2,
     meaning: SentenceMeaning | None = None,
+    titles: Mapping[int, str] | None = None,
 ) -> list[tuple[int, str]]:
     """The sentences that answer what the question asks (``focus``: the reason, the condition's
     consequence, the person, the step), as (citation number, sentence): from the best source
@@ -738,7 +781,7 @@ def focused_sentences(
     sentences (:func:`_term_weights`), the rank of its source and its position there; a sentence
     that restates the question (an issue's title) pays for it. For a condition or a step, a
     sentence holding most of the question's weighted terms holds the focus by itself."""
-    found = scored_sentences(question, passages, focus, people, meaning)
+    found = scored_sentences(question, passages, focus, people, meaning, titles)
     scored = [(c.score, c.n, c.j, c.s) for c in found]
     if not scored:
         return []
@@ -862,7 +905,8 @@ def unmet_focus(
         return None
     people = {i: people_of(d) for i, d in enumerate(docs, 1)}
     # whether any sentence holds it: the words decide, the meaning only orders them
-    return None if focused_sentences(parsed.text, focus_passages(docs), focus, people) else focus
+    found = focused_sentences(parsed.text, focus_passages(docs), focus, people, titles=titles_of(docs))
+    return None if found else focus
 
 
 # the share of the question's weighted terms (:func:`_term_weights`) a sentence that holds the
@@ -887,7 +931,7 @@ def reads_further(
     if focus is None or not quotes_sentences(parsed, docs, not_found, anchors, filtered_out, reads_all):
         return False
     people = {i: people_of(d) for i, d in enumerate(docs, 1)}
-    found = scored_sentences(parsed.text, focus_passages(docs), focus, people)
+    found = scored_sentences(parsed.text, focus_passages(docs), focus, people, titles=titles_of(docs))
     return not any(c.coverage >= FOCUS_GATE for c in found)
 
 
@@ -922,7 +966,8 @@ def holds_focus(
     if any(keywords(w) - held for w in named):
         return None
     people = {i: people_of(d) for i, d in enumerate(docs, 1)}
-    found = scored_sentences(parsed.text, focus_passages(docs), focus, people)  # by coverage: no meaning
+    # by coverage: no meaning
+    found = scored_sentences(parsed.text, focus_passages(docs), focus, people, titles=titles_of(docs))
     best = max(found, key=lambda c: c.coverage, default=None)
     return (focus, best) if best is not None and best.coverage >= FOCUS_GATE else None
 
@@ -942,7 +987,8 @@ def _doer(
     named = [a for a in anchors if a.id in numbers]
     passages = [(numbers[a.id], text) for a in named for _, text in focus_passages([a])]
     people = {numbers[a.id]: people_of(a) for a in named}
-    found = focused_sentences(parsed.text, passages, focus, people, meaning=meaning)
+    titles = {numbers[a.id]: a.document.title for a in named}
+    found = focused_sentences(parsed.text, passages, focus, people, meaning=meaning, titles=titles)
     return [" ".join(f"{s} [{n}]" for n, s in found)] if found else []
 
 
@@ -978,7 +1024,9 @@ def compose_answer(
         focus = question_focus(parsed)
         if focus is not None:
             people = {i: people_of(d) for i, d in enumerate(docs, 1)}
-            found = focused_sentences(parsed.text, focus_passages(docs), focus, people, meaning=meaning)
+            found = focused_sentences(
+                parsed.text, focus_passages(docs), focus, people, meaning=meaning, titles=titles_of(docs)
+            )
             if found:
                 numbers = {d.id: i for i, d in enumerate(docs, 1)}
                 lead_in = _page_named(parsed, docs, [a for a in anchors if a.id in numbers], found[0][0])

@@ -345,6 +345,16 @@ HEADINGS = {
         "example|examples|runbook|what to do|how|checklist|to reproduce|steps to reproduce".split("|")
     ),
 }
+# the heading of a document's opening section, the one that says what it is for or what goes wrong
+# (an issue's or a pull request's description: sources/jira/convert.py, sources/github/convert.py)
+OPENING_HEADINGS = frozenset({"description"})
+
+
+def opening(heading: str) -> bool:
+    """Whether a sentence under ``heading`` is in its document's opening section (its description)."""
+    return heading.strip().lower() in OPENING_HEADINGS
+
+
 _PUNCT = ".,;:!?()[]{}\"'`“”‘’<>*\\"
 
 

@@ -306,7 +306,8 @@ def anchors_saying(out: Outcome, docs: Sequence[EvidenceDoc], focus: Focus) -> l
     anchors = [a for a in out.anchors if a.id in numbers]
     passages = [(numbers[a.id], text) for a in anchors for _, text in focus_passages([a])]
     people = {numbers[a.id]: people_of(a) for a in anchors}
-    return focused_sentences(out.parsed.text, passages, focus, people, meaning=out.meaning)
+    titles = {numbers[a.id]: a.document.title for a in anchors}
+    return focused_sentences(out.parsed.text, passages, focus, people, meaning=out.meaning, titles=titles)
 
 
 def document_kind(doc_id: str, metadata: dict[str, object]) -> str:
