@@ -32,6 +32,10 @@ def test_which_sentences_hold_it() -> None:
     assert strength(why, "Blocked on the v2 endpoint being deployed to staging.")
     assert not strength(why, "Switch the checkout to /v2/payments behind the checkout.api_v2 flag.")
     assert strength(why, "The retry helper treated timeouts as retryable.", heading="Root cause")
+    # purpose and cause worded as people write them: "to enable", "the fact that", "reason to"
+    assert strength(why, "The tty group is used by write and wall to enable them to write to ttys.")
+    assert strength(why, "This is related to the fact that we use the jQuery UI Dialog plugin.")
+    assert strength(why, "With HTML 5 upload viable, I don't see any reason to switch.")
     who = focus("who rotates the sandbox key?")
     assert strength(who, "The sandbox key is rotated every 30 days by Grace Lee.") == 2
     assert not strength(who, "The sandbox key is rotated every 30 days.")  # nobody named
