@@ -29,11 +29,13 @@ FILES = {
     "paraphrases_heldout4.json": 0.82,
     "paraphrases_heldout5.json": 0.74,
     "paraphrases_heldout6.json": 0.92,
-    "paraphrases_heldout7.json": 0.70,
+    "paraphrases_heldout7.json": 0.80,
+    "paraphrases_heldout8.json": 0.66,
+    "paraphrases_heldout9.json": 0.68,
 }
 # the file that only measures (never used to choose a rule) and the other questions it served when
 # measured: the 0.02 bound is asserted over the files the rule was chosen on
-MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout7.json", 0
+MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout9.json", 2
 
 
 def matched(client: Any, q: str) -> str | None:
