@@ -109,6 +109,18 @@ def frame(question: str) -> Frame:
             "list",
             {"involving Marcus Chen", "project WEB", "updated in March 2026"},
         ),
+        # the role said after the name, as a passive ("is Marcus Chen assigned to"): the
+        # assignee, as the answer applies it — not anyone involved (issue 61)
+        (
+            "Which PAY issues is Marcus Chen assigned to?",
+            "list",
+            {"assignee Marcus Chen", "project PAY"},
+        ),
+        (
+            "Show open WEB bugs that Marcus Chen is assigned to",
+            "list",
+            {"assignee Marcus Chen", "project WEB", "type Bug", "status Open"},
+        ),
         (
             "Count the bugs with priority Blocker filed by Justin Obara before May 2011",
             "count",
@@ -345,8 +357,17 @@ def test_the_answer_says_how_it_understood_the_question(tmp_path, embedder) -> N
         a = ask("What did Marcus Chen work on in March 2024?")
         assert a.understood is not None and a.understood.shape == "list"
         assert a.understood.route == "conditions: conditions"
-        assert set(a.understood.conditions) == {"assignee Marcus Chen", "updated in March 2024"}
+        # the executor reads a person's work as assigned or written: the answer and the
+        # understood conditions say the same (issue 61)
+        assert set(a.understood.conditions) == {"assignee or author Marcus Chen", "updated in March 2024"}
+        assert "assigned to or written by Marcus Chen" in a.answer, a.answer
         assert a.document_ids == ["jira:PAY-1"], a.answer
+        # the assignee said after the name ("is Marcus Chen assigned to"): applied and shown
+        assigned = ask("Which PAY issues is Marcus Chen assigned to?")
+        assert assigned.understood is not None, assigned
+        assert set(assigned.understood.conditions) == {"assignee Marcus Chen", "project PAY"}
+        assert "assigned to Marcus Chen" in assigned.answer, assigned.answer
+        assert set(assigned.document_ids) == {"jira:PAY-1", "jira:PAY-2"}, assigned.answer
         unknown = ask("How many bugs did Zed Quux report in 2024?")
         assert unknown.status == "not_found" and "nobody named 'Zed Quux'" in unknown.answer
     finally:

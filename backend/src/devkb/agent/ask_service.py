@@ -197,7 +197,7 @@ class AskService:
             answer.understood = Understood(
                 outcome.frame.shape,
                 outcome.route,
-                outcome.frame.describe(),
+                outcome.frame.describe(work=outcome.kind.reads_work),
                 list(outcome.unapplied),
                 outcome.frame.unresolved(),
             )

@@ -415,7 +415,8 @@ def _role(words: Sequence[str], start: int, end: int, kinds: Sequence[str]) -> R
             if authored and role in ("reporter", "assignee"):
                 return "author"
             return role  # type: ignore[return-value]
-        if w not in ("been", "ever", "already", "recently", "just", "also"):
+        # "… that Marcus Chen is assigned to": the verb's auxiliary before it
+        if w not in ("been", "ever", "already", "recently", "just", "also", "is", "was", "are", "were"):
             break
     return None
 

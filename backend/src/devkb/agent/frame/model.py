@@ -128,15 +128,23 @@ class Frame(_Slot):
         out += [f"no project, space or repository named {s!r}" for s in self.scope.unresolved]
         return out
 
-    def describe(self) -> list[str]:
-        """Each condition as the answer names it ("assignee Marcus Chen", "created in 2011").
-        None for a statement to remember: its dates and names are what is remembered, not
-        conditions on anything."""
+    def person_work(self, person: Person) -> bool:
+        """Whether ``person`` asks for a person's work — assigned to them or written by them
+        (issues, commits, pull requests, pages) — as the conditions executor reads it: an assignee
+        or someone involved, in a question that names no kind of document."""
+        return person.role in ("assignee", "involved") and not self.kinds
+
+    def describe(self, work: bool = False) -> list[str]:
+        """Each condition as the answer names it ("assignee Marcus Chen", "created in 2011");
+        ``work``: the executor reads a person's work (:meth:`person_work`) as assigned or
+        written, and says so ("assignee or author Marcus Chen"). None for a statement to
+        remember: its dates and names are what is remembered, not conditions on anything."""
         out: list[str] = []
         if self.shape == "remember":
             return out
         for p in self.people:
-            out.append(f"{_ROLE_SAID[p.role]} {p.resolved or p.said}")
+            said = "assignee or author" if work and self.person_work(p) else _ROLE_SAID[p.role]
+            out.append(f"{said} {p.resolved or p.said}")
         if self.scope.projects:
             out.append("project " + " or ".join(self.scope.projects))
         if self.scope.spaces:

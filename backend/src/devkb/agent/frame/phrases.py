@@ -92,6 +92,8 @@ ROLE_AFTER: dict[str, str] = {
     **dict.fromkeys(
         ("handle", "handled", "handling", "get", "got", "take", "took", "have", "has"), "assignee"
     ),
+    # the passive with its particle after the name: "which issues is Aisha Khan assigned to?"
+    **dict.fromkeys(("assigned", "assign", "assigns"), "assignee"),
     **dict.fromkeys(
         ("close", "closed", "closes", "resolve", "resolved", "resolves", "move", "moved"), "mover"
     ),

@@ -163,6 +163,9 @@ class QuestionKind:
     # the frame's condition slots it applies (agent/frame/route.py: ``person:<role>``, period,
     # scope, type, state, priority, version, label); a slot it does not honour is never dropped
     honours: ClassVar[frozenset[str]] = frozenset()
+    # it reads a person's work as assigned to them or written by them (``Frame.person_work``):
+    # the conditions the answer shows (``Frame.describe``) say so
+    reads_work: ClassVar[bool] = False
     # its answer quotes what the question asks for (agent/focus.py: the reason, the person, …) and
     # says when no source holds it; its confidence is then capped (confidence.capped)
     answers_focus: ClassVar[bool] = False

@@ -51,6 +51,7 @@ class Conditions(QuestionKind):
     name = "conditions"
     needs_no_model = True  # the set is exact: a model would list the few it is shown
     filters = False
+    reads_work = True  # a person's work: what is assigned to them and what they wrote
     honours: ClassVar[frozenset[str]] = frozenset(
         {"period", "scope", "type", "state", "priority", "version", "label"}
         | {f"person:{r}" for r in ROLE_FIELD}
@@ -76,7 +77,7 @@ class Conditions(QuestionKind):
         filters, types = query(frame)
         found = {d.id: d for d in store.find_documents(filters, types=types, limit=MOST)}
         for person in frame.people:
-            if person.role in ("assignee", "involved") and not frame.kinds and person.resolved:
+            if frame.person_work(person) and person.resolved:
                 # a person's work: what is assigned to them and what they wrote (commits, pull
                 # requests, pages; GitHub names them by login)
                 wrote = {k: v for k, v in filters.items() if k not in ("assignee", "people")}
@@ -298,7 +299,7 @@ def describe(frame: Frame) -> str:
         extra.append(f"{event} {first} to {last}")
     for person in frame.people:
         said = _ROLE_SAID.get(person.role, person.role)
-        if person.role in ("assignee", "involved") and not frame.kinds:
+        if frame.person_work(person):
             said = "assigned to or written by"  # a person's work: their issues and what they wrote
         extra.append(f"{said} {person.resolved or person.said}")
     return (f" in {', '.join(scopes)}" if scopes else "") + (" (" + ", ".join(extra) + ")" if extra else "")
