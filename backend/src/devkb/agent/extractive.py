@@ -87,9 +87,11 @@ _BOILERPLATE = (
 )
 _CAUSE = frozenset("because caused cause causes triggered resulted".split())
 _CAUSE_PHRASES = (("root", "cause"), ("due", "to"), ("as", "a", "result"), ("led", "to"), ("the", "reason"))
+_MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+# a date: 2026-04-14, "December 15", "15 December", "in 2026"
 _DATED = re.compile(
-    r"\b(?:19|20)\d\d-\d\d(?:-\d\d)?\b|\b(?:January|February|March|April|May|June|July|August|"
-    r"September|October|November|December)\s+\d{1,2}\b|\b(?:on|in|since)\s+(?:19|20)\d\d\b"
+    r"\b(?:19|20)\d\d-\d\d(?:-\d\d)?\b|\b" + _MONTHS + r"\s+\d{1,2}\b|\b\d{1,2}\s+" + _MONTHS + r"\b"
+    r"|\b(?:on|in|since)\s+(?:19|20)\d\d\b"
 )
 _CHANGE = frozenset(
     "change changed added removed renamed replaced upgraded migrated deprecated moved switched".split()
@@ -169,7 +171,8 @@ def compose_extractive(
                 bonus = 1.0 + (0.5 if dated else 0.0)
             if overlap == 0 and bonus == 0:
                 continue
-            scored.append((overlap + bonus - 0.15 * order - 0.01 * j, n, order, s, cause))
+            held = (qtype == "why" and cause) or (qtype == "when" and dated)
+            scored.append((overlap + bonus - 0.15 * order - 0.01 * j, n, order, s, held))
     if not scored:
         if passages:
             n, text = passages[0]
@@ -181,7 +184,12 @@ def compose_extractive(
             first = body[0] if body else clean(text)[:300]
             return f"{first} [{n}]"
         return NO_ANSWER
-    best = sorted(scored, key=lambda t: -t[0])[:max_sentences]
+    ranked = sorted(scored, key=lambda t: -t[0])
+    if ranked[0][4]:
+        # the best sentence holds what the type asks (a cause, a date — a memory "the payments
+        # freeze starts on 15 December"): a sentence that shares the words without it is no answer
+        ranked = [t for t in ranked if t[4]]
+    best = ranked[:max_sentences]
     if qtype == "why":  # the causes first, best first
         best.sort(key=lambda t: (not t[4], -t[0]))
     else:

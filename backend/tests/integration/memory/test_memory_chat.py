@@ -89,3 +89,45 @@ def test_what_did_i_ask_recalls_my_own_questions(chat_world: Any) -> None:
     assert [
         t["question"] for t in client.get("/memories/conversations/recall", params={"q": "webhooks"}).json()
     ] == ["How do we retry failed webhooks with backoff?"]
+
+
+# a team's welcome page, as the demo's wiki opens: it shares the question's words ("payments")
+# and holds no date
+WELCOME = """# Payments Engineering Home
+
+Welcome to the wiki of the Payments Platform team.
+
+We own payments-service: the API that the web checkout and merchant integrations use to take \
+payments, our integration with the Meridian PSP, the ledger, and payment webhooks.
+"""
+
+
+@pytest.fixture(scope="module")
+def welcome_world(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Any]:
+    root = tmp_path_factory.mktemp("memory-welcome")
+    (root / "docs").mkdir()
+    (root / "docs" / "welcome.md").write_text(WELCOME, encoding="utf-8")
+    c = memory_container(root, embedder, chat_memory="store")
+    client = client_for(c)
+    try:
+        yield client
+    finally:
+        client.__exit__(None, None, None)
+        shutdown(c)
+
+
+def test_a_memory_that_answers_is_not_padded_with_documents(welcome_world: Any) -> None:
+    """A memory that holds what the question asks (a date for "when") answers it: the welcome
+    page's sentences that share its words but hold no date are not appended (issue 61)."""
+    client = welcome_world
+    sign_in(client, "alice@acme.example")
+    said = ask(client, "Remember that the payments freeze starts on 15 December")
+    assert "I'll remember that" in said["answer"], said
+    answer = ask(client, "When does the payments freeze start?")
+    assert answer["sources"][0]["document_id"] == said["sources"][0]["document_id"], answer
+    assert answer["answer"].startswith("the payments freeze starts on 15 December [1]"), answer["answer"]
+    assert "Welcome to the wiki" not in answer["answer"], answer["answer"]
+    assert "We own payments-service" not in answer["answer"], answer["answer"]
+    # the page still answers what it holds
+    about = ask(client, "Which team owns payments-service?")
+    assert "We own payments-service" in about["answer"] or "Payments Platform" in about["answer"], about
