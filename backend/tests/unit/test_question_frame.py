@@ -368,6 +368,12 @@ def test_the_answer_says_how_it_understood_the_question(tmp_path, embedder) -> N
         assert set(assigned.understood.conditions) == {"assignee Marcus Chen", "project PAY"}
         assert "assigned to Marcus Chen" in assigned.answer, assigned.answer
         assert set(assigned.document_ids) == {"jira:PAY-1", "jira:PAY-2"}, assigned.answer
+        # the count kind honours the assignee: it applies the one the frame read after the name
+        counted = ask("How many PAY issues is Priya Raman assigned to?")
+        assert counted.understood is not None, counted
+        assert "assignee Priya Raman" in counted.understood.conditions, counted.understood
+        assert "assigned to Priya Raman" in counted.answer, counted.answer
+        assert counted.document_ids == ["jira:PAY-3"], counted.answer
         unknown = ask("How many bugs did Zed Quux report in 2024?")
         assert unknown.status == "not_found" and "nobody named 'Zed Quux'" in unknown.answer
     finally:

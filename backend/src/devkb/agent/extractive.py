@@ -158,7 +158,7 @@ def compose_extractive(
     when → a date, what changed → a dated change); metadata lines, headers and boilerplate are
     never chosen."""
     q = terms(question)
-    scored: list[tuple[float, int, int, str, bool]] = []
+    scored: list[tuple[float, int, int, str, bool, int]] = []
     for order, (n, text) in enumerate(passages):
         for j, s, words, cause, dated, change in passage_sentences(text):
             overlap = len(q & words)
@@ -172,7 +172,7 @@ def compose_extractive(
             if overlap == 0 and bonus == 0:
                 continue
             held = (qtype == "why" and cause) or (qtype == "when" and dated)
-            scored.append((overlap + bonus - 0.15 * order - 0.01 * j, n, order, s, held))
+            scored.append((overlap + bonus - 0.15 * order - 0.01 * j, n, order, s, held, overlap))
     if not scored:
         if passages:
             n, text = passages[0]
@@ -185,17 +185,20 @@ def compose_extractive(
             return f"{first} [{n}]"
         return NO_ANSWER
     ranked = sorted(scored, key=lambda t: -t[0])
-    if ranked[0][4]:
+    if ranked[0][4] and ranked[0][5]:
         # the best sentence holds what the type asks (a cause, a date — a memory "the payments
-        # freeze starts on 15 December"): a sentence that shares the words without it is no answer
-        ranked = [t for t in ranked if t[4]]
+        # freeze starts on 15 December") about the question's words: another is cited only if it
+        # holds it too, about as many of them (half the best's at least) — neither a sentence
+        # that shares the words without a date nor a date of something else is an answer
+        least = max(1, (ranked[0][5] + 1) // 2)
+        ranked = [t for t in ranked if t[4] and t[5] >= least]
     best = ranked[:max_sentences]
     if qtype == "why":  # the causes first, best first
         best.sort(key=lambda t: (not t[4], -t[0]))
     else:
         best.sort(key=lambda t: (t[2], t[1]))
     out, seen = [], set()
-    for _, n, _, s, _ in best:
+    for _, n, _, s, _, _ in best:
         if s in seen:
             continue
         seen.add(s)

@@ -92,13 +92,16 @@ def test_what_did_i_ask_recalls_my_own_questions(chat_world: Any) -> None:
 
 
 # a team's welcome page, as the demo's wiki opens: it shares the question's words ("payments")
-# and holds no date
+# and holds no date; and a date of something else
 WELCOME = """# Payments Engineering Home
 
 Welcome to the wiki of the Payments Platform team.
 
 We own payments-service: the API that the web checkout and merchant integrations use to take \
 payments, our integration with the Meridian PSP, the ledger, and payment webhooks.
+
+After Meridian's maintenance window on 2026-05-13 all 48 workers retried at exactly the same \
+moments, producing 429s.
 """
 
 
@@ -128,6 +131,7 @@ def test_a_memory_that_answers_is_not_padded_with_documents(welcome_world: Any) 
     assert answer["answer"].startswith("the payments freeze starts on 15 December [1]"), answer["answer"]
     assert "Welcome to the wiki" not in answer["answer"], answer["answer"]
     assert "We own payments-service" not in answer["answer"], answer["answer"]
+    assert "2026-05-13" not in answer["answer"], answer["answer"]  # a date, of something else
     # the page still answers what it holds
     about = ask(client, "Which team owns payments-service?")
     assert "We own payments-service" in about["answer"] or "Payments Platform" in about["answer"], about

@@ -79,9 +79,13 @@ WANTED: dict[str, tuple[dict[str, list[str]], SourceType, str]] = {
 
 
 def assignee_named(frame: Frame) -> str | None:
-    """ "… assigned to Marcus Chen?", "Hannah's open issues" → the name as said."""
+    """ "… assigned to Marcus Chen?", "Hannah's open issues", "… that Marcus Chen is assigned
+    to" → the name as said: the form's, else the frame's assignee (the kind honours it, so the
+    answer applies every assignee the frame read and shows)."""
     form = frame.form("assigned")
-    return form.get("name") if form else None
+    if form and form.get("name"):
+        return form["name"]
+    return next((p.said for p in frame.people if p.role == "assignee"), None)
 
 
 def fix_version(frame: Frame) -> str | None:
