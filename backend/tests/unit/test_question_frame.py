@@ -121,6 +121,17 @@ def frame(question: str) -> Frame:
             "list",
             {"assignee Marcus Chen", "project WEB", "type Bug", "status Open"},
         ),
+        # the role named as a field before the name ("have assignee …", "reporter is …")
+        (
+            "Which PAY issues have assignee Marcus Chen?",
+            "list",
+            {"assignee Marcus Chen", "project PAY"},
+        ),
+        (
+            "Which WEB bugs have reporter Marcus Chen?",
+            "list",
+            {"reported by Marcus Chen", "project WEB", "type Bug"},
+        ),
         (
             "Count the bugs with priority Blocker filed by Justin Obara before May 2011",
             "count",

@@ -53,6 +53,13 @@ SHAPES: tuple[tuple[tuple[str, ...], str], ...] = (
 
 # -- a person's role, said before the name ("assigned to Marcus", "filed by Priya") --------------
 ROLE_BEFORE: tuple[tuple[tuple[str, ...], str], ...] = (
+    # the role named as a field ("where the assignee is Aisha Khan", "with reporter Priya")
+    (("assignee", "is"), "assignee"),
+    (("assignee",), "assignee"),
+    (("reporter", "is"), "reporter"),
+    (("reporter",), "reporter"),
+    (("author", "is"), "author"),
+    (("author",), "author"),
     (("assigned", "to"), "assignee"),
     (("owned", "by"), "assignee"),
     (("handled", "by"), "assignee"),
