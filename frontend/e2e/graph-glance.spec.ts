@@ -164,15 +164,20 @@ for (const view of [
     );
     await settled(page);
     if (view.mode === 'all') await page.getByLabel('Edge labels').selectOption('all');
-    await page.waitForTimeout(500);
-    const labels = await boxesOf(page, '[data-testid="edge-label"]');
-    expect(labels.length, 'some edges are labelled').toBeGreaterThan(2);
-    for (let i = 0; i < labels.length; i++)
-      for (let j = i + 1; j < labels.length; j++)
-        expect(
-          overlap(labels[i], labels[j]),
-          `"${labels[i].text}" overlaps "${labels[j].text}"`,
-        ).toBe(false);
+    // the labels are placed as the layout settles: on a loaded machine that takes longer than
+    // a fixed wait (a fresh-clone run read one frame mid-placement), so wait for it to settle
+    const overlapping = async () => {
+      const labels = await boxesOf(page, '[data-testid="edge-label"]');
+      const pairs: string[] = [];
+      for (let i = 0; i < labels.length; i++)
+        for (let j = i + 1; j < labels.length; j++)
+          if (overlap(labels[i], labels[j]))
+            pairs.push(`"${labels[i].text}" overlaps "${labels[j].text}"`);
+      return { labelled: labels.length > 2, pairs };
+    };
+    await expect
+      .poll(overlapping, { timeout: 15_000, message: 'edge labels settle without overlapping' })
+      .toEqual({ labelled: true, pairs: [] });
     const shot = `graph-edge-labels-${view.mode}-${view.width}`;
     await screenshot(page, shot, view.mode === 'auto' ? `docs/screenshots/${shot}.png` : undefined);
   });
