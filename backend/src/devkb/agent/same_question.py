@@ -400,24 +400,26 @@ def _unsaid(a: Reading, b: Reading) -> set[str]:
             for w in a.said
         )
     }
-    for t in b.said:  # initials in ``b`` of words ``a`` says in a row
-        n = len(t)
-        if out and 2 <= n <= 6 and t.isalpha():
-            for i in range(len(a.said) - n + 1):
-                if "".join(w[:1] for w in a.said[i : i + n]) == t:
-                    out -= {_fold(w) for w in a.said[i : i + n]}
+    for _, run in _initialled(a, b):  # "ToC" in ``b`` says "Table of Contents" of ``a``
+        out -= {_fold(w) for w in run}
     return out
 
 
 def _initials(a: Reading, b: Reading) -> set[str]:
     """The words ``b`` says that are the initials of words ``a`` says in a row, folded."""
-    return {
-        _fold(t)
+    return {_fold(t) for t, _ in _initialled(a, b)}
+
+
+def _initialled(a: Reading, b: Reading) -> list[tuple[str, tuple[str, ...]]]:
+    """Each word ``b`` says (2 to 6 letters) that is the initials of words ``a`` says in a row,
+    with those words."""
+    return [
+        (t, a.said[i : i + len(t)])
         for t in b.said
-        if 2 <= len(t) <= 6
-        and t.isalpha()
-        and any("".join(w[:1] for w in a.said[i : i + len(t)]) == t for i in range(len(a.said) - len(t) + 1))
-    }
+        if 2 <= len(t) <= 6 and t.isalpha()
+        for i in range(len(a.said) - len(t) + 1)
+        if "".join(w[:1] for w in a.said[i : i + len(t)]) == t
+    ]
 
 
 def _environments(r: Reading) -> frozenset[str]:
