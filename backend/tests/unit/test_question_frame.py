@@ -149,6 +149,10 @@ def test_a_name_the_store_does_not_know_is_reported_not_dropped() -> None:
     f = frame("How many bugs were reported by Zed Quux in 2011?")
     assert f.people and f.people[0].resolved is None
     assert f.unresolved() == ["nobody named 'Zed Quux'"]
+    # the subject of "did … update", unknown to the reader's store: reported, not dropped (a
+    # reader who may not see a person's issues got every WEB issue of 2026 listed)
+    did = frame("Which WEB issues did Zed Quux update in 2026?")
+    assert did.unresolved() == ["nobody named 'Zed Quux'"] and did.people[0].role == "involved"
     two = frame("Which bugs are assigned to Chen?")
     assert two.people[0].candidates == ("Marcus Chen", "Mei Chen")
     assert "could be Marcus Chen or Mei Chen" in two.unresolved()[0]

@@ -188,8 +188,9 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
         if role is None and shape not in ("count", "list", "rank"):
             continue  # a capitalised topic of a search ("How do we configure Kafka?"): no lookup
         found = resolver.people(said)
-        if not found and role is None:
-            continue  # a capitalised topic ("Apple Pay"), not a person
+        if not found and role is None and not (start and words[start - 1] in P.SUBJECT_AUXILIARIES):
+            continue  # a capitalised topic ("Apple Pay"), not a person; the subject of "did … update"
+            # is one, known to the reader's store or not (then reported, never dropped)
         if not found and shape == "search":
             continue  # "What happens when Meridian has a window?": no one the store knows, a topic
         if (

@@ -51,6 +51,10 @@ SHAPES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("are", "there"), "list"),
 )
 
+# a name right after one of these is the subject of a verb ("which issues did Zed Quux update"):
+# a person, whether or not the reader's store knows them
+SUBJECT_AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had"})
+
 # -- a person's role, said before the name ("assigned to Marcus", "filed by Priya") --------------
 ROLE_BEFORE: tuple[tuple[tuple[str, ...], str], ...] = (
     # the role named as a field ("where the assignee is Aisha Khan", "with reporter Priya")
