@@ -32,10 +32,11 @@ FILES = {
     "paraphrases_heldout7.json": 0.80,
     "paraphrases_heldout8.json": 0.66,
     "paraphrases_heldout9.json": 0.68,
+    "paraphrases_heldout10.json": 0.68,  # first score, before this stop's change: 41/60
 }
 # the file that only measures (never used to choose a rule) and the other questions it served when
 # measured: the issue's 0.02 bound is asserted over the files the rule was chosen on
-MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout9.json", 2
+MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout10.json", 5
 
 
 def matched(client: Any, q: str) -> str | None:
@@ -94,7 +95,11 @@ def test_paraphrases_get_the_verified_answer_other_questions_do_not(memory_world
         f"other questions served: {wrong}\nand in {MEASURED_ONLY}: {measured}"
     )
     # another issue key, person, period or version, or an unrelated question: never served
-    hard = [w for w in wrong + measured if w[0] in ("key", "person", "period", "version", "unrelated")]
+    hard = [
+        w
+        for w in wrong + measured
+        if w[0] in ("key", "person", "period", "version", "environment", "unrelated")
+    ]
     assert not hard, hard
     assert len(wrong) <= 0.02 * asked, wrong  # the issue's bound: at most 0.02 of other questions
 
