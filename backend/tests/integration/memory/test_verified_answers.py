@@ -22,21 +22,21 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "memory"
 # scored once, and then used to change it (docs/memory.md); the last one only measures it
 # file → the share of its paraphrases served, as measured with this test's embedder (docs/memory.md)
 FILES = {
-    "paraphrases.json": 0.88,
+    "paraphrases.json": 0.90,
     "paraphrases_heldout.json": 0.90,
     "paraphrases_heldout2.json": 0.97,
     "paraphrases_heldout3.json": 0.72,
     "paraphrases_heldout4.json": 0.82,
-    "paraphrases_heldout5.json": 0.74,
-    "paraphrases_heldout6.json": 0.92,
+    "paraphrases_heldout5.json": 0.85,
+    "paraphrases_heldout6.json": 0.94,
     "paraphrases_heldout7.json": 0.80,
-    "paraphrases_heldout8.json": 0.66,
-    "paraphrases_heldout9.json": 0.68,
-    "paraphrases_heldout10.json": 0.68,  # first score, before this stop's change: 41/60
+    "paraphrases_heldout8.json": 0.73,
+    "paraphrases_heldout9.json": 0.76,
+    "paraphrases_heldout10.json": 0.70,  # 41/60 when first scored, 42/60 after the sixth stop
 }
 # the file that only measures (never used to choose a rule) and the other questions it served when
 # measured: the 0.02 bound is asserted over the files the rule was chosen on
-MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout10.json", 5
+MEASURED_ONLY, MEASURED_OTHERS = "paraphrases_heldout10.json", 4
 
 
 def matched(client: Any, q: str) -> str | None:

@@ -324,3 +324,27 @@ def test_ways_sizes_places_names_years_verbs_and_parts(
 ) -> None:
     ok, why = judged(verified, question, Words(wordnet), similarity=0.95)
     assert ok is same_meaning, why
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("verified", "question", "same_meaning"),
+    [
+        # a word said in more words ("rotate" → "change … used") is a paraphrase's habit: a lower cosine
+        (
+            "How do I rotate the webhook signing secret?",
+            "How do we change the secret used to sign webhooks?",
+            True,
+        ),
+        # one word for one ("rotate" → "revoke") is a contrast's: the swapped word's cosine
+        ("How do I rotate the webhook signing secret?", "How do I revoke the webhook signing secret?", False),
+    ],
+)
+def test_a_word_said_in_more_words_needs_less_cosine(
+    wordnet: WordNet, verified: str, question: str, same_meaning: bool
+) -> None:
+    from devkb.agent.same_question import MIN_SIMILARITY_SWAPPED_WORDIER
+
+    similarity = (MIN_SIMILARITY_SWAPPED_WORDIER + MIN_SIMILARITY_SWAPPED) / 2  # 0.87
+    ok, why = judged(verified, question, Words(wordnet), similarity=similarity)
+    assert ok is same_meaning and why.startswith("swapped"), why

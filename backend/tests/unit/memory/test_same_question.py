@@ -214,3 +214,46 @@ def test_without_the_agent_the_words_and_the_embedding_decide() -> None:
 )
 def test_how_people_ask_in_chat(verified: str, question: str, same_meaning: bool) -> None:
     assert same(verified, question) is same_meaning
+
+
+@pytest.mark.parametrize(
+    ("verified", "question", "same_meaning"),
+    [
+        # a fragment that asks no kind ("… - supported?", "is there … support") asks yes or no
+        ("Does the Video Player support captions?", "Video Player - captions supported?", True),
+        ("Does the Video Player support captions?", "is there caption support in the video player", True),
+        (
+            "Does the Video Player support captions?",
+            "How many captions does the Video Player support?",
+            False,
+        ),
+        # "how" and an auxiliary ask the manner: not when
+        ("When was PAY-123 fixed?", "How was PAY-123 fixed?", False),
+        ("How does the release train work?", "How does the release train work, step by step?", True),
+        # "what hours" asks a time
+        ("When is the support desk staffed?", "What hours is the support desk staffed?", True),
+        # a link is a place; where to subscribe is how to subscribe
+        ("Where is the standup video link?", "What is the link for the standup video?", True),
+        (
+            "How do I subscribe to the release announcements list?",
+            "Where do I subscribe to the release announcements list?",
+            True,
+        ),
+        # "the next" is meant by a when-question in the present or future, not in the past
+        ("When does the mobile release train leave?", "When does the next mobile release train leave?", True),
+        ("When was the mobile release cut?", "When was the next mobile release cut?", False),
+        ("When was the mobile release cut?", "When was the last mobile release cut?", False),
+    ],
+)
+def test_sixth_stop_kinds_asked(verified: str, question: str, same_meaning: bool) -> None:
+    assert same(verified, question) is same_meaning
+
+
+def test_opened_is_a_verb_not_the_state_open() -> None:
+    # "who opened PAY-123" asks who reported it: no state is said; "open bugs" still says one
+    a, b = read("Who reported PAY-123?", TODAY, KEYS), read("who opened PAY-123", TODAY, KEYS)
+    assert slots_differ(a, b) is None
+    bot = read("Which bot opens dependency update pull requests?", TODAY, KEYS)
+    assert slots_differ(bot, read("Which bot creates dependency update pull requests?", TODAY, KEYS)) is None
+    bugs = read("How many open bugs does the WEB project have?", TODAY, KEYS)
+    assert slots_differ(bugs, read("How many bugs does the WEB project have?", TODAY, KEYS)) == "state"
