@@ -33,7 +33,8 @@ def planner(agent_toolbox):
         ("What is pull request #7 about?", ["GraphQuery", "FilterDocs"]),
         ("Show me docs/retries.md", ["GraphQuery", "FilterDocs"]),
         ('What does the "Payments Runbook" say?', ["GraphQuery", "FilterDocs"]),
-        ("Open bugs in project PAY", ["GraphQuery", "FilterDocs"]),
+        # a fragment of conditions is a list under them: the exact set, nothing to filter
+        ("Open bugs in project PAY", ["GraphQuery"]),
         ("Which fix version is PAY-1 planned for?", ["GraphQuery", "FilterDocs"]),  # "fix version" is a field
         ("Which commits reference PAY-1?", ["GraphQuery", "FetchNeighbors", "FilterDocs"]),
         ("What is related to PAY-2?", ["GraphQuery", "FetchNeighbors", "FilterDocs"]),

@@ -506,3 +506,69 @@ def test_story_points_are_not_the_issue_type_story() -> None:
     issues of type Story (0 found, at 0.995)."""
     assert frame("how many story points is a typical ticket?").issue_types == ()
     assert frame("how many stories are open in PAY?").issue_types == ("Story",)
+
+
+class Asking(Known):
+    """Known, read by a signed-in person: "me" is Marcus Chen."""
+
+    def __init__(self, name: str = "Marcus Chen") -> None:
+        self.name = name
+
+    def asker(self) -> str:
+        return self.name
+
+
+@pytest.mark.parametrize(
+    ("question", "shape", "conditions"),
+    [
+        ("What is assigned to me?", "list", {"assignee Marcus Chen"}),
+        ("my open issues", "list", {"assignee Marcus Chen", "status Open"}),
+        ("Which PAY issues did I report?", "list", {"reported by Marcus Chen", "project PAY"}),
+        (
+            "bugs I filed last month",
+            "list",
+            {"reported by Marcus Chen", "type Bug", "created in November 2026"},
+        ),
+        ("which tickets am I assigned to?", "list", {"assignee Marcus Chen"}),
+        ("my PRs", "list", {"author Marcus Chen"}),
+        ("open issues reported by me", "list", {"reported by Marcus Chen", "status Open"}),
+        ("issues I commented on", "list", {"commented on by Marcus Chen"}),
+        ("How many bugs did I fix in 2026?", "count", {"assignee Marcus Chen", "type Bug"}),
+        # a fragment of conditions is a list, the person kept (it was a search of their name)
+        (
+            "open bugs for Marcus Chen in WEB",
+            "list",
+            {"assignee Marcus Chen", "project WEB", "type Bug", "status Open"},
+        ),
+    ],
+)
+def test_me_is_the_asker(question: str, shape: str, conditions: set[str]) -> None:
+    f = extract(parse_question(question, ["PAY", "WEB", "FLUID"]), Asking(), TODAY)
+    assert f.shape == shape, f
+    assert conditions <= set(f.describe()), f.describe()
+    assert all(p.resolved == "Marcus Chen" for p in f.people), f.people
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I file a bug?",
+        "show me open bugs in WEB",
+        "tell me about PAY-7",
+        "my team's open bugs",
+        "What's the best retry policy for me?",
+        "what should I do when the build fails?",
+        "What did I ask about webhooks last week?",
+        "Remember that my laptop is a Mac",
+    ],
+)
+def test_i_and_me_that_are_not_a_person_of_the_documents(question: str) -> None:
+    f = extract(parse_question(question, ["PAY", "WEB", "FLUID"]), Asking(), TODAY)
+    assert not f.people, f.people
+
+
+def test_an_asker_the_store_does_not_name_is_reported_never_dropped() -> None:
+    f = extract(parse_question("what is assigned to me?", ["PAY"]), Asking("Bob Payments"), TODAY)
+    assert f.unresolved() == ["you (Bob Payments) are named in none of the documents you can read"]
+    nameless = extract(parse_question("my open bugs", ["PAY"]), Asking(""), TODAY)
+    assert nameless.unresolved() and "I do not know who you are" in nameless.unresolved()[0]

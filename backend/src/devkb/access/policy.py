@@ -80,7 +80,9 @@ class AccessPolicy:
                 if len(self._principals) > 10_000:
                     self._principals.clear()
                 self._principals[key] = principals
-        return Reader(email=user.email, role=user.role, principals=principals, version=version)
+        return Reader(
+            email=user.email, role=user.role, name=user.name, principals=principals, version=version
+        )
 
     # -- beyond reading: administration and operational visibility ---------------------------
     def may_administer(self, reader: Reader | None) -> bool:

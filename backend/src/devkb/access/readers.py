@@ -28,6 +28,7 @@ class Reader:
     role: str = "member"  # admin | member
     principals: frozenset[str] = frozenset()
     version: int = 0  # of the permission data the principals were computed from
+    name: str = ""  # the person's name as their account holds it ("Bob Payments"): whom "me" means
 
     @property
     def unrestricted(self) -> bool:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import date
 
+from devkb.access.readers import EVERYTHING, current_reader
 from devkb.agent.evidence import Scope
 from devkb.agent.frame import Frame, extract, route, unapplied
 from devkb.agent.frame.llm import FrameFill, ModelFrame, cross_check, parse_model_output
@@ -80,7 +81,8 @@ class Planner:
         """The question understood (agent/frame): names resolved against the reader's store."""
         store = self.toolbox.graph_query.store
         allows = scope.allows if scope is not None else (lambda d: True)
-        resolver = StoreResolver(store, self.project_keys(), allows)
+        me = current_reader(EVERYTHING).name  # whom "me" means
+        resolver = StoreResolver(store, self.project_keys(), allows, asker=me)
         rules = extract(parsed, resolver)
         asker = self.frame_model() if self.frame_model is not None else None
         if asker is None:

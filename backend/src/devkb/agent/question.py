@@ -173,6 +173,10 @@ FIELDS = table(
     ("report*", "reporter"),
     ("who filed|opened|created|raised|logged|wrote|submitted", "reporter"),
     ("filed|opened|created by", "reporter"),
+    (
+        "filed|opened|created|raised|reported and? by whom",
+        "reporter",
+    ),  # "when was WEB-3 created and by whom?"
     ("priority|urgent|severity", "priority"),
     ("fix version|versions", "fix_version"),
     ("fixversion|fixversions|release|shipped", "fix_version"),

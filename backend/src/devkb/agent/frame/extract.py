@@ -38,6 +38,9 @@ class Resolver(Protocol):
     def title(self, said: str) -> str | None:
         """The title of the document ``said`` names (a part of its title), or None."""
 
+    def asker(self) -> str:
+        """The name of the person asking, as their account holds it ("" when unknown)."""
+
 
 class NoResolver:
     """Knows nothing: every name stays as said (the frame of a question without a store)."""
@@ -53,6 +56,9 @@ class NoResolver:
 
     def title(self, said: str) -> str | None:
         return None
+
+    def asker(self) -> str:
+        return ""
 
 
 def _find(words: Sequence[str], phrase: Sequence[str], start: int = 0) -> int:
@@ -86,6 +92,7 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     # document kinds and issue types
     kinds: list[str] = []
     types: list[str] = []
+    kind_at: set[int] = set()  # the words that name a kind or a type
     for table, out in ((P.KINDS, kinds), (P.ISSUE_TYPES, types)):
         for phrase, meaning in table:
             for at in _all(words, phrase):
@@ -96,6 +103,7 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
                     continue  # "story points", "task force": a compound, not the type
                 if used.isdisjoint(range(at, at + len(phrase))):
                     take(phrase, at)
+                    kind_at.update(range(at, at + len(phrase)))
                     if meaning not in out:
                         out.append(meaning)
     if types and "issue" not in kinds:
@@ -209,6 +217,26 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
             people.append(Person(said=said, role=person_role, candidates=tuple(found)))
         else:
             people.append(Person(said=said, role=person_role))
+    # the asker: "assigned to me", "my open bugs", "what did I work on", "issues I reported" — the
+    # signed-in person as the store names them; unknown, they are reported, never dropped
+    for i in range(len(words)):
+        asked_role = None if i in used else _asker_role(words, i, kinds, kind_at, shape)
+        if asked_role is None:
+            continue
+        used.update(_asker_words(words, i))
+        name = resolver.asker()
+        found = resolver.people(name) if name else []
+        exact = [f for f in found if f.lower() == name.lower()]
+        people.append(
+            Person(
+                said=name,
+                role=asked_role,
+                resolved=(exact or found)[0] if len(exact) == 1 or len(found) == 1 else None,
+                candidates=tuple(found) if len(found) > 1 and len(exact) != 1 else (),
+                asker=True,
+            )
+        )
+        break
     # order and limit
     order = None
     limit = None
@@ -239,6 +267,14 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     if shape == "compare":
         documents += _compared_titles(toks, words, parsed, resolver)
     topic = " ".join(w for i, w in enumerate(words) if i not in used and w not in P.STOP and not w.isdigit())
+    if (
+        shape == "search"
+        and (kinds or people)
+        and not topic
+        and (people or statuses or category or projects)
+        and all(p.role != "mover" for p in people)  # "issues closed by Priya": read off their history
+    ):
+        shape = "list"  # a fragment of conditions: "open bugs for Marcus Chen in WEB", "my open issues"
     said_states = [
         s
         for i in range(len(words))
@@ -389,6 +425,51 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
                     end += 1
                 runs.append((k, end))
     return runs
+
+
+def _asker_role(
+    words: Sequence[str], i: int, kinds: Sequence[str], kind_at: set[int], shape: str
+) -> Role | None:
+    """The role of the asker said by the first-person word at ``i``, or None when it does not name
+    the asker as a person of the documents asked for ("how do I file a bug", "show me", "tell me"):
+    "my" before a kind ("my open bugs": assigned to them, or written for commits, pull requests and
+    pages), "me" after a role phrase ("assigned to me", "reported by me"), "I" as the subject of a
+    role's verb in a question about a set ("which issues did I report", "bugs I filed")."""
+    w = words[i]
+    authored = bool(set(kinds) & set(P.AUTHORED_KINDS)) and "issue" not in kinds
+    if w == "my":
+        ahead = range(i + 1, min(i + 4, len(words)))
+        if any(k in kind_at for k in ahead) and not any(words[k] in P.NOT_MY_OWN for k in ahead):
+            return "author" if authored else "assignee"
+        return None
+    if w == "me":
+        for phrase, _said_role in P.ROLE_BEFORE:
+            n = len(phrase)
+            if i >= n and tuple(words[i - n : i]) == phrase:
+                if phrase in (("for",), ("by",)) and not kinds:
+                    return None  # "what is best for me", "is this OK by me"
+                return _role(words, i, i + 1, kinds)
+        return None
+    if w != "i":
+        return None
+    before = words[i - 1] if i else ""
+    if (i - 1) not in kind_at and (before not in P.ASKER_AUXILIARIES or shape not in P.ASKER_SHAPES):
+        return None  # "bugs I filed" (a kind before "I"), "which issues did I report" (a set asked)
+    after = words[i + 1] if i + 1 < len(words) else ""
+    if after not in P.ROLE_AFTER or after == "s":
+        return None
+    return _role(words, i, i + 1, kinds)
+
+
+def _asker_words(words: Sequence[str], i: int) -> range:
+    """The words that say the asker and their role: "assigned to me", "I reported", "my"."""
+    if words[i] == "me":
+        for phrase, _ in P.ROLE_BEFORE:
+            if i >= len(phrase) and tuple(words[i - len(phrase) : i]) == phrase:
+                return range(i - len(phrase), i + 1)
+    if words[i] == "i" and i + 1 < len(words) and words[i + 1] in P.ROLE_AFTER:
+        return range(i, i + 2 + (i + 2 < len(words) and words[i + 2] in P.PARTICLES))
+    return range(i, i + 1)
 
 
 def _no_role_before(words: Sequence[str], start: int) -> bool:

@@ -51,6 +51,9 @@ class Person(_Slot):
     role: Role = "involved"
     resolved: str | None = Field(None, description="the full name the store knows; None: nobody found")
     candidates: tuple[str, ...] = Field((), description="two or more people who fit a partial name")
+    asker: bool = Field(
+        False, description='the person asking ("assigned to me", "my bugs"): said holds their name'
+    )
 
 
 class Period(_Slot):
@@ -123,7 +126,11 @@ class Frame(_Slot):
 
     def unresolved(self) -> list[str]:
         """What the question names that the store does not know, as the answer reports it."""
-        out = [f"nobody named {p.said!r}" for p in self.people if p.resolved is None and not p.candidates]
+        out = [
+            _unknown_asker(p.said) if p.asker else f"nobody named {p.said!r}"
+            for p in self.people
+            if p.resolved is None and not p.candidates
+        ]
         out += [f"{p.said!r} could be {' or '.join(p.candidates)}" for p in self.people if p.candidates]
         out += [f"no project, space or repository named {s!r}" for s in self.scope.unresolved]
         return out
@@ -169,6 +176,14 @@ class Frame(_Slot):
                 event = "created or updated"
             out.append(f"{event} {self.period.label}")
         return out
+
+
+def _unknown_asker(name: str) -> str:
+    """Why "me" could not be applied: the asker's name is in none of the documents they may read,
+    or their account holds no name (a server without accounts, a token without a person)."""
+    if not name:
+        return "I do not know who you are in the sources (you are not signed in as a named person)"
+    return f"you ({name}) are named in none of the documents you can read"
 
 
 _ROLE_SAID: dict[str, str] = {

@@ -55,6 +55,15 @@ SHAPES: tuple[tuple[tuple[str, ...], str], ...] = (
 # a person, whether or not the reader's store knows them
 SUBJECT_AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had"})
 
+# the asker as a person of the documents asked for: "which issues did I report", "what have I
+# closed", "which tickets am I assigned to" (the word before "I"), in a question about a set
+ASKER_AUXILIARIES = frozenset({"did", "do", "have", "has", "had", "am", "was"})
+ASKER_SHAPES = frozenset({"count", "list", "rank", "changed"})
+# the particle of a role's verb ("I worked on", "I am assigned to")
+PARTICLES = frozenset({"on", "to", "in", "up"})
+# "my team's issues", "my manager's bugs": "my" is not the asker's own documents
+NOT_MY_OWN = frozenset({"team", "teams", "manager", "managers", "colleagues", "group", "squad", "org"})
+
 # -- a person's role, said before the name ("assigned to Marcus", "filed by Priya") --------------
 ROLE_BEFORE: tuple[tuple[tuple[str, ...], str], ...] = (
     # the role named as a field ("where the assignee is Aisha Khan", "with reporter Priya")
@@ -270,7 +279,7 @@ PRONOUNS: frozenset[str] = frozenset(
 )  # fmt: skip
 STOP: frozenset[str] = NOT_NAMES | PRONOUNS | frozenset(
     ("there", "be", "been", "it", "its", "that", "this", "with", "from", "at", "we", "you", "they", "s",
-     "get", "got", "me", "our", "my", "still", "not", "most", "top")
+     "get", "got", "me", "our", "my", "still", "not", "most", "top", "anything", "something")
 )  # fmt: skip
 
 # how a question opens (a sentence opening otherwise, with no question mark, is a statement)

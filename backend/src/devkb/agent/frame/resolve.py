@@ -21,8 +21,10 @@ class StoreResolver:
         store: GraphStore,
         project_keys: Iterable[str] = (),
         allows: Callable[[Document], bool] = lambda d: True,
+        asker: str = "",
     ) -> None:
         self.store = store
+        self.asker_name = asker
         self.project_keys = {k.upper() for k in project_keys}
         self.allows = allows
 
@@ -51,6 +53,9 @@ class StoreResolver:
                     seen[p.strip()] += 1
         names = sorted(seen, key=lambda p: (-seen[p], p))
         return list({tuple(words_of(n)): n for n in reversed(names)}.values())[::-1]
+
+    def asker(self) -> str:
+        return self.asker_name
 
     def value(self, field: str, said: str) -> str | None:
         for d in self.store.find_documents({field: said}, limit=1):

@@ -22,6 +22,7 @@ from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation, identifier
 from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.person_work import moves_to_done
 from devkb.agent.kinds.relation import is_resolved
 from devkb.agent.kinds.who_to_ask import handles
 from devkb.agent.question import ParsedQuestion
@@ -55,6 +56,7 @@ class Conditions(QuestionKind):
     honours: ClassVar[frozenset[str]] = frozenset(
         {"period", "scope", "type", "state", "priority", "version", "label"}
         | {f"person:{r}" for r in ROLE_FIELD}
+        | {"person:mover"}  # read off the issues' status history (who moved them to done)
     )
 
     def matches(self, parsed: ParsedQuestion, carried: bool) -> bool:
@@ -86,6 +88,20 @@ class Conditions(QuestionKind):
                     found.setdefault(d.id, d)
         docs = [d for d in found.values() if ctx.scope.allows(d)]
         kept = [d for d in docs if holds(frame, d)]
+        for person in frame.people:
+            if person.role == "mover" and person.resolved:  # "closed by Priya": the issue's history
+                moved, recorded = moves_to_done(store, [d.id for d in kept], person.resolved)
+                unknown = [d for d in kept if d.id not in recorded]
+                kept = [d for d in kept if d.id in moved]
+                if unknown:
+                    n = len(unknown)
+                    out.unrecorded = (
+                        f"{n} more {_noun(frame, n)} {'meets' if n == 1 else 'meet'} the other conditions "
+                        f"but {'its' if n == 1 else 'their'} status history is not recorded, so who "
+                        f"closed {'it' if n == 1 else 'them'} is not known: "
+                        + ", ".join(identifier(EvidenceDoc(d, ())) for d in unknown[:LIST_SHOWN])
+                        + (f" and {n - LIST_SHOWN} more" if n > LIST_SHOWN else "")
+                    )
         if not kept and frame.issue_types and frame.shape != "rank":
             near = _other_types(ctx, frame)  # "which bugs …?" when none is a Bug: said, with what is
             ctx.scope.add(
@@ -145,7 +161,8 @@ class Conditions(QuestionKind):
                 f"{'issue meets' if len(docs) == 1 else 'issues meet'} the other conditions{others}: {named}."
             )
         if not listed:
-            return f"There are no {_noun(frame, 2)}{said}."
+            unknown = f" {out.unrecorded[:1].upper()}{out.unrecorded[1:]}." if out.unrecorded else ""
+            return f"There are no {_noun(frame, 2)}{said}.{unknown}"
         count = f"at least {n}" if capped else str(n)
         verb = "is" if n == 1 else "are"
         head = f"There {verb} {count} {_noun(frame, n)}{said}"
@@ -160,7 +177,8 @@ class Conditions(QuestionKind):
             items.append(f"{label}{status}{citation(d, numbers)}")
         order = "the oldest first" if frame.order == "oldest" else "the newest first"
         more = f"; and {n - LIST_SHOWN} more" if n > LIST_SHOWN else ""
-        return f"{head}; {order}: " + "; ".join(items) + more + "."
+        unknown = f" {out.unrecorded[:1].upper()}{out.unrecorded[1:]}." if out.unrecorded else ""
+        return f"{head}; {order}: " + "; ".join(items) + more + "." + unknown
 
     def assess(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> tuple[Status, Confidence]:
         if out.not_found:
@@ -171,6 +189,9 @@ class Conditions(QuestionKind):
         shown = sum(1 for d in listed if d.id in ids)
         frame = out.frame
         said = ", ".join(frame.describe()) if frame is not None else ""
+        if out.unrecorded:  # who closed some of them is not recorded: the list may be short
+            found = trust.exact_confidence(f"{len(listed)} found", docs, "graph_list", shown, len(listed))
+            return trust.capped("answered", found, f"the record is incomplete: {out.unrecorded}")
         return "answered", trust.exact_confidence(
             f"{len(listed)} found with every condition ({said})", docs, "graph_list", shown, len(listed)
         )

@@ -351,6 +351,10 @@ def asked_fields(parsed: ParsedQuestion, frame: Frame) -> dict[str, list[str]]:
             out["project"] = [key]
     if "status" not in out and frame.state_words:  # a status without a project ("open bugs assigned to …")
         out["status"] = list(frame.state_words)
+    if frame.category == "unresolved" and not frame.statuses:
+        # "which bugs are still open?": unresolved in any status (In Progress too), not the status Open
+        out.pop("status", None)
+        out["unresolved"] = ["yes"]
     if "issue_type" not in out and frame.issue_types:
         out["issue_type"] = list(frame.issue_types)
     if parsed.wanted in (None, "issue") and frame.takes("closing", "newest_resolved"):

@@ -32,6 +32,7 @@ from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
 from devkb.agent.words import name_words
 from devkb.store.models import Document, SourceType
+from devkb.store.protocol import GraphStore
 
 STEP = Step(GraphQuery.name, "a person's work: issues assigned to them, what they wrote")
 MOST = 2_000  # documents read per field
@@ -121,7 +122,10 @@ class PersonWork(QuestionKind):
             who = "two or more people" if out.not_found.get(out.anchor_words) else "nobody"
             return "not_found", trust.exact_confidence(f"{who} named {out.anchor_words}", kind="key_missing")
         n = len(out.listed or [])
-        return "answered", trust.exact_confidence(f"{n} listed from the graph", docs, "graph_list")
+        found = trust.exact_confidence(f"{n} listed from the graph", docs, "graph_list")
+        if out.unrecorded:  # who closed some is not recorded: the list may be short
+            return trust.capped("answered", found, f"the record is incomplete: {out.unrecorded}")
+        return "answered", found
 
     def compose(self, out: Outcome, docs: Sequence[EvidenceDoc]) -> str:
         whose = "" if out.reads_all else " you can read"
@@ -135,7 +139,8 @@ class PersonWork(QuestionKind):
         now = out.frame.takes("now")
         mode = _mode(out.frame)
         if mode == "closed":
-            return _compose_closed(person, listed, docs, whose)
+            text = _compose_closed(person, listed, docs, whose)
+            return text + (f" {out.unrecorded[:1].upper()}{out.unrecorded[1:]}." if out.unrecorded else "")
         if mode == "created":
             return _compose_created(person, out.frame, listed, docs, whose)
         if not listed and now:
@@ -177,19 +182,22 @@ def closed_by(ctx: Context, person: str) -> list[EvidenceDoc]:
         for d in store.find_documents({"people": [person]}, types=[SourceType.JIRA], limit=MOST)
         if ctx.scope.allows(d)
     }
-    moved: dict[str, tuple[str, str]] = {}
-    if issues:
-        # every change of these issues, newest first: the first move to done by the person counts
-        for v in store.changes_between(
-            "", "9999", types=[SourceType.JIRA], document_ids=sorted(issues), limit=100_000
-        ):
-            if (
-                v.kind == "transition"
-                and v.field.lower() == "status"
-                and v.author == person
-                and v.to_value.lower() in DONE_STATUSES
-            ):
-                moved.setdefault(v.document_id, (v.valid_from, v.to_value))
+    moved, recorded = moves_to_done(store, sorted(issues), person)
+    unknown = sorted(
+        (
+            str(d.metadata.get("key") or d.title)
+            for i, d in issues.items()
+            if i not in recorded and is_resolved(d.metadata)
+        ),
+    )
+    if unknown:  # closed, but no status history recorded: who closed them is not known
+        n = len(unknown)
+        ctx.outcome.unrecorded = (
+            f"{n} more closed issue{'s' * (n != 1)} involving {person} {'has' if n == 1 else 'have'} no "
+            f"recorded status history, so who closed {'it' if n == 1 else 'them'} is not known: "
+            + ", ".join(unknown[:LIST_SHOWN])
+            + (f" and {n - LIST_SHOWN} more" if n > LIST_SHOWN else "")
+        )
     order = sorted(moved, key=lambda i: moved[i][0], reverse=True)
     return [
         EvidenceDoc(
@@ -201,6 +209,26 @@ def closed_by(ctx: Context, person: str) -> list[EvidenceDoc]:
         )
         for n, i in enumerate(order)
     ]
+
+
+def moves_to_done(
+    store: GraphStore, issue_ids: Sequence[str], person: str
+) -> tuple[dict[str, tuple[str, str]], set[str]]:
+    """Of ``issue_ids``: the ones whose status ``person`` moved to Closed, Resolved or Done (id →
+    the day and the status of the latest such move), and the ones whose status history is recorded
+    at all (of the others, who closed them is not known — not "nobody")."""
+    moved: dict[str, tuple[str, str]] = {}
+    recorded: set[str] = set()
+    if issue_ids:
+        # every change of these issues, newest first: the first move to done by the person counts
+        for v in store.changes_between(
+            "", "9999", types=[SourceType.JIRA], document_ids=list(issue_ids), limit=100_000
+        ):
+            if v.kind == "transition" and v.field.lower() == "status":
+                recorded.add(v.document_id)
+                if v.author == person and v.to_value.lower() in DONE_STATUSES:
+                    moved.setdefault(v.document_id, (v.valid_from, v.to_value))
+    return moved, recorded
 
 
 def created_by(ctx: Context, person: str, logins: Sequence[str], noun: str) -> list[EvidenceDoc]:

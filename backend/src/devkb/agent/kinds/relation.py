@@ -152,7 +152,7 @@ class RelationKind(QuestionKind):
                 lines.append(
                     mentions_without(focus, out.parsed.text, [a for a in out.anchors if a.id in numbers])
                 )
-        return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers)])
+        return " ".join([*lines, relation_list(out.parsed, out.anchors, out.listed, numbers, reads_all())])
 
 
 def _linked_to(ctx: Context, anchor: EvidenceDoc, relation: Relation) -> None:
@@ -268,9 +268,13 @@ def relation_list(
     anchors: Sequence[EvidenceDoc],
     listed: Sequence[EvidenceDoc],
     numbers: dict[str, int],
+    everything: bool = True,
 ) -> str:
     """ "FLUID-1179 depends on 4 issues: FLUID-1177: … [1]; …" with the count, the link type and
-    the direction kept; documents beyond the sources are named without a citation."""
+    the direction kept; documents beyond the sources are named without a citation. ``everything``:
+    the reader reads every document — else "none" is said of what they can read (WEB-7 depends on
+    PAY-20, which a reader of WEB only does not see: not "on no issue in the knowledge base")."""
+    where = "in the knowledge base" if everything else "among the documents you can read"
     relation = parsed.relation
     anchor = ", ".join(identifier(a) for a in anchors) or "the documents found"
     kind = parsed.wanted if parsed.wanted in ("commit", "pull", "page", "file") else None
@@ -284,20 +288,20 @@ def relation_list(
     name, direction = (relation.name, relation.direction) if relation is not None else ("related", "both")
     if name == "depends" and direction == "out":
         head = f"{anchor} depends on {n} {plural}"
-        none = f"{anchor} depends on no {noun} in the knowledge base."
+        none = f"{anchor} depends on no {noun} {where}."
     elif name == "depends":
         head = f"{n} {plural} {'depends' if n == 1 else 'depend'} on {anchor}"
-        none = f"No {noun} depends on {anchor} in the knowledge base."
+        none = f"No {noun} depends on {anchor} {where}."
     elif name in ("worked_on", "mentions") or kind in ("commit", "pull", "page", "file"):
         verb = "references" if n == 1 else "reference"
         head = f"{n} {plural} {verb} {anchor}"
-        none = f"No {noun} referencing {anchor} was found in the knowledge base."
+        none = f"No {noun} referencing {anchor} was found {where}."
     elif name in ("duplicates", "supersedes", "subtask"):
         head = f"{anchor}: {n} {plural} linked as {name}"
-        none = f"{anchor} has no {name} links in the knowledge base."
+        none = f"{anchor} has no {name} links {where}."
     else:
         head = f"{anchor} is linked to {n} {plural}"
-        none = f"{anchor} is linked to no {noun} in the knowledge base."
+        none = f"{anchor} is linked to no {noun} {where}."
     if not listed:
         return none
     shown = sum(1 for d in listed if d.id in numbers)
