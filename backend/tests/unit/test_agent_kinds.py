@@ -541,6 +541,11 @@ def test_when_an_issue_without_a_changelog_was_closed_is_its_resolution_date():
     )
     fact = field_facts(parse_question("when was the spinner bug closed?", KEYS), 1, doc)
     assert fact is not None and fact.startswith("WEB-8: resolved on 2026-05-22 11:00; status Closed"), fact
+    # "when was it created?" asks for the day it was created, shown as a day and a time, not when
+    # it was resolved (the demo walk: "WEB-3: resolved on …; created 2026-04-15T10:00:00+00:00")
+    meta["created"] = "2026-05-01T09:30:00+00:00"
+    created = field_facts(parse_question("when was WEB-8 created?", KEYS), 1, doc)
+    assert created == "WEB-8: created 2026-05-01 09:30 [1].", created
 
 
 def test_a_product_version_in_a_title_is_not_a_page_version():

@@ -572,3 +572,9 @@ def test_an_asker_the_store_does_not_name_is_reported_never_dropped() -> None:
     assert f.unresolved() == ["you (Bob Payments) are named in none of the documents you can read"]
     nameless = extract(parse_question("my open bugs", ["PAY"]), Asking(""), TODAY)
     assert nameless.unresolved() and "I do not know who you are" in nameless.unresolved()[0]
+
+
+def test_an_issue_key_after_a_role_phrase_is_the_document_not_a_name() -> None:
+    """ "who is assigned to WEB-6 …?" reported "nobody named 'WEB 6'" beside the right answer."""
+    f = frame("Who is assigned to WEB-6 and what is its priority?")
+    assert not f.people and f.documents == ("WEB-6",), f

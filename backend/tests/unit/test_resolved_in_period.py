@@ -114,3 +114,13 @@ def test_a_month_with_nothing_resolved_says_so(service: AskService) -> None:
         answer.answer == "No issue in FLOE was resolved from 2013-03-01 to 2013-03-31 in the knowledge base."
     )
     assert answer.sources == []
+
+
+def test_nothing_resolved_is_said_of_what_a_member_can_read(service: AskService) -> None:
+    """A member is never told that nothing exists in the whole knowledge base: they are told of
+    what they may read (the demo walk: bob heard "… in the knowledge base")."""
+    from devkb.access.readers import Reader, reading_as
+
+    with reading_as(Reader("bob@x", "member", frozenset({"everyone"}))):
+        answer = service.ask("Which FLOE issues were resolved in March 2013?")
+    assert answer.answer.endswith("2013-03-31 among the documents you can read."), answer.answer

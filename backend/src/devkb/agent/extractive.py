@@ -310,6 +310,8 @@ def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | 
         if key == "status" and meta.get("resolution") and "resolution" not in wanted:
             parts.append(f"status {value} (resolution {meta['resolution']})")
             continue
+        if key in ("created", "updated", "resolved") and isinstance(value, str):
+            value = value[:16].replace("T", " ")  # "2026-04-15 10:00", not the stored ISO stamp
         parts.append(f"{_FIELD_NAMES.get(key, key)} {_shown(value)}")
     if parsed.qtype == "who":
         people = _commenters(doc)
@@ -319,13 +321,17 @@ def field_facts(parsed: ParsedQuestion, number: int, doc: EvidenceDoc) -> str | 
         changed = [p for p in dict.fromkeys(changed) if p != "unknown"]
         if changed:
             parts.append("changed it: " + ", ".join(changed[:6]))
-    if parsed.qtype == "when":
+    if parsed.qtype == "when" and not (set(parsed.words) & _CREATED_WORDS and "status" not in wanted):
+        # "when was WEB-3 created?" asks for the day it was created, not when it was resolved
         moved = transitions(parsed, meta)
         if not moved and meta.get("resolved"):  # no changelog: the resolution date Jira keeps
             moved = f"resolved on {str(meta['resolved'])[:16].replace('T', ' ')}"
         if moved:
             parts.insert(0, moved)
     return f"{identifier(doc)}: {'; '.join(parts)} [{number}]." if parts else None
+
+
+_CREATED_WORDS = frozenset({"created", "filed", "opened", "reported", "raised", "logged", "submitted"})
 
 
 def _took(meta: dict[str, Any]) -> str | None:
@@ -860,7 +866,9 @@ def _plan(
     named = [a for a in anchors if a.id in numbers]
     if lead is not None:
         lines.append(lead)
-    answered = bool(lines) and parsed.qtype in ("fact", "who") and lead is None
+    # the fields of a named document answer a fact, a "who" and a "when" ("when was WEB-3 created?"
+    # quoted a step of its description after the date)
+    answered = bool(lines) and parsed.qtype in ("fact", "who", "when") and lead is None
     if named and not lines and parsed.qtype in ("about", "fact"):
         for doc in named[:2]:
             text = description(doc, numbers[doc.id])

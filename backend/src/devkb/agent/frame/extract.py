@@ -182,6 +182,10 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     for i, w in enumerate(words):
         if w.upper() in projects:
             used.add(i)
+    for issue_key in parsed.issue_keys:  # "who is assigned to WEB-6": a document, not a name
+        parts = tuple(issue_key.lower().split("-"))
+        for at in _all(words, parts):
+            used.update(range(at, at + len(parts)))
     # people and project names: runs of capitalised words
     people: list[Person] = []
     for start, end in _name_runs(toks, words, used):

@@ -13,6 +13,7 @@ from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation
 from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.lookup import where_readable
 from devkb.agent.kinds.relation import is_resolved, link_phrase
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import FetchNeighbors
@@ -98,7 +99,7 @@ def waits_on(store: Any, issue: Document, allows: Callable[[Document], bool] = l
 def blocked_list(listed: Sequence[EvidenceDoc], numbers: dict[str, int]) -> str:
     """ "3 issues are blocked: PAY-1: … — depends on PAY-12 (unresolved) [1]; …" """
     if not listed:
-        return "No unresolved issue depends on another unresolved issue in the knowledge base."
+        return f"No unresolved issue depends on another unresolved issue {where_readable()}."
     n = len(listed)
     items = []
     for d in listed[:LIST_SHOWN]:

@@ -77,6 +77,12 @@ def reads_all() -> bool:
     return current_reader(EVERYTHING).unrestricted
 
 
+def where_readable() -> str:
+    """Where "none" is said: the whole knowledge base for a reader of everything, else only what
+    the reader may read (a member is never told that nothing exists where they cannot look)."""
+    return "in the knowledge base" if reads_all() else "among the documents you can read"
+
+
 def close_matches(toolbox: Toolbox, key: str, scope: Scope, limit: int = 3) -> tuple[str, ...]:
     """Existing keys one edit away from ``key`` (a digit dropped, changed or swapped)."""
     project, _, number = key.partition("-")

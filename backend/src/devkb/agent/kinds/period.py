@@ -11,6 +11,7 @@ from typing import Any
 from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.focus import question_focus
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.lookup import where_readable
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery, RAGSearch
 
@@ -80,7 +81,7 @@ def period_list(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc]) -> str:
     """ "Updated 2026-10-01 to 2026-10-31: 3 documents — PAY-21: … (2026-10-06) [1]; …" """
     span = f"{(parsed.time_from or '…')[:10]} to {(parsed.time_to or '…')[:10]}"
     if not docs:
-        return f"Nothing in the knowledge base was updated from {span}."
+        return f"Nothing {where_readable()} was updated from {span}."
     items = [f"{d.document.title} ({d.document.updated_at[:10]}) [{i}]" for i, d in enumerate(docs, 1)]
     noun = "document" if len(docs) == 1 else "documents"
     return f"Updated from {span}: {len(docs)} {noun} — " + "; ".join(items) + "."

@@ -13,6 +13,7 @@ from devkb.agent.evidence import EvidenceDoc
 from devkb.agent.extractive import LIST_SHOWN, citation
 from devkb.agent.frame.model import Frame
 from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
+from devkb.agent.kinds.lookup import where_readable
 from devkb.agent.question import ParsedQuestion
 from devkb.agent.tools import GraphQuery
 from devkb.agent.tools.content import load_content
@@ -112,7 +113,7 @@ def resolved_list(parsed: ParsedQuestion, listed: Sequence[EvidenceDoc], numbers
     projects = parsed.projects
     where = f" in {', '.join(projects)}" if projects else ""
     if not listed:
-        return f"No issue{where} was resolved {span} in the knowledge base."
+        return f"No issue{where} was resolved {span} {where_readable()}."
     n = len(listed)
     items = []
     for d in listed[:LIST_SHOWN]:
