@@ -578,3 +578,20 @@ def test_an_issue_key_after_a_role_phrase_is_the_document_not_a_name() -> None:
     """ "who is assigned to WEB-6 …?" reported "nobody named 'WEB 6'" beside the right answer."""
     f = frame("Who is assigned to WEB-6 and what is its priority?")
     assert not f.people and f.documents == ("WEB-6",), f
+
+
+@pytest.mark.parametrize(
+    ("said", "shape"),
+    [
+        ("Actually, the payments freeze starts on 18 December", "remember"),
+        ("Correction: staging deploys are paused until Monday", "remember"),
+        ("FYI the on-call rotation changed to weekly", "remember"),
+        ("Actually, what is the freeze date", "list"),
+        ("actually how do I deploy", "search"),
+        ("Actually I think it's fine", "search"),
+        ("Actually, is the freeze on 18 December?", "search"),
+    ],
+)
+def test_a_correction_said_as_people_say_it_is_a_fact_to_remember(said: str, shape: str) -> None:
+    f = frame(said)
+    assert (f.shape == "remember") == (shape == "remember"), f.shape

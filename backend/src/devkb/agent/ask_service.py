@@ -25,7 +25,7 @@ from devkb.agent.agent_runner import AgentRunner
 from devkb.agent.answer import Answer, Citation, Confidence, HistoryTurn, Status, ToolCall, Understood
 from devkb.agent.confidence import exact_confidence, not_found_text, token_signal, with_tokens
 from devkb.agent.evidence import EvidenceDoc, Scope
-from devkb.agent.extractive import NO_ANSWER, compose_answer, snippet
+from devkb.agent.extractive import NO_ANSWER, compose_answer, said_by_memory, snippet
 from devkb.agent.kinds.base import assess_topic, missing_reason
 from devkb.agent.kinds.lookup import filtered_out, missing_keys, reads_all
 from devkb.agent.patterns import CITATION, ISSUE_KEY, PULL, SENTENCE_END, SHA_PREFIX
@@ -185,6 +185,8 @@ class AskService:
             text = not_found_text(docs)  # the topic: never a passage dressed up as an answer
         else:
             text = outcome.compose(docs)
+        if outcome.kind.name not in ("remember", "recall"):  # those say whose memory it is already
+            text = said_by_memory(text, docs)
         for piece in SENTENCE_END.split(text):
             events.token(piece + " ")
         citations = self._citations(docs, question)

@@ -33,6 +33,7 @@ from devkb.agent.question import ParsedQuestion, has_phrase
 from devkb.agent.tools.filter_docs import document_keywords, keywords
 from devkb.agent.words import KEYWORD, NAME, STOPWORDS, search, word_pattern
 from devkb.agent.words import words as words_in
+from devkb.store.models import SourceType
 
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = word_pattern(KEYWORD)  # the one tokeniser (words.py): "FLUID-5327" one word
@@ -1060,3 +1061,24 @@ def compose_answer(
         if body != NO_ANSWER:
             lines.append(plan.lead_in + body)
     return " ".join(lines) if lines else NO_ANSWER
+
+
+def said_by_memory(text: str, docs: Sequence[EvidenceDoc]) -> str:
+    """``text`` with each memory it quotes named as memory before its first citation ("the payments
+    freeze starts on 18 December (your memory, 2026-12-07) [1]", "(team memory, added by alice on
+    2026-12-02)"): what people told devkb is never passed off as a source's words. A list of
+    memories that says whose they are (remember, recall) is not passed here."""
+    for n, doc in enumerate(docs, 1):
+        if doc.document.type != SourceType.MEMORY:
+            continue
+        mark = f" [{n}]"
+        at = text.find(mark)
+        if at < 0:
+            continue
+        meta = doc.document.metadata
+        day = str(meta.get("recorded_at", ""))[:10]
+        owner = str(meta.get("owner", "")).split("@")[0]
+        who = "your memory" if meta.get("scope") == "private" else f"team memory, added by {owner}"
+        label = f" ({who}{' on ' + day if day else ''})"
+        text = text[:at] + label + text[at:]
+    return text

@@ -43,6 +43,9 @@ LEADS = (
     "keep in mind that",
     "don't forget that",
     "just so you know",
+    "actually",
+    "correction",
+    "heads up",
 )
 DETERMINERS = frozenset("the a an our my your their his her its this that these those we've".split())
 PRONOUNS = frozenset("we i you they he she it".split())

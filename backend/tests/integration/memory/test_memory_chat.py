@@ -52,6 +52,8 @@ def test_remember_in_chat_then_answers_draw_on_it(chat_world: Any) -> None:
     answer = ask(client, "When does the payments freeze start?")
     assert answer["sources"][0]["document_id"] == mine[0]["id"], answer
     assert "15 December" in answer["answer"]
+    # quoted as what bob told devkb, never as a source's words
+    assert "15 December (your memory on " in answer["answer"], answer["answer"]
     # a member "for the team": proposed for an admin
     proposed = ask(client, "Remember for the team that the demo day is on 3 June")
     assert "Proposed as a team memory" in proposed["answer"]
@@ -128,10 +130,32 @@ def test_a_memory_that_answers_is_not_padded_with_documents(welcome_world: Any) 
     assert "I'll remember that" in said["answer"], said
     answer = ask(client, "When does the payments freeze start?")
     assert answer["sources"][0]["document_id"] == said["sources"][0]["document_id"], answer
-    assert answer["answer"].startswith("the payments freeze starts on 15 December [1]"), answer["answer"]
+    assert answer["answer"].startswith("the payments freeze starts on 15 December (your memory on "), answer[
+        "answer"
+    ]
     assert "Welcome to the wiki" not in answer["answer"], answer["answer"]
     assert "We own payments-service" not in answer["answer"], answer["answer"]
     assert "2026-05-13" not in answer["answer"], answer["answer"]  # a date, of something else
     # the page still answers what it holds
     about = ask(client, "Which team owns payments-service?")
     assert "We own payments-service" in about["answer"] or "Payments Platform" in about["answer"], about
+
+
+def test_a_correction_said_as_people_say_it_replaces_the_fact(chat_world: Any) -> None:
+    """ "Actually, …" tells devkb something (it was searched as a question, with "18 December" read
+    as a date condition); it supersedes the earlier fact on the same subject, and "what did I tell
+    you about …" lists only what is about that."""
+    _, client = chat_world
+    sign_in(client, "carol@acme.example")
+    ask(client, "Remember that the sandbox rotation happens on Tuesdays")
+    ask(client, "Remember that staging deploys are paused until Friday")
+    fixed = ask(client, "Actually, the sandbox rotation happens on Thursdays")
+    assert "I'll remember that (private to you)" in fixed["answer"], fixed["answer"]
+    assert "replaces what I had remembered" in fixed["answer"], fixed["answer"]
+    now = ask(client, "When does the sandbox rotation happen?")
+    assert "Thursdays" in now["answer"] and "Tuesdays" not in now["answer"], now["answer"]
+    told = ask(client, "what did I tell you about staging?")
+    assert "staging deploys are paused until Friday" in told["answer"], told["answer"]
+    assert "sandbox" not in told["answer"], told["answer"]
+    question = ask(client, "Actually, what is the sandbox rotation day")
+    assert "remember" not in question["answer"].lower(), question["answer"]

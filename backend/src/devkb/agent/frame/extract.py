@@ -314,11 +314,18 @@ _FORMS = compile_table(P.FORMS, P.FORM_MACROS)
 
 def remembers(words: Sequence[str], text: str) -> bool:
     """ "Remember that …", "Note that …": a fact to store (a question about memory is not)."""
-    opens = any(tuple(words[: len(o)]) == o for o in P.REMEMBER_OPENINGS)
+    if text.rstrip().endswith("?"):
+        return False
+    if any(tuple(words[: len(o)]) == o for o in P.REMEMBER_OPENINGS):
+        return not any(tuple(words[:2]) == p for p in P.NOT_A_STATEMENT)
+    # "Actually, the payments freeze starts on 18 December": told, when the rest says something
+    opening = next((o for o in P.TELLING_OPENINGS if tuple(words[: len(o)]) == o), None)
+    rest = words[len(opening) :] if opening else ()
     return (
-        opens
-        and not text.rstrip().endswith("?")
-        and not any(tuple(words[:2]) == p for p in P.NOT_A_STATEMENT)
+        len(rest) >= 4
+        and rest[0] not in P.QUESTION_OPENERS
+        and not indirect(rest)
+        and any(w in P.STATEMENT_VERBS for w in rest[1:])
     )
 
 

@@ -10,6 +10,12 @@ from devkb.memory.conversations import ABOUT_CONVERSATIONS
 # -- memory (agent/kinds/remember.py, recall.py) ------------------------------------------------
 # a fact to remember: the question opens with one of these, and does not end with "?"
 REMEMBER_OPENINGS = (("remember",), ("please", "remember"), ("note", "that"), ("please", "note"))
+# a statement opened by one of these tells devkb something to keep ("Actually, the freeze starts on
+# 18 December"): remembered like "remember that …" when the rest says something (not a question)
+TELLING_OPENINGS = (
+    ("actually",), ("correction",), ("fyi",), ("for", "the", "record"), ("just", "so", "you", "know"),
+    ("keep", "in", "mind", "that"), ("heads", "up"),
+)  # fmt: skip
 NOT_A_STATEMENT = (("remember", "when"), ("remember", "what"), ("remember", "who"), ("remember", "how"))
 FOR_THE_TEAM = (("for", "the", "team"), ("for", "everyone"), ("for", "the", "whole", "team"))
 # about one's own earlier conversations and memories: anywhere in the question
@@ -300,7 +306,8 @@ GREETINGS: frozenset[str] = frozenset(
 )
 STATEMENT_VERBS: frozenset[str] = frozenset(
     ("is", "are", "was", "were", "will", "has", "have", "starts", "ends", "uses", "should", "must", "needs",
-     "begins", "moved", "changed", "became", "runs", "owns")
+     "begins", "moved", "changed", "became", "runs", "owns", "happens", "expires", "lasts", "takes",
+     "goes", "lives", "belongs", "requires", "closes", "meets", "stays", "went", "got", "had")
 )  # fmt: skip
 # a state word followed by one of these dates an event ("closed in 2024", "resolved last month")
 WHEN_WORDS: frozenset[str] = frozenset(

@@ -17,6 +17,7 @@ from devkb.agent.kinds.base import Context, Outcome, QuestionKind, Step
 from devkb.agent.question import ParsedQuestion
 from devkb.memory.conversations import ABOUT_CONVERSATIONS
 from devkb.memory.model import from_document
+from devkb.memory.verified import content_stems
 
 NAME = "Recall"
 MOST = 5
@@ -71,10 +72,17 @@ class Recall(QuestionKind):
                 found = memories.search(" ".join(sorted(topic)), limit=3)
                 kept = memories.reader_store.get_documents([r.memory.id for r in found])
                 mems = [from_document(d) for d in kept]
-                if kept:
+                # only what is about the topic: "what did I tell you about staging?" listed the
+                # payments freeze too (the search's nearest, sharing no word of the topic)
+                pairs = [
+                    (d, m)
+                    for d, m in zip(kept, mems, strict=True)
+                    if m is not None and ctx.scope.allows(d) and topic & content_stems(m.text)
+                ]
+                if pairs:
                     lines.append("From memory:")
-                for d, m in zip(kept, mems, strict=True):
-                    if m is not None and ctx.scope.allows(d):
+                for d, m in pairs:
+                    if m is not None:
                         who = (
                             "your memory"
                             if m.scope == "private"
