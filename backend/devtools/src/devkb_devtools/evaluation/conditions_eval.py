@@ -12,6 +12,9 @@ said). Questions are split by a hash of their text into ``tuning`` and ``heldout
 phrasings (``HELDOUT_PHRASINGS``) are never used while tuning.
 
     python -m devkb_devtools.evaluation.conditions_eval [--fluid DIR] [--split heldout] [-v] [--json OUT]
+
+``--bank`` asks the phrasing bank instead (:mod:`devkb_devtools.evaluation.conditions_bank`: the
+conditions as people type them in chat, split by template, ``pair`` naming the template).
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from devkb_devtools.evaluation.conditions_bank import HELDOUT as BANK_HELDOUT
+from devkb_devtools.evaluation.conditions_bank import TUNING as BANK_TUNING
+from devkb_devtools.evaluation.conditions_bank import Template
 from devkb_devtools.evaluation.count_eval import FLUID, _issues, build_store, stated_count
 
 # the demo workspace's Jira (the same REST shape, plain JSONL): a second corpus, `--demo`
@@ -54,6 +60,7 @@ class Issue:
     reporter: str
     created: datetime
     resolved: datetime | None
+    project_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ def raw_issues(fluid: Path) -> list[Issue]:
                 reporter=(f.get("reporter") or {}).get("displayName") or "",
                 created=created,
                 resolved=_when(f.get("resolutiondate")),
+                project_name=(f.get("project") or {}).get("name") or "",
             )
         )
     return out
@@ -255,8 +263,145 @@ def questions(fluid: Path = FLUID, per_pair: int = 13, seed: int = 58) -> list[Q
     return out
 
 
+# -- the phrasing bank (conditions_bank.py): templates as people type them, split by template ------
+def _still_open(i: Issue) -> bool:
+    return i.resolved is None and i.status not in ("Done", "Closed", "Resolved")
+
+
+def _field_is(name: str, value: str) -> Callable[[Issue], bool]:
+    return lambda i: bool(getattr(i, name) == value)
+
+
+def _has_version(v: str) -> Callable[[Issue], bool]:
+    return lambda i: v in i.versions
+
+
+def _created(year: int, month: int = 0, quarter: int = 0) -> Callable[[Issue], bool]:
+    def test(i: Issue) -> bool:
+        c = i.created
+        return (
+            c.year == year
+            and (not month or c.month == month)
+            and (not quarter or (c.month - 1) // 3 + 1 == quarter)
+        )
+
+    return test
+
+
+def _resolved(year: int) -> Callable[[Issue], bool]:
+    return lambda i: i.resolved is not None and i.resolved.year == year
+
+
+def _all(tests: Sequence[Callable[[Issue], bool]]) -> Callable[[Issue], bool]:
+    return lambda i: all(test(i) for test in tests)
+
+
+def _fill(
+    t: Template, issues: Sequence[Issue], rnd: random.Random, anchor: Issue | None
+) -> tuple[str, Callable[[Issue], bool]] | None:
+    """One question from a template: each placeholder drawn at random from the same pools the
+    pairs use, or taken from one raw issue (``anchor``, so that most questions have an answer),
+    with the test its words mean on a raw issue; None when the anchor has no such value."""
+    projects = [p for p, _ in _common(i.project for i in issues)[:8]]
+    names = {i.project: i.project_name for i in issues if i.project_name}
+    people = [p for p, _ in _common(i.assignee for i in issues if i.assignee)[:12]]
+    reporters = [p for p, _ in _common(i.reporter for i in issues if i.reporter)[:12]]
+    versions = [
+        v for v, _ in _common(v for i in issues for v in i.versions if v[:1].isdigit() and "." in v)[:10]
+    ]
+    years = sorted({i.created.year for i in issues})
+    a = anchor
+    tests: list[Callable[[Issue], bool]] = [_still_open] if t.still_open else []
+    values: dict[str, str] = {}
+    for field in ("assignee", "reporter", "proj", "pname", "types", "status", "Status", "prio", "version",
+                  "year", "ryear", "month", "q", "noun"):  # fmt: skip
+        if "{" + field + "}" not in t.text:
+            continue
+        if field == "assignee":
+            n = a.assignee if a else rnd.choice(people)
+            values[field] = n
+            tests.append(_field_is("assignee", n))
+        elif field == "reporter":
+            n = a.reporter if a else rnd.choice(reporters)
+            values[field] = n
+            tests.append(_field_is("reporter", n))
+        elif field in ("proj", "pname"):
+            p = a.project if a else rnd.choice([p for p in projects if field == "proj" or names.get(p)])
+            values[field] = p if field == "proj" else names.get(p, "")
+            tests.append(_field_is("project", p))
+        elif field == "types":
+            ty = a.type if a else rnd.choice(list(TYPE_PLURAL))
+            values[field] = TYPE_PLURAL.get(ty, "")
+            tests.append(_field_is("type", ty))
+        elif field in ("status", "Status"):
+            st = a.status if a else rnd.choice(list(STATUS_ADJ))
+            values[field] = (STATUS_ADJ.get(st, "") if field == "status" else st) if st in STATUS_ADJ else ""
+            tests.append(_field_is("status", st))
+        elif field == "prio":
+            pr = a.priority if a else rnd.choice(list(PRIORITY_ADJ))
+            values[field] = PRIORITY_ADJ.get(pr, "")
+            tests.append(_field_is("priority", pr))
+        elif field == "version":
+            v = rnd.choice(a.versions) if a and a.versions else "" if a else rnd.choice(versions)
+            values[field] = v if v[:1].isdigit() and "." in v else ""
+            tests.append(_has_version(v))
+        elif field == "year":
+            y = a.created.year if a else rnd.choice(years)
+            values[field] = str(y)
+            tests.append(_created(y))
+        elif field == "ryear":
+            r = a.resolved.year if a and a.resolved else 0 if a else rnd.choice(years)
+            values[field] = str(r) if r else ""
+            tests.append(_resolved(r))
+        elif field == "month":
+            y, m = (a.created.year, a.created.month) if a else (rnd.choice(years), rnd.randint(1, 12))
+            values[field] = f"{calendar.month_name[m]} {y}"
+            tests.append(_created(y, month=m))
+        elif field == "q":
+            y, q = (
+                (a.created.year, (a.created.month - 1) // 3 + 1)
+                if a
+                else (rnd.choice(years), rnd.randint(1, 4))
+            )
+            values[field] = f"Q{q} {y}"
+            tests.append(_created(y, quarter=q))
+        elif field == "noun":
+            values[field] = rnd.choice(("tickets", "issues", "items"))
+        if not values.get(field, "x"):
+            return None
+    if a is not None and not all(test(a) for test in tests):
+        return None
+    text = t.text.format(**values)
+    return (text.lower() if t.lower else text), _all(tests)
+
+
+def bank_questions(fluid: Path = FLUID, per_template: int = 6, seed: int = 58) -> list[Question]:
+    """``per_template`` questions from each template of the bank (conditions_bank.py), mostly
+    ones with an answer; the split is the template's."""
+    issues = raw_issues(fluid)
+    rnd = random.Random(seed)
+    out: list[Question] = []
+    for split, templates in (("tuning", BANK_TUNING), ("heldout", BANK_HELDOUT)):
+        for n, t in enumerate(templates):
+            made = tries = 0
+            while made < per_template and tries < 400:
+                tries += 1
+                # most questions from one raw issue's values (an answer of at least 1), some free
+                filled = _fill(t, issues, rnd, rnd.choice(issues) if rnd.random() < 0.85 else None)
+                if filled is None:
+                    continue
+                text, test = filled
+                expected = sum(1 for i in issues if test(i))
+                qid = "b" + hashlib.sha1(text.encode()).hexdigest()[:8]
+                if any(q.id == qid for q in out):
+                    continue
+                out.append(Question(qid, f"{split[0]}{n:02d}", split, text, expected))
+                made += 1
+    return out
+
+
 def evaluate(
-    fluid: Path, splits: Sequence[str], verbose: bool = False, seed: int = 58
+    fluid: Path, splits: Sequence[str], verbose: bool = False, seed: int = 58, bank: bool = False
 ) -> tuple[list[Outcome], float]:
     from devkb.agent.ask_service import AskService
     from devkb.agent.hybrid_search import HybridSearch
@@ -264,7 +409,8 @@ def evaluate(
     from devkb.agent.tools import Toolbox
     from devkb_devtools.testkit.hashing_embedder import HashingEmbedder
 
-    asked = [q for q in questions(fluid, seed=seed) if q.split in splits]
+    made = bank_questions(fluid, seed=seed) if bank else questions(fluid, seed=seed)
+    asked = [q for q in made if q.split in splits]
     with tempfile.TemporaryDirectory(prefix="devkb-conditions-eval-") as tmp:
         started = time.perf_counter()
         indexer = build_store(fluid, Path(tmp))
@@ -327,13 +473,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--json", type=Path)
     p.add_argument("--seed", type=int, default=58, help="another seed draws other values (a fresh set)")
     p.add_argument("--demo", action="store_true", help="the demo workspace's Jira instead of Fluid's")
+    p.add_argument(
+        "--bank", action="store_true", help="the phrasing bank (conditions_bank.py) instead of the pairs"
+    )
     args = p.parse_args(argv)
     if args.demo:
         args.fluid = DEMO_JIRA
     elif not (args.fluid / "jira" / "issues.jsonl.gz").is_file():
         print(f"error: no Fluid Jira export at {args.fluid}", file=sys.stderr)
         return 2
-    outcomes, seconds = evaluate(args.fluid, args.split or ["tuning", "heldout"], args.verbose, args.seed)
+    outcomes, seconds = evaluate(
+        args.fluid, args.split or ["tuning", "heldout"], args.verbose, args.seed, args.bank
+    )
     print(f"indexed every issue in {seconds:.0f} s; {len(outcomes)} questions", file=sys.stderr)
     print(table(outcomes))
     if args.json:
