@@ -29,6 +29,8 @@ class Known:
         "Priya": ["Priya Raman"],
         "Chen": ["Marcus Chen", "Mei Chen"],
         "Justin Obara": ["Justin Obara"],
+        "justin obara": ["Justin Obara"],
+        "Blake E": ["Blake E"],
     }
 
     def people(self, said: str) -> list[str]:
@@ -39,8 +41,12 @@ class Known:
             return said if said in ("1.4", "2026.10", "Infusion 1.5") else None
         return said
 
-    def project_named(self, said: str) -> str | None:
-        return said.upper() if said.upper() in ("PAY", "WEB", "FLUID") else None
+    names = {"payments platform": "PAY", "payments": "PAY", "fluid infusion": "FLUID", "infusion": "FLUID"}
+
+    def project_named(self, said: str, by_name: bool = False) -> str | None:
+        if said.upper() in ("PAY", "WEB", "FLUID") and " " not in said:
+            return said.upper()
+        return self.names.get(said.lower()) if by_name else None
 
     def title(self, said: str) -> str | None:
         return (
@@ -595,3 +601,70 @@ def test_an_issue_key_after_a_role_phrase_is_the_document_not_a_name() -> None:
 def test_a_correction_said_as_people_say_it_is_a_fact_to_remember(said: str, shape: str) -> None:
     f = frame(said)
     assert (f.shape == "remember") == (shape == "remember"), f.shape
+
+
+# -- combined conditions as people type them in chat (the phrasing bank, conditions_bank.py) -----
+def test_a_priority_before_a_project_key_and_a_year_said_from_are_conditions() -> None:
+    f = frame("critical FLUID bugs from 2012")
+    assert f.priorities == ("Critical",) and f.scope.projects == ("FLUID",) and f.issue_types == ("Bug",)
+    assert f.period is not None and (f.period.start[:10], f.period.end[:10]) == ("2012-01-01", "2013-01-01")
+    assert f.shape == "list"  # a fragment of conditions, not a search
+    ranged = frame("how many FLUID bugs from 2012 to 2013?")
+    assert ranged.period is not None and ranged.period.start[:10] == "2012-01-01"
+    assert ranged.period.end[:10] != "2013-01-01"  # the range is the time parser's, untouched
+
+
+def test_a_year_said_as_an_adjective_is_the_period() -> None:
+    f = frame("Marcus Chen's 2011 bugs")
+    assert [(p.resolved, p.role) for p in f.people] == [("Marcus Chen", "assignee")]
+    assert f.period is not None and f.period.label == "in 2011" and f.period.event == "created"
+    g = frame("2011 FLUID tasks")
+    assert g.period is not None and g.period.label == "in 2011" and g.scope.projects == ("FLUID",)
+
+
+def test_a_project_said_by_its_name_scopes_a_set_never_a_search() -> None:
+    assert frame("how many Fluid Infusion bugs were created in 2016?").scope.projects == ("FLUID",)
+    assert frame("what open bugs does Payments have?").scope.projects == ("PAY",)
+    assert frame("major tasks in Infusion from 2016").scope.projects == ("FLUID",)
+    searched = frame("What happens in checkout when the Payments API returns 409?")
+    assert searched.scope.projects == () and searched.shape == "search"
+
+
+def test_a_project_key_in_lower_case_after_in_or_for() -> None:
+    f = frame("how many tickets came in for fluid in february 2017")
+    assert f.scope.projects == ("FLUID",) and f.people == ()
+    assert f.period is not None and f.period.label == "in February 2017"
+
+
+def test_from_a_person_is_who_reported_and_a_status_after_is_the_state() -> None:
+    f = frame("which bugs from Marcus Chen are closed?")
+    assert [(p.resolved, p.role) for p in f.people] == [("Marcus Chen", "reporter")]
+    assert f.statuses == ("Closed",)
+
+
+def test_a_fragment_with_a_role_verb_and_a_priority_is_a_list() -> None:
+    f = frame("bugs filed by Marcus Chen with major priority")
+    assert f.shape == "list" and f.priorities == ("Major",)
+    assert [(p.resolved, p.role) for p in f.people] == [("Marcus Chen", "reporter")]
+
+
+def test_items_are_documents_of_any_kind_counted() -> None:
+    f = frame("closed items in FLUID for 1.4")
+    assert f.shape == "list" and f.any_documents and f.versions == ("1.4",) and f.statuses == ("Closed",)
+    assert route(f, frozenset(), frozenset(k.name for k in EXECUTORS)).executor == "conditions"
+
+
+def test_a_lower_case_name_before_a_possessive_and_a_last_initial() -> None:
+    f = frame("justin obara's open bugs in FLUID")
+    assert [(p.resolved, p.role) for p in f.people] == [("Justin Obara", "assignee")]
+    assert f.statuses == ("Open",) and f.scope.projects == ("FLUID",)
+    assert frame("the payments team's open bugs").people == ()  # no one the store knows
+    g = frame("Blake E's closed improvements in WEB")
+    assert [p.resolved for p in g.people] == ["Blake E"]
+
+
+def test_a_condition_word_left_unread_is_said_never_dropped() -> None:
+    f = frame("how many FLUID issues in 9.9?")  # no version known as 9.9
+    assert any("9.9" in s for s in unapplied(f, frozenset(SLOTS) | {"person:assignee"}))
+    g = frame("how many FLUID issues are major?")
+    assert g.priorities or any("major" in s for s in unapplied(g, frozenset(SLOTS)))

@@ -32,8 +32,8 @@ class Resolver(Protocol):
     def value(self, field: str, said: str) -> str | None:
         """``said`` as a stored value of ``field`` (fix_version, status, priority, …), or None."""
 
-    def project_named(self, said: str) -> str | None:
-        """The key of the project named ``said`` (its key or its name), or None."""
+    def project_named(self, said: str, by_name: bool = False) -> str | None:
+        """The key of the project named ``said`` (its key; with ``by_name`` its name too), or None."""
 
     def title(self, said: str) -> str | None:
         """The title of the document ``said`` names (a part of its title), or None."""
@@ -51,7 +51,7 @@ class NoResolver:
     def value(self, field: str, said: str) -> str | None:
         return None
 
-    def project_named(self, said: str) -> str | None:
+    def project_named(self, said: str, by_name: bool = False) -> str | None:
         return None
 
     def title(self, said: str) -> str | None:
@@ -108,7 +108,31 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
                         out.append(meaning)
     if types and "issue" not in kinds:
         kinds.append("issue")
-    dated = window_in(text, today or date.today()) is not None
+    # a set asked: a count, a list, a ranking, or a fragment of conditions ("critical FLUID bugs
+    # from 2012") — only then is a project said by its name or by its key in lower case a scope
+    # (never in a search: "what happens when the Payments API returns 409?")
+    setlike = shape in ("count", "list", "rank") or (
+        shape == "search"
+        and bool(kinds or any(w in P.ANY_DOCUMENTS for w in words))
+        and bool(words)
+        and words[0] not in P.QUESTION_OPENERS
+    )
+    any_documents = False  # "closed items in FLUID for 3.0": documents of any kind, counted
+    for i, w in enumerate(words):
+        if setlike and w in P.ANY_DOCUMENTS and i not in used:
+            any_documents = True
+            used.add(i)
+    projects = list(parsed.projects)
+    for i, w in enumerate(words):
+        if setlike and toks[i].islower() and (i and words[i - 1] in P.PROJECT_BEFORE or (i + 1) in kind_at):
+            key = resolver.project_named(w)  # "tickets for fluid", "sjrk bugs"
+            if key and key not in projects:
+                projects.append(key)
+    for i, w in enumerate(words):
+        if w.upper() in projects:
+            used.add(i)  # before the priorities: "critical FLUID bugs" is a priority of bugs
+    period_text = _period_text(text, toks, words, kind_at, used)
+    dated = window_in(period_text, today or date.today()) is not None
     # states: a status word after "did/were/got" is an event ("bugs closed in 2011"), not a state
     statuses: list[str] = []
     category: str | None = None
@@ -168,7 +192,7 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
                         if tuple(words[i - n : i]) == phrase:
                             used.update(range(i - n, i))
     # the period, and the event it dates (read from the words no other slot took)
-    window = window_in(text, today or date.today())
+    window = window_in(period_text, today or date.today())
     period = None
     if window is not None:
         event = _event([w for i, w in enumerate(words) if i not in used], kinds, happened)
@@ -176,12 +200,8 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     elif happened and category is None and not statuses:
         category = "resolved"
     # scope
-    projects = list(parsed.projects)
     spaces = [v for lk in parsed.lookups.lookups for v in lk.filters.get("space", ())]
     repos = [v for lk in parsed.lookups.lookups for v in lk.filters.get("repository", ())]
-    for i, w in enumerate(words):
-        if w.upper() in projects:
-            used.add(i)
     for issue_key in parsed.issue_keys:  # "who is assigned to WEB-6": a document, not a name
         parts = tuple(issue_key.lower().split("-"))
         for at in _all(words, parts):
@@ -190,7 +210,8 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     people: list[Person] = []
     for start, end in _name_runs(toks, words, used):
         said = " ".join(toks[start:end])
-        key = resolver.project_named(said)
+        lower_possessive = toks[start].islower() and words[end : end + 1] == ("s",)
+        key = resolver.project_named(said, by_name=setlike)  # "Fluid Infusion bugs", "Decapod"
         if key:
             if key not in projects:
                 projects.append(key)
@@ -200,6 +221,8 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
         if role is None and shape not in ("count", "list", "rank"):
             continue  # a capitalised topic of a search ("How do we configure Kafka?"): no lookup
         found = resolver.people(said)
+        if not found and lower_possessive:
+            continue  # "the payments team's bugs": lower-case words before "'s" are a name only if known
         if not found and role is None and not (start and words[start - 1] in P.SUBJECT_AUXILIARIES):
             continue  # a capitalised topic ("Apple Pay"), not a person; the subject of "did … update"
             # is one, known to the reader's store or not (then reported, never dropped)
@@ -271,11 +294,12 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     if shape == "compare":
         documents += _compared_titles(toks, words, parsed, resolver)
     topic = " ".join(w for i, w in enumerate(words) if i not in used and w not in P.STOP and not w.isdigit())
+    glue = [w for w in topic.split() if w not in P.CONDITION_GLUE]  # "filed", "priority", "items"
     if (
         shape == "search"
-        and (kinds or people)
-        and not topic
-        and (people or statuses or category or projects)
+        and (kinds or people or any(w in P.ANY_DOCUMENTS for w in words))
+        and not glue
+        and (people or statuses or category or projects or priorities or versions or period)
         and all(p.role != "mover" for p in people)  # "issues closed by Priya": read off their history
     ):
         shape = "list"  # a fragment of conditions: "open bugs for Marcus Chen in WEB", "my open issues"
@@ -306,6 +330,8 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
         forms=forms_of(_FORMS, tokenize(text), text),
         state_words=tuple(dict.fromkeys(said_states)),
         field_words=tuple(sorted(field_words(text))),
+        any_documents=any_documents,
+        unread=_unread(text, words, used, period is not None, bool(versions)),
     )
 
 
@@ -345,6 +371,49 @@ def _shape(words: Sequence[str], parsed: ParsedQuestion) -> Shape:
                 return "lookup" if shape == "list" else shape  # type: ignore[return-value]
             return shape  # type: ignore[return-value]
     return "lookup" if parsed.issue_keys else "search"
+
+
+def _unread(text: str, words: Sequence[str], used: set[int], dated: bool, versioned: bool) -> tuple[str, ...]:
+    """The words that say a condition but were read as none ("major" with no noun after it, a
+    year or a month when no period was read, "in 1.5" when no version is known by it): the
+    answer says it could not apply them."""
+    out: list[str] = []
+    for i, w in enumerate(words):
+        if i in used:
+            continue
+        if w in P.PRIORITIES and w in P.SAYS_A_CONDITION:
+            out.append(w)
+        elif not dated and (
+            w in P.SAYS_A_CONDITION or (len(w) == 4 and w.isdigit() and w[:2] in ("19", "20"))
+        ):
+            out.append(w)
+    raw = [t.strip("?.,!;:()\"'").lower() for t in text.split()]
+    for i, t in enumerate(raw):
+        version = any(c.isdigit() for c in t) and "." in t.strip(".")
+        if version and not versioned and i and (raw[i - 1],) in P.VERSION_BEFORE:
+            out.append(t)
+    return tuple(dict.fromkeys(out))
+
+
+def _period_text(
+    text: str, toks: Sequence[str], words: Sequence[str], kind_at: set[int], used: set[int]
+) -> str:
+    """The question as the time parser reads it: "from 2012" with no end is of 2012 ("critical
+    FLUID bugs from 2012"), and so is a year said as an adjective — after a possessive, before the
+    counted noun or a project ("Colin Clark's 2016 bugs", "2011 FLUID bugs")."""
+    out = list(toks)
+    changed = False
+    for i, w in enumerate(words):
+        if not (len(w) == 4 and w.isdigit() and w[:2] in ("19", "20")):
+            continue
+        prev, nxt = (words[i - 1] if i else ""), _next(words, i + 1)
+        if prev in P.FROM_PERIOD and nxt not in P.RANGE_WORDS:
+            out[i - 1] = "in"
+            changed = True
+        elif prev in ("", "s") or (i + 1) in kind_at or (i + 1) in used:
+            out[i] = f"in {toks[i]}"
+            changed = True
+    return " ".join(out) if changed else text
 
 
 def _next(words: Sequence[str], at: int) -> str:
@@ -397,7 +466,12 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
             # "Michelle D'Souza" is read as Michelle, D, Souza: a lone capital inside a name
             and (
                 not toks[j].isupper()
-                or (len(toks[j]) == 1 and j + 1 < len(toks) and toks[j + 1][:1].isupper())
+                # and a last initial before a possessive: "Blake E's closed improvements"
+                or (
+                    len(toks[j]) == 1
+                    and j + 1 < len(toks)
+                    and (toks[j + 1][:1].isupper() or words[j + 1] == "s")
+                )
             )
             and words[j] not in P.NOT_NAMES
             and j not in used
@@ -419,6 +493,23 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
             ):
                 runs.append((k + 1, end))
                 break
+    # a lower-case name before a possessive: "justin obara's open bugs" (kept only when the store
+    # knows it)
+    for k, w in enumerate(words):
+        if w != "s" or k < 1 or any(s <= k - 1 < e for s, e in runs):
+            continue
+        start = k
+        while (
+            start > 0
+            and k - start < 3
+            and (start - 1) not in used
+            and toks[start - 1].islower()
+            and words[start - 1].isalpha()
+            and words[start - 1] not in P.STOP
+        ):
+            start -= 1
+        if start < k:
+            runs.append((start, k))
     # a lower-case name after a role phrase: "assigned to marcus"
     for phrase, _ in P.ROLE_BEFORE:
         if len(phrase) < 2:

@@ -102,6 +102,15 @@ class Frame(_Slot):
         description='the words that ask for a field ("who is assigned", "status"): the rest names a document',
     )
 
+    any_documents: bool = Field(
+        False,
+        description='the question counts documents of any kind ("closed items in FLUID", "anything X filed")',
+    )
+
+    unread: tuple[str, ...] = Field(
+        (), description="words that say a condition the question's reading left unread (a priority, a year)"
+    )
+
     def form(self, name: str) -> dict[str, str] | None:
         """The captures of the form ``name`` when the question takes it, else None."""
         return self.forms.get(name)

@@ -102,6 +102,7 @@ ROLE_BEFORE: tuple[tuple[tuple[str, ...], str], ...] = (
     (("for",), "assignee"),
     (("involving",), "involved"),
     (("by",), "reporter"),
+    (("from",), "reporter"),  # "bugs from Justin Obara", "which tasks from Cindy Li are open"
 )
 
 # -- a person's role, said by the verb after the name ("did Priya file", "Marcus worked on") -------
@@ -258,6 +259,34 @@ ORDER: dict[str, str] = {
     "earliest": "oldest",
     "first": "oldest",
 }
+
+# -- fragments of conditions ("bugs filed by X with major priority", "closed items in FLUID for
+# 3.0", "anything X filed in 2011 that's still open"): what is left of a question that names only
+# conditions is these words — a set asked, not a topic to search
+ANY_DOCUMENTS: frozenset[str] = frozenset(("items", "item", "things", "anything", "everything", "stuff"))
+CONDITION_GLUE: frozenset[str] = (
+    frozenset(ROLE_AFTER)
+    | frozenset(EVENTS)
+    | ANY_DOCUMENTS
+    | frozenset(
+        ("priority", "prio", "status", "project", "version", "release", "fix", "fixed", "against", "are", "is",
+         "was", "were", "has", "have", "had", "that", "which", "came", "come", "went", "total", "filed")
+    )
+)  # fmt: skip
+# a project said by its key in lower case ("tickets for fluid", "sjrk bugs") after one of these
+PROJECT_BEFORE: frozenset[str] = frozenset(("in", "for", "of", "from", "on", "under", "against"))
+# a period said "from 2012" (no "to" after it) is of that year ("critical bugs from 2012"), and a
+# year said as an adjective ("X's 2012 tasks", "2011 FLUID bugs") too: read as "in 2012"
+FROM_PERIOD: tuple[str, ...] = ("from",)
+RANGE_WORDS: frozenset[str] = frozenset(("to", "until", "till", "through", "thru", "and", "onwards", "on"))
+
+# words that always say a condition: one the extractor left unread in a question about a set is
+# said as a condition the answer could not apply (never dropped): a priority, a month, a quarter
+SAYS_A_CONDITION: frozenset[str] = frozenset(
+    ("blocker", "blockers", "critical", "major", "minor", "trivial", "q1", "q2", "q3", "q4", "january",
+     "february", "march", "april", "june", "july", "august", "september", "october", "november",
+     "december")
+)  # fmt: skip
 
 # capitalised words that never start a person's name
 NOT_NAMES: frozenset[str] = frozenset(

@@ -27,6 +27,7 @@ class StoreResolver:
         self.asker_name = asker
         self.project_keys = {k.upper() for k in project_keys}
         self.allows = allows
+        self._names: dict[str, str] | None = None
 
     def people(self, said: str) -> list[str]:
         words = set(words_of(said))
@@ -73,9 +74,34 @@ class StoreResolver:
             return None
         return min((d.title for d in docs), key=len)
 
-    def project_named(self, said: str) -> str | None:
+    def project_named(self, said: str, by_name: bool = False) -> str | None:
+        """A project's key said as its key (any case); with ``by_name``, also said by the
+        project's name as the store holds it ("Fluid Infusion", "Decapod"), or by words of only one
+        project's name ("Infusion")."""
         key = said.upper()
-        return key if key in self.project_keys and " " not in said else None
+        if key in self.project_keys and " " not in said:
+            return key
+        if not by_name:
+            return None
+        said_words = words_of(said)
+        names = self._project_names()
+        exact = [k for k, n in names.items() if words_of(n) == said_words]
+        if exact:
+            return exact[0]
+        part = [k for k, n in names.items() if said_words and set(said_words) <= set(words_of(n))]
+        return part[0] if len(part) == 1 else None
+
+    def _project_names(self) -> dict[str, str]:
+        """Each project's name as the reader's documents hold it (``project_name``)."""
+        if self._names is None:
+            self._names = {}
+            for key in sorted(self.project_keys):
+                for d in self.store.find_documents({"project": key}, limit=5):
+                    name = d.metadata.get("project_name")
+                    if self.allows(d) and isinstance(name, str) and name:
+                        self._names[key] = name
+                        break
+        return self._names
 
 
 def _people(doc: Document) -> list[str]:

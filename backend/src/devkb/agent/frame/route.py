@@ -49,7 +49,7 @@ def set_question(frame: Frame) -> bool:
     if frame.documents or frame.shape not in SET_SHAPES:
         return False
     if frame.shape == "list":
-        return bool(frame.kinds or frame.issue_types or frame.people)
+        return bool(frame.kinds or frame.issue_types or frame.people or frame.any_documents)
     return True
 
 
@@ -90,4 +90,5 @@ def unapplied(frame: Frame, honours: frozenset[str]) -> list[str]:
         "version": ["fix version " + " or ".join(frame.versions)],
         "label": ["label " + " or ".join(frame.labels)],
     }
-    return [s for slot in sorted(missing) for s in said[slot]]
+    unread = [f"{w!r} (not read as a condition)" for w in frame.unread]
+    return [s for slot in sorted(missing) for s in said[slot]] + unread
