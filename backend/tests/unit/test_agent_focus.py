@@ -217,3 +217,47 @@ def test_a_sentence_that_holds_the_focus_and_most_of_the_question_passes_the_gat
     other = "What happens if the Kafka consumer lags behind the ledger topic?"
     found = scored_sentences(other, [(1, text)], focus(other))
     assert all(c.coverage < FOCUS_GATE for c in found)
+
+
+def test_an_uncued_sentence_answers_by_its_words_below_a_cued_one() -> None:
+    # a comment that says what was wrong holds no reason cue the phrase tables know, but most of the
+    # question's rare terms: the answer may quote it (``uncued``); the gates never count it
+    q = "why did the uploader drop flash support?"
+    why = focus(q)
+    issue = (
+        "## Description\nThe uploader demo is unresponsive in IE8 with Flash 12.\n\n"
+        "## Justin Obara (2014-04-03)\nThe uploader had a cross site scripting vulnerability in its flash "
+        "support."
+    )
+    assert focused_sentences(q, [(1, issue)], why) == []
+    found = focused_sentences(q, [(1, issue)], why, uncued=True)
+    assert found[0] == (1, "The uploader had a cross site scripting vulnerability in its flash support.")
+    # a sentence of the same document that holds the reason by its words still leads, alone: an
+    # uncued sentence never completes it
+    cued = issue + " We dropped it because flash is a security risk in the uploader."
+    assert focused_sentences(q, [(1, cued)], why, uncued=True) == [
+        (1, "We dropped it because flash is a security risk in the uploader.")
+    ]
+    # a lead-in ending with a colon, a line of code and a sentence sharing too little are never quoted
+    lead = "## Description\nHere is what the uploader prints when flash support is dropped:"
+    assert focused_sentences(q, [(1, lead)], why, uncued=True) == []
+    thin = "## Description\nThe uploader has a new progress bar and a new colour scheme for IE8."
+    assert focused_sentences(q, [(1, thin)], why, uncued=True) == []
+    # the evidence gate's reading is unchanged: no sentence holds the focus
+    from devkb.agent.extractive import scored_sentences
+
+    assert scored_sentences(q, [(1, issue)], why) == []
+
+
+def test_an_uncued_sentence_answers_a_person_or_a_step() -> None:
+    q = "who merged the polyfill removal?"
+    text = "## Comments\nThe polyfill removal went into the project repo at fa95f26, merged by the build bot."
+    assert focused_sentences(q, [(1, text)], focus(q)) == []
+    found = focused_sentences(q, [(1, text)], focus(q), uncued=True)
+    assert found and "fa95f26" in found[0][1]
+    step = "how do i get rid of the grunt distributions warning?"
+    text2 = "## Description\nThe warning goes away after downgrading grunt to 1.0.2 for distributions."
+    assert focused_sentences(step, [(1, text2)], focus(step)) == []
+    assert focused_sentences(step, [(1, text2)], focus(step), uncued=True) == [
+        (1, "The warning goes away after downgrading grunt to 1.0.2 for distributions.")
+    ]

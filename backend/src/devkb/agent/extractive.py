@@ -18,6 +18,7 @@ from devkb.agent.focus import (
     ASKING_WORDS,
     FIELD_VERB_ROOTS,
     Focus,
+    code_like,
     comment_author,
     explains,
     opening,
@@ -640,6 +641,7 @@ class Scored:
     s: str
     coverage: float
     similarity: float = 0.0  # cosine(question, sentence) when meaning was scored (agent/meaning.py)
+    cued: bool = True  # holds the focus by its words (else a candidate by its words alone: ``uncued``)
 
 
 # how the meaning counts: cosine(question, sentence) by the product's embedder, 0..1, times this —
@@ -656,12 +658,16 @@ def scored_sentences(
     people: Mapping[int, frozenset[str]] | None = None,
     meaning: SentenceMeaning | None = None,
     titles: Mapping[int, str] | None = None,
+    uncued: bool = False,
 ) -> list[Scored]:
     """Every sentence of ``passages`` that holds the focus and shares a word with the question,
     scored as :func:`focused_sentences` describes; with ``meaning``, the best by words (at most
     :data:`MEANING_CANDIDATES`, within :data:`MEANING_WEIGHT` of the best: no other can overtake
-    it) also by their closeness in meaning to the question. One candidate alone is not embedded."""
-    scored = _lexical_scores(question, passages, focus, people, titles)
+    it) also by their closeness in meaning to the question. One candidate alone is not embedded.
+    ``uncued``: also the sentences that hold no cue of the focus but :data:`UNCUED_COVERAGE` of the
+    question's weighted terms (what an answer may quote; the gates that ask whether a source
+    holds the focus leave them out)."""
+    scored = _lexical_scores(question, passages, focus, people, titles, uncued)
     if meaning is None or len(scored) < 2:
         return scored
     order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
@@ -672,8 +678,15 @@ def scored_sentences(
     cosines = meaning.similarities(question, [scored[i].s for i in best])
     for i, cos in zip(best, cosines, strict=True):
         c = scored[i]
-        scored[i] = Scored(c.score + MEANING_WEIGHT * max(cos, 0.0), c.n, c.j, c.s, c.coverage, cos)
+        scored[i] = Scored(c.score + MEANING_WEIGHT * max(cos, 0.0), c.n, c.j, c.s, c.coverage, cos, c.cued)
     return scored
+
+
+# a sentence of the sources that holds no cue of the focus but this share of the question's
+# weighted terms, and words of its own, is a candidate too ("Merchants poll GET /v1/payments/{id}."
+# for "why are we building webhooks?"): the reason, person or step worded without a cue. It ranks
+# by its words alone (no focus held) and never above a sentence of its document that holds the focus
+UNCUED_COVERAGE = 0.25
 
 
 def _lexical_scores(
@@ -682,6 +695,7 @@ def _lexical_scores(
     focus: Focus,
     people: Mapping[int, frozenset[str]] | None = None,
     titles: Mapping[int, str] | None = None,
+    uncued: bool = False,
 ) -> list[Scored]:
 
     q = keywords(question) - ASKING_WORDS
@@ -723,6 +737,7 @@ def _lexical_scores(
     implicit = focus.name in ("condition", "step")
     scored: list[Scored] = [Scored(*t, coverage=0.0) for t in person_lines]
     openings: list[tuple[int, int, str, float]] = []  # uncued openings of the documents asked about
+    plain: list[tuple[int, int, str, float, float]] = []  # uncued sentences (``uncued``)
     for n, j, s, heading, about, words, cues in candidates:
         author = comment_author(heading) if focus.name == "person" else ""
         if author:  # a comment's sentence is said by its author: "Reviewed the patch. — Jonathan Hung"
@@ -750,6 +765,20 @@ def _lexical_scores(
         if not held and title and focus.name in OPENING_FOCI and opening(heading) and says_more:
             context = CONTEXT_WEIGHT * sum(weights[t] for t in (q & title) - shared - prev) / total
             openings.append((n, j, s, coverage + context))
+        # (a lead-in ending with ":" says nothing by itself; a line of code is no answer)
+        elif (
+            not held
+            and uncued
+            and shared
+            and coverage >= UNCUED_COVERAGE
+            and bool(words - q)
+            and not code_like(s)
+            and not s.rstrip().endswith(":")
+        ):
+            restates = (
+                RESTATES if len(q) >= 3 and len(shared) >= 0.6 * len(q) and len(words - q) <= 2 else 0.0
+            )
+            plain.append((n, j, s, coverage, restates))
         # the sentence shares the question's words, or stands under a heading that holds the
         # focus ("## Root cause") in a passage that does
         if held and (shared or (about and under_heading(focus, heading))):
@@ -776,6 +805,19 @@ def _lexical_scores(
                 - 0.01 * j
             )
             scored.append(Scored(score, n, j, s, coverage))
+    # the uncued sentences: not of a document whose opening answers (the title says what it is
+    # about), and below the best sentence of their document that holds the focus by its words
+    best_held: dict[int, float] = {}
+    for c in scored:
+        best_held[c.n] = max(best_held.get(c.n, c.score), c.score)
+    opened = {n for n, *_ in openings}
+    for n, j, s, coverage, restates in plain:
+        if n in opened:
+            continue
+        score = COVERAGE_WEIGHT * coverage - restates - ORDER_WEIGHT * (n - first) - 0.01 * j
+        if n in held_in:
+            score = min(score, best_held[n] - 0.01)
+        scored.append(Scored(score, n, j, s, coverage, cued=False))
     return scored
 
 
@@ -787,6 +829,7 @@ def focused_sentences(
     most: int = 2,
     meaning: SentenceMeaning | None = None,
     titles: Mapping[int, str] | None = None,
+    uncued: bool = False,
 ) -> list[tuple[int, str]]:
     """The sentences that answer what the question asks (``focus``: the reason, the condition's
     consequence, the person, the step), as (citation number, sentence): from the best source
@@ -798,8 +841,11 @@ def focused_sentences(
     the share of the question's terms it holds weighted by how rare each is among the candidate
     sentences (:func:`_term_weights`), the rank of its source and its position there; a sentence
     that restates the question (an issue's title) pays for it. For a condition or a step, a
-    sentence holding most of the question's weighted terms holds the focus by itself."""
-    found = scored_sentences(question, passages, focus, people, meaning, titles)
+    sentence holding most of the question's weighted terms holds the focus by itself. With
+    ``uncued``, a sentence holding no cue but :data:`UNCUED_COVERAGE` of those terms is a candidate
+    by its words alone, below any sentence of its document that holds the focus: a reason, a
+    person or a step is often written without a cue (an issue's comment that says what was wrong)."""
+    found = scored_sentences(question, passages, focus, people, meaning, titles, uncued)
     scored = [(c.score, c.n, c.j, c.s) for c in found]
     if not scored:
         return []
@@ -807,7 +853,12 @@ def focused_sentences(
     # a second sentence of the same source when it holds the focus and the words nearly as well:
     # the meaning chose the best, it does not push out the one that completes it
     words = {c.s: c.score - MEANING_WEIGHT * max(c.similarity, 0.0) for c in found}
-    same = sorted((t for t in scored if t[1] == top[1] and t[3] != top[3]), key=lambda t: -t[0])
+    # (a sentence that holds the focus is not completed by one that does not)
+    uncued_ = {c.s for c in found if not c.cued}
+    companions = (t for t in scored if t[1] == top[1] and t[3] != top[3])
+    if top[3] not in uncued_:
+        companions = (t for t in companions if t[3] not in uncued_)
+    same = sorted(companions, key=lambda t: -t[0])
     chosen = [top] + [t for t in same[: most - 1] if words[t[3]] >= words[top[3]] - 2.0]
     if top[3].rstrip().endswith(":"):  # "… disable retries of charge creation:" — and what follows
         text = next(text for n, text in passages if n == top[1] and top[3] in clean(text))
@@ -1045,7 +1096,13 @@ def compose_answer(
         if focus is not None:
             people = {i: people_of(d) for i, d in enumerate(docs, 1)}
             found = focused_sentences(
-                parsed.text, focus_passages(docs), focus, people, meaning=meaning, titles=titles_of(docs)
+                parsed.text,
+                focus_passages(docs),
+                focus,
+                people,
+                meaning=meaning,
+                titles=titles_of(docs),
+                uncued=True,
             )
             if found:
                 numbers = {d.id: i for i, d in enumerate(docs, 1)}
