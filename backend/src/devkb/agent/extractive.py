@@ -940,7 +940,40 @@ def _plan(
         _SUMMARY, words_in(parsed.text, NAME)
     ):  # the page's own text, not every source's best
         summary = outline(docs[0], 1) or description(docs[0], 1, max_sentences + 1)
+    titled = None if named or lines else page_asked_about(parsed, docs)
+    if summary is None and titled is not None:
+        # "what's our retry policy for PSP calls?": the page of that title says what it is — not
+        # the sentences elsewhere that name it ("Written down on the wiki (PSP Retry Policy) …")
+        summary = outline(docs[titled - 1], titled) or description(
+            docs[titled - 1], titled, max_sentences + 1
+        )
+        if summary is not None:
+            lead_in = _page_named(parsed, docs, named, titled)
     return _Plan(lines, summary is None, summary, lead_in)
+
+
+def page_asked_about(parsed: ParsedQuestion, docs: Sequence[EvidenceDoc], within: int = 3) -> int | None:
+    """The citation number of a page or documentation file, among the first ``within`` sources,
+    that a "what is …" question names by its title and asks nothing more of: at least two of the
+    title's words said, at most one left out, at most one other word ("what's our retry policy for
+    PSP calls?" → “PSP Retry Policy”; "what's our API versioning policy?" → “Public API
+    Versioning”). None for a question with a focus (why, what happens when, who, the steps)."""
+    if parsed.qtype not in ("fact", "about") or question_focus(parsed) is not None:
+        return None
+    asked = {w.lower() for w in words_in(parsed.text, NAME) if len(w) > 1} - STOPWORDS - _ASKING
+    for i, d in enumerate(docs[:within], 1):
+        kind = "page" if d.id.startswith("confluence:") else d.document.metadata.get("kind")
+        if kind not in ("page", "file"):
+            continue
+        title = {w.lower() for w in words_in(d.document.title, NAME)} - STOPWORDS
+        said = title & asked
+        if len(said) >= 2 and len(title - asked) <= 1 and len(asked - title) <= 1:
+            return i
+    return None
+
+
+# the words of asking what something is or says: not what it is about
+_ASKING = frozenset({"our", "say", "says", "said", "tell", "explain", "describe", "current", "latest"})
 
 
 def quotes_sentences(
