@@ -30,6 +30,8 @@ class Known:
         "Chen": ["Marcus Chen", "Mei Chen"],
         "Justin Obara": ["Justin Obara"],
         "justin obara": ["Justin Obara"],
+        "michelle d souza": ["Michelle D'Souza"],
+        "heidi valles": ["heidi valles"],
         "Blake E": ["Blake E"],
     }
 
@@ -41,7 +43,13 @@ class Known:
             return said if said in ("1.4", "2026.10", "Infusion 1.5") else None
         return said
 
-    names = {"payments platform": "PAY", "payments": "PAY", "fluid infusion": "FLUID", "infusion": "FLUID"}
+    names = {
+        "web payments": "PAY",
+        "payments platform": "PAY",
+        "payments": "PAY",
+        "fluid infusion": "FLUID",
+        "infusion": "FLUID",
+    }
 
     def project_named(self, said: str, by_name: bool = False) -> str | None:
         if said.upper() in ("PAY", "WEB", "FLUID") and " " not in said:
@@ -668,3 +676,40 @@ def test_a_condition_word_left_unread_is_said_never_dropped() -> None:
     assert any("9.9" in s for s in unapplied(f, frozenset(SLOTS) | {"person:assignee"}))
     g = frame("how many FLUID issues are major?")
     assert g.priorities or any("major" in s for s in unapplied(g, frozenset(SLOTS)))
+
+
+def test_a_state_before_the_counted_noun_after_a_name_is_the_state() -> None:
+    """Found when the phrasing bank's held-out part was scored (then no longer held out)."""
+    f = frame("Fluid Infusion closed tasks")
+    assert f.scope.projects == ("FLUID",) and f.statuses == ("Closed",) and f.issue_types == ("Task",)
+    g = frame("justin obara closed bugs")
+    assert [(p.resolved, p.role) for p in g.people] == [("Justin Obara", "assignee")]
+    assert g.statuses == ("Closed",) and g.shape == "list"
+    h = frame("bugs reported by michelle d'souza in q3 2013")
+    assert [(p.resolved, p.role) for p in h.people] == [
+        ("Michelle D'Souza", "reporter")
+    ] and h.shape == "list"
+    assert frame("How many bugs did Marcus Chen open in 2011?").statuses == ()  # the verb, still
+
+
+def test_names_found_on_a_fresh_draw_of_the_phrasing_bank() -> None:
+    """Found on seed 61 of the phrasing bank (fresh values; its templates had been looked at)."""
+    assert frame("how many Web Payments bugs were created in 2025?").scope.projects == ("PAY",)  # not WEB too
+    f = frame("which improvements from heidi valles are open?")
+    assert [(p.resolved, p.role) for p in f.people] == [("heidi valles", "reporter")] and f.statuses == (
+        "Open",
+    )
+    g = frame("items heidi valles logged against 1.4")
+    assert [(p.resolved, p.role) for p in g.people] == [("heidi valles", "reporter")] and g.versions == (
+        "1.4",
+    )
+    h = frame("justin obara reopened new features")
+    assert [(p.resolved, p.role) for p in h.people] == [("Justin Obara", "assignee")]
+    assert h.statuses == ("Reopened",) and h.shape == "list"
+    assert frame("bugs from the last week").people == ()
+    last = frame("tasks in 1.4 assigned to Blake E")  # seed 62: the initial at the end
+    assert (
+        [p.resolved for p in last.people] == ["Blake E"]
+        and last.versions == ("1.4",)
+        and last.shape == "list"
+    )

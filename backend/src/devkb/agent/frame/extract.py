@@ -20,7 +20,7 @@ from devkb.agent.frame import phrases as P
 from devkb.agent.frame.match import compile_table, forms_of, tokenize
 from devkb.agent.frame.model import Frame, Period, Person, Role, Scope, Shape
 from devkb.agent.history.when import window_in
-from devkb.agent.question import ParsedQuestion, field_words, indirect, tokens_of
+from devkb.agent.question import ParsedQuestion, field_words, indirect, tokens_of, words_of
 
 
 class Resolver(Protocol):
@@ -129,7 +129,15 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
             if key and key not in projects:
                 projects.append(key)
     for i, w in enumerate(words):
-        if w.upper() in projects:
+        j = i + 1
+        while setlike and toks[i].istitle() and j < min(i + 4, len(toks)) and toks[j].istitle():
+            j += 1  # "Fluid Engage bugs": the project named ENGAGE, not the key FLUID and a word
+        named = resolver.project_named(" ".join(toks[i:j]), by_name=True) if j > i + 1 else None
+        if named:
+            projects = [p for p in projects if p == named or p.lower() not in words[i:j]]
+            projects += [named] if named not in projects else []
+            used.update(range(i, j))
+        elif w.upper() in projects:
             used.add(i)  # before the priorities: "critical FLUID bugs" is a priority of bugs
     period_text = _period_text(text, toks, words, kind_at, used)
     dated = window_in(period_text, today or date.today()) is not None
@@ -152,7 +160,13 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
                 and dated
                 and _next(words, at + len(phrase)) in P.WHEN_WORDS
             )
-            if at > 1 and toks[at - 1][:1].isupper() and before not in P.NOT_NAMES and not dated_next:
+            if (
+                at > 1
+                and toks[at - 1][:1].isupper()
+                and before not in P.NOT_NAMES
+                and not dated_next
+                and (at + len(phrase)) not in kind_at  # "Fluid Infusion closed tasks": a state
+            ):
                 continue  # "did Marcus open": a verb after a name, not a state
             take(phrase, at)
             if status == "merged" and "pull" in kinds:
@@ -210,18 +224,32 @@ def extract(parsed: ParsedQuestion, resolver: Resolver | None = None, today: dat
     people: list[Person] = []
     for start, end in _name_runs(toks, words, used):
         said = " ".join(toks[start:end])
-        lower_possessive = toks[start].islower() and words[end : end + 1] == ("s",)
+        # a lower-case name guessed from where it stands (before "'s", opening a fragment)
+        lower_guess = toks[start].islower() and (
+            words[end : end + 1] == ("s",)
+            or start == 0
+            or words[start - 1] in P.LOWER_NAME_AFTER
+            or (start - 1) in kind_at
+            or words[start - 1] in P.ANY_DOCUMENTS
+        )
         key = resolver.project_named(said, by_name=setlike)  # "Fluid Infusion bugs", "Decapod"
+        if key and " " in said:
+            # "Fluid Engage bugs": ENGAGE, not also FLUID (a word of its name that is another key)
+            projects = [p for p in projects if p == key or p.lower() not in words_of(said)]
         if key:
             if key not in projects:
                 projects.append(key)
             used.update(range(start, end))
             continue
         role = _role(words, start, end, kinds)
-        if role is None and shape not in ("count", "list", "rank"):
+        if role is not None and end in used and words[end] in P.ROLE_AFTER and _no_role_before(words, start):
+            role = "assignee"  # "justin obara closed bugs": the word after the name is the bugs' state
+        if role is None and end in used and _no_role_before(words, start) and (end in kind_at or setlike):
+            role = "assignee"  # "Justin Obara open bugs", "jonathan hung reopened new features"
+        if role is None and not setlike:
             continue  # a capitalised topic of a search ("How do we configure Kafka?"): no lookup
         found = resolver.people(said)
-        if not found and lower_possessive:
+        if not found and lower_guess:
             continue  # "the payments team's bugs": lower-case words before "'s" are a name only if known
         if not found and role is None and not (start and words[start - 1] in P.SUBJECT_AUXILIARIES):
             continue  # a capitalised topic ("Apple Pay"), not a person; the subject of "did … update"
@@ -466,11 +494,11 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
             # "Michelle D'Souza" is read as Michelle, D, Souza: a lone capital inside a name
             and (
                 not toks[j].isupper()
-                # and a last initial before a possessive: "Blake E's closed improvements"
+                # and a last initial before a possessive or at the end: "Blake E's closed
+                # improvements", "tasks assigned to Blake E"
                 or (
                     len(toks[j]) == 1
-                    and j + 1 < len(toks)
-                    and (toks[j + 1][:1].isupper() or words[j + 1] == "s")
+                    and (j + 1 == len(toks) or toks[j + 1][:1].isupper() or words[j + 1] == "s")
                 )
             )
             and words[j] not in P.NOT_NAMES
@@ -510,9 +538,41 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
             start -= 1
         if start < k:
             runs.append((start, k))
-    # a lower-case name after a role phrase: "assigned to marcus"
+    # a lower-case name opening a fragment, before a state or the counted noun: "justin obara
+    # closed bugs" (kept only when the store knows it)
+    k = 0
+    while k < min(3, len(words)) and k not in used and toks[k].isalpha() and toks[k].islower():
+        if words[k] in P.STOP:
+            break
+        k += 1
+    if k >= 2 and k in used and not any(s < k for s, _ in runs):
+        runs.append((0, k))
+    # a lower-case name after the counted noun, before a role's verb: "items heidi valles logged
+    # against 1.5", "bugs justin filed" (kept only when the store knows it)
+    for k, w in enumerate(words):
+        if w not in P.ROLE_AFTER or w == "s" or k < 2:
+            continue
+        start = k
+        while (
+            start > 0
+            and k - start < 3
+            and (start - 1) not in used
+            and toks[start - 1].islower()
+            and words[start - 1].isalpha()
+            and words[start - 1] not in P.STOP
+        ):
+            start -= 1
+        if (
+            start < k
+            and start > 0
+            and words[start - 1] in P.COUNTED_NOUNS
+            and not any(s <= start < e for s, e in runs)
+        ):
+            runs.append((start, k))
+    # a lower-case name after a role phrase: "assigned to marcus", "bugs from heidi valles" (after
+    # a one-word role phrase, kept only when the store knows it)
     for phrase, _ in P.ROLE_BEFORE:
-        if len(phrase) < 2:
+        if len(phrase) < 2 and phrase[0] not in P.LOWER_NAME_AFTER:
             continue
         for at in _all(words, phrase):
             k = at + len(phrase)
@@ -525,6 +585,9 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
                 end = k + 1
                 if end < len(words) and words[end] not in P.STOP and words[end] not in P.ROLE_AFTER:
                     end += 1
+                    # "reported by michelle d'souza": a lone letter is an initial, the name goes on
+                    if len(words[end - 1]) == 1 and end < len(words) and words[end] not in P.STOP:
+                        end += 1
                 runs.append((k, end))
     return runs
 

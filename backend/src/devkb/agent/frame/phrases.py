@@ -260,10 +260,29 @@ ORDER: dict[str, str] = {
     "first": "oldest",
 }
 
+# a lower-case name may follow these one-word role phrases ("bugs from heidi valles", "tasks by
+# justin obara"): kept only when the store knows the name
+LOWER_NAME_AFTER: frozenset[str] = frozenset(("from", "by"))
+
 # -- fragments of conditions ("bugs filed by X with major priority", "closed items in FLUID for
 # 3.0", "anything X filed in 2011 that's still open"): what is left of a question that names only
 # conditions is these words — a set asked, not a topic to search
 ANY_DOCUMENTS: frozenset[str] = frozenset(("items", "item", "things", "anything", "everything", "stuff"))
+# the counted nouns a lower-case name may follow, before its verb ("items heidi valles logged")
+COUNTED_NOUNS: frozenset[str] = frozenset(
+    (
+        "items",
+        "issues",
+        "tickets",
+        "bugs",
+        "tasks",
+        "improvements",
+        "features",
+        "stories",
+        "epics",
+        "anything",
+    )
+)
 CONDITION_GLUE: frozenset[str] = (
     frozenset(ROLE_AFTER)
     | frozenset(EVENTS)
