@@ -71,3 +71,12 @@ def test_does_not_say_keeps_its_confidence_and_a_statement_is_still_capped(ask) 
     assert a.status == "not_found" and a.confidence.probability > 0.5, a.confidence
     s = ask("The payments freeze starts on 15 December and lasts two weeks.")
     assert s.confidence.level == "low", s.confidence
+
+
+def test_an_exact_count_under_conditions_is_sure_whatever_part_is_cited(ask) -> None:
+    """ "How many … in 2026?" is a number read off the graph: it read "low" because only some of
+    the issues counted are cited (a list's confidence), where the count kind reads "high"."""
+    a = ask("How many PAY issues were created in 2026?")
+    assert a.understood is not None and a.understood.route == "conditions: conditions", a.understood
+    assert a.answer.startswith("There are ") and len(a.sources) < 27, a.answer
+    assert a.confidence.level == "high", a.confidence

@@ -149,3 +149,29 @@ def test_a_month_without_a_day_reads_a_page_or_an_issue_at_its_end():
 )
 def test_a_month_name_is_a_time_only_after_a_time_word(text):
     assert window_in(text, TODAY, UTC) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "start", "end", "label"),
+    [
+        ("bugs from 2012 to 2013", "2012-01-01", "2014-01-01", "from 2012 to 2013"),
+        ("issues created between 2010 and 2012", "2010-01-01", "2013-01-01", "from 2010 to 2012"),
+        ("from March 2012 to May 2012", "2012-03-01", "2012-06-01", "from March 2012 to May 2012"),
+        ("tasks from Q1 2011 through Q3 2011", "2011-01-01", "2011-10-01", "from Q1 2011 to Q3 2011"),
+        ("from 2012 until 2013", "2012-01-01", "2014-01-01", "from 2012 to 2013"),
+    ],
+)
+def test_a_range_of_periods_runs_from_the_first_to_the_end_of_the_second(said, start, end, label) -> None:
+    """ "from 2012 to 2013" was read as "since 2012" (to today), "between 2010 and 2012" as no
+    period at all, "from March 2012 to May 2012" as March alone."""
+    from devkb.agent.history.when import window_in
+
+    w = window_in(said, date(2026, 12, 7), UTC)
+    assert w is not None and (w.start[:10], w.end[:10], w.label) == (start, end, label), w
+
+
+def test_words_between_from_and_to_that_are_not_periods_are_no_range() -> None:
+    from devkb.agent.history.when import window_in
+
+    w = window_in("which issues moved from Open to Closed in 2012?", date(2026, 12, 7), UTC)
+    assert w is not None and w.label == "in 2012", w

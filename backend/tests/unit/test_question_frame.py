@@ -713,3 +713,20 @@ def test_names_found_on_a_fresh_draw_of_the_phrasing_bank() -> None:
         and last.versions == ("1.4",)
         and last.shape == "list"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "label"),
+    [
+        ("how many FLUID bugs were created from 2012 to 2013?", "from 2012 to 2013"),
+        ("how many FLUID bugs were created from 2012?", "in 2012"),
+        ("FLUID bugs from last year", "in 2025"),
+        ("critical FLUID bugs from q1 2012", "in Q1 2012"),
+    ],
+)
+def test_a_period_after_from_is_no_person(question: str, label: str) -> None:
+    """ "from X" names who reported it ("bugs from Justin Obara"), but "from 2012" is a period: it
+    answered "nobody named '2012'"."""
+    f = frame(question)
+    assert not f.people, f.people
+    assert f.period is not None and f.period.label == label, f.period

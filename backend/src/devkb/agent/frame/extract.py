@@ -580,6 +580,8 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
                 k < len(words)
                 and k not in used
                 and words[k] not in P.STOP
+                and words[k][:1].isalpha()  # "bugs from 2012": a year, not a person
+                and words[k] not in P.TIME_NAMES
                 and not any(s <= k < e for s, e in runs)
             ):
                 end = k + 1

@@ -263,6 +263,14 @@ ORDER: dict[str, str] = {
 # a lower-case name may follow these one-word role phrases ("bugs from heidi valles", "tasks by
 # justin obara"): kept only when the store knows the name
 LOWER_NAME_AFTER: frozenset[str] = frozenset(("from", "by"))
+# words of time after "from" / "by" ("bugs from last year", "by yesterday"): never a person's name
+TIME_NAMES: frozenset[str] = frozenset(
+    ("last", "this", "next", "past", "yesterday", "today", "tomorrow", "now", "then", "q1", "q2", "q3", "q4",
+     "week", "month", "quarter", "year", "january", "february", "march", "april", "may", "june", "july",
+     "august", "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul",
+     "aug", "sep", "sept", "oct", "nov", "dec", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday", "early", "late", "mid", "start", "end", "beginning")
+)  # fmt: skip
 
 # -- fragments of conditions ("bugs filed by X with major priority", "closed items in FLUID for
 # 3.0", "anything X filed in 2011 that's still open"): what is left of a question that names only

@@ -12,6 +12,7 @@ what they captured into dates."""
 from __future__ import annotations
 
 import calendar
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
@@ -222,6 +223,39 @@ def _month_window(year: int, month: int, zone: tzinfo) -> Window:
     return Window(iso(start), iso(end), "in " + start.strftime("%B %Y"), date(year, month, last))
 
 
+_RANGE_OPENERS = ("from", "between")
+_RANGE_JOINS = ("to", "and", "until", "till", "through", "thru")
+
+
+def _range(ws: Sequence[str], today: date, zone: tzinfo) -> Window | None:
+    """ "from 2012 to 2013", "between March and May 2012", "from Q1 2011 through Q3 2011": the
+    first side's start to the second side's end, each side read by :func:`window_in` (it read
+    "from 2012 to 2013" as "since 2012", and "from March 2012 to May 2012" as March alone)."""
+    for i, w in enumerate(ws):
+        if w not in _RANGE_OPENERS:
+            continue
+        for j in range(i + 2, len(ws)):
+            if ws[j] not in _RANGE_JOINS:
+                continue
+            left, right = _side_window(ws[i + 1 : j], today, zone), _side_window(ws[j + 1 :], today, zone)
+            if left is None or right is None or not left.start or not right.end:
+                continue
+            if right.end <= left.start:
+                continue  # "from 2013 to 2012": not a range
+            return Window(left.start, right.end, f"from {_side(left.label)} to {_side(right.label)}")
+    return None
+
+
+def _side_window(side: Sequence[str], today: date, zone: tzinfo) -> Window | None:
+    """One side of a range, read alone ("March 2012", "Q1 2011") or as a period ("2012" → in 2012)."""
+    said = " ".join(side)
+    return window_in(said, today, zone) or window_in(f"in {said}", today, zone)
+
+
+def _side(label: str) -> str:
+    return label[3:] if label.startswith("in ") else label
+
+
 def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | None:
     """The window a question names: "between D1 and D2", "since D", "before D", "on D", a month,
     a year, or last/this/past week, month, quarter, year (resolved against ``today``)."""
@@ -232,6 +266,9 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
         (_, a), (_, b) = days[0], days[1]
         a, b = min(a, b), max(a, b)
         return Window(iso(_start(a, zone)), iso(_start(b, zone) + timedelta(days=1)), f"between {a} and {b}")
+    ranged = _range(ws, today, zone)
+    if ranged is not None:
+        return ranged
     if len(days) == 1:
         pos, day = days[0]
         before = ws[pos - 1] if pos > 0 else ""

@@ -189,6 +189,8 @@ class Conditions(QuestionKind):
         shown = sum(1 for d in listed if d.id in ids)
         frame = out.frame
         said = ", ".join(frame.describe()) if frame is not None else ""
+        if frame is not None and frame.shape in ("count", "rank"):
+            shown = len(listed)  # the count is exact whatever part of the list is cited (as the count kind)
         if out.unrecorded:  # who closed some of them is not recorded: the list may be short
             found = trust.exact_confidence(f"{len(listed)} found", docs, "graph_list", shown, len(listed))
             return trust.capped("answered", found, f"the record is incomplete: {out.unrecorded}")
