@@ -175,3 +175,17 @@ def test_words_between_from_and_to_that_are_not_periods_are_no_range() -> None:
 
     w = window_in("which issues moved from Open to Closed in 2012?", date(2026, 12, 7), UTC)
     assert w is not None and w.label == "in 2012", w
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "said",
+    [" ".join(["from x to y and"] * 300), "between " * 500 + "and " * 500, "from 2012 " * 400 + "to 2013"],
+)
+def test_a_question_of_many_froms_and_tos_is_read_in_bounded_work(said: str) -> None:
+    """Hostile input: each side of a range was read as a range again, so the work grew
+    exponentially with the "from" / "to" words (8 repeats of "from x to y and" did not end in a
+    minute). A side is now read as one period of a few words; this ends, whatever it finds."""
+    from devkb.agent.history.when import window_in
+
+    window_in(said, date(2026, 12, 7), UTC)

@@ -225,6 +225,7 @@ def _month_window(year: int, month: int, zone: tzinfo) -> Window:
 
 _RANGE_OPENERS = ("from", "between")
 _RANGE_JOINS = ("to", "and", "until", "till", "through", "thru")
+_SIDE_WORDS = 5  # a side of a range is a short period ("Q1 2011", "7 May 2026", "March 2012")
 
 
 def _range(ws: Sequence[str], today: date, zone: tzinfo) -> Window | None:
@@ -234,10 +235,12 @@ def _range(ws: Sequence[str], today: date, zone: tzinfo) -> Window | None:
     for i, w in enumerate(ws):
         if w not in _RANGE_OPENERS:
             continue
-        for j in range(i + 2, len(ws)):
+        for j in range(i + 2, min(len(ws), i + 2 + _SIDE_WORDS)):
             if ws[j] not in _RANGE_JOINS:
                 continue
-            left, right = _side_window(ws[i + 1 : j], today, zone), _side_window(ws[j + 1 :], today, zone)
+            after = ws[j + 1 : j + 1 + _SIDE_WORDS]
+            after = after[: next((k for k, x in enumerate(after) if x in _RANGE_OPENERS), len(after))]
+            left, right = _side_window(ws[i + 1 : j], today, zone), _side_window(after, today, zone)
             if left is None or right is None or not left.start or not right.end:
                 continue
             if right.end <= left.start:
@@ -247,16 +250,18 @@ def _range(ws: Sequence[str], today: date, zone: tzinfo) -> Window | None:
 
 
 def _side_window(side: Sequence[str], today: date, zone: tzinfo) -> Window | None:
-    """One side of a range, read alone ("March 2012", "Q1 2011") or as a period ("2012" → in 2012)."""
+    """One side of a range, read alone ("March 2012", "Q1 2011") or as a period ("2012" → in 2012);
+    never itself as a range (a side read as one would make the reading exponential in the number of
+    "from" / "to" words)."""
     said = " ".join(side)
-    return window_in(said, today, zone) or window_in(f"in {said}", today, zone)
+    return window_in(said, today, zone, ranges=False) or window_in(f"in {said}", today, zone, ranges=False)
 
 
 def _side(label: str) -> str:
     return label[3:] if label.startswith("in ") else label
 
 
-def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | None:
+def window_in(text: str, today: date, zone: tzinfo | None = None, ranges: bool = True) -> Window | None:
     """The window a question names: "between D1 and D2", "since D", "before D", "on D", a month,
     a year, or last/this/past week, month, quarter, year (resolved against ``today``)."""
     zone = zone or local_zone()
@@ -266,7 +271,7 @@ def window_in(text: str, today: date, zone: tzinfo | None = None) -> Window | No
         (_, a), (_, b) = days[0], days[1]
         a, b = min(a, b), max(a, b)
         return Window(iso(_start(a, zone)), iso(_start(b, zone) + timedelta(days=1)), f"between {a} and {b}")
-    ranged = _range(ws, today, zone)
+    ranged = _range(ws, today, zone) if ranges else None
     if ranged is not None:
         return ranged
     if len(days) == 1:
