@@ -526,16 +526,7 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
     for k, w in enumerate(words):
         if w != "s" or k < 1 or any(s <= k - 1 < e for s, e in runs):
             continue
-        start = k
-        while (
-            start > 0
-            and k - start < 3
-            and (start - 1) not in used
-            and toks[start - 1].islower()
-            and words[start - 1].isalpha()
-            and words[start - 1] not in P.STOP
-        ):
-            start -= 1
+        start = _lower_run_before(toks, words, used, k)
         if start < k:
             runs.append((start, k))
     # a lower-case name opening a fragment, before a state or the counted noun: "justin obara
@@ -552,16 +543,7 @@ def _name_runs(toks: Sequence[str], words: Sequence[str], used: set[int]) -> lis
     for k, w in enumerate(words):
         if w not in P.ROLE_AFTER or w == "s" or k < 2:
             continue
-        start = k
-        while (
-            start > 0
-            and k - start < 3
-            and (start - 1) not in used
-            and toks[start - 1].islower()
-            and words[start - 1].isalpha()
-            and words[start - 1] not in P.STOP
-        ):
-            start -= 1
+        start = _lower_run_before(toks, words, used, k)
         if (
             start < k
             and start > 0
@@ -637,6 +619,22 @@ def _asker_words(words: Sequence[str], i: int) -> range:
     if words[i] == "i" and i + 1 < len(words) and words[i + 1] in P.ROLE_AFTER:
         return range(i, i + 2 + (i + 2 < len(words) and words[i + 2] in P.PARTICLES))
     return range(i, i + 1)
+
+
+def _lower_run_before(toks: Sequence[str], words: Sequence[str], used: set[int], k: int) -> int:
+    """Where a run of up to three lower-case words right before ``k`` starts (``k`` when none):
+    a name written in lower case ("justin obara's", "bugs heidi valles logged")."""
+    start = k
+    while (
+        start > 0
+        and k - start < 3
+        and (start - 1) not in used
+        and toks[start - 1].islower()
+        and words[start - 1].isalpha()
+        and words[start - 1] not in P.STOP
+    ):
+        start -= 1
+    return start
 
 
 def _no_role_before(words: Sequence[str], start: int) -> bool:
